@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/response"
+
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/catalog"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// Function boots Talos worker disks from shared golden images. It holds no
+// mutable state: every call decides from its request alone.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log   logging.Logger
+	ttl   time.Duration
+	modes map[v1beta1.Mode]compose.Mode
+}
+
+// NewFunction returns the function with every mode registered. ttl is the
+// steady-state response TTL when the Input sets none.
+func NewFunction(log logging.Logger, ttl time.Duration) *Function {
+	if ttl <= 0 {
+		ttl = response.DefaultTTL
+	}
+	return &Function{
+		log: log,
+		ttl: ttl,
+		modes: map[v1beta1.Mode]compose.Mode{
+			v1beta1.ModeCatalog: catalog.Mode{},
+		},
+	}
+}
+
+// RunFunction reads the request, hands it to the composite's mode and writes
+// what the mode decided. Problems are results, not errors: an error return is
+// reserved for a broken transport.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	log := f.log.WithValues("tag", req.GetMeta().GetTag())
+	rsp := response.To(req, f.ttl)
+
+	in := &v1beta1.Input{}
+	if err := request.GetInput(req, in); err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the function Input (apiVersion workerimage.fn.crossplane.io/v1beta1)"))
+		return rsp, nil
+	}
+	cfg, err := config.FromInput(in, f.ttl)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	rsp.Meta.Ttl = durationpb.New(cfg.SteadyTTL)
+
+	oxr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composite resource"))
+		return rsp, nil
+	}
+	log = log.WithValues("xr-apiversion", oxr.Resource.GetAPIVersion(), "xr-kind", oxr.Resource.GetKind(), "xr-name", oxr.Resource.GetName())
+
+	mode, err := config.ModeFor(cfg, oxr.Resource.GetKind())
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	m, ok := f.modes[mode]
+	if !ok {
+		response.Fatal(rsp, errors.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
+		return rsp, nil
+	}
+
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
+		return rsp, nil
+	}
+	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed}
+
+	sel, err := m.Requirements(r)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	rsp.Requirements = required.Requirements(sel)
+	got, complete, err := required.Fetch(req, sel)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if !complete {
+		// Crossplane fetches the requirements and calls again; deciding now
+		// would act on resources it has not been given yet.
+		log.Debug("Returning requirements", "count", len(sel))
+		return rsp, nil
+	}
+	r.Required = got
+
+	out := m.Compose(r)
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the desired composite resource"))
+		return rsp, nil
+	}
+	if err := compose.Write(rsp, dxr, out); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	log.Debug("Composed", "mode", mode, "resources", len(out.Resources), "fatal", out.Fatal != nil)
+	return rsp, nil
+}

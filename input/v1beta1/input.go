@@ -1,0 +1,179 @@
+// Package v1beta1 contains the input type for this function.
+// +kubebuilder:object:generate=true
+// +groupName=workerimage.fn.crossplane.io
+// +versionName=v1beta1
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Mode is what the function composes for the composite it is called for.
+// +kubebuilder:validation:Enum=Catalog;TenantCluster;NodePool
+type Mode string
+
+// Modes of the function.
+const (
+	ModeCatalog       Mode = "Catalog"
+	ModeTenantCluster Mode = "TenantCluster"
+	ModeNodePool      Mode = "NodePool"
+)
+
+// CloneRBACScope says which service accounts may clone the goldens.
+// +kubebuilder:validation:Enum=PinningNamespaces;AllServiceAccounts
+type CloneRBACScope string
+
+// Clone RBAC scopes.
+const (
+	// CloneRBACPinningNamespaces binds the clone role to the service accounts of
+	// the namespaces whose templates pin a golden, and to no others.
+	CloneRBACPinningNamespaces CloneRBACScope = "PinningNamespaces"
+	// CloneRBACAllServiceAccounts binds it to every service account.
+	CloneRBACAllServiceAccounts CloneRBACScope = "AllServiceAccounts"
+)
+
+// Input configures function-worker-image. Crossplane never installs this CRD
+// and never defaults or validates it: the function applies the defaults named
+// here and refuses invalid values with a fatal result.
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:categories=crossplane
+type Input struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Mode selects what to compose. When omitted it is inferred from the
+	// composite's kind: XWorkerImageCatalog, XTenantCluster or XNodePool.
+	// +optional
+	Mode Mode `json:"mode,omitempty"`
+
+	// GoldenNamespace is the namespace of the golden DataVolumes, used when the
+	// composite does not name one.
+	// +optional
+	// +kubebuilder:default=cozy-public
+	GoldenNamespace string `json:"goldenNamespace,omitempty"`
+
+	// Image selects the Talos disk image artifact.
+	// +optional
+	Image ImageOptions `json:"image,omitempty"`
+
+	// Talos holds the Talos defaults used when a composite leaves them out.
+	// +optional
+	Talos TalosDefaults `json:"talos,omitempty"`
+
+	// Storage holds sizing defaults and limits.
+	// +optional
+	Storage StorageOptions `json:"storage,omitempty"`
+
+	// SupportMatrix extends or replaces the built-in Talos to Kubernetes
+	// support matrix.
+	// +optional
+	SupportMatrix *SupportMatrix `json:"supportMatrix,omitempty"`
+
+	// CloneRBAC says who may clone the goldens.
+	// +optional
+	CloneRBAC CloneRBACOptions `json:"cloneRBAC,omitempty"`
+
+	// Polling sets how soon Crossplane calls the function again.
+	// +optional
+	Polling PollingOptions `json:"polling,omitempty"`
+}
+
+// ImageOptions selects the Image Factory artifact
+// <factory>/image/<schematicID>/<version>/<platform>-<arch>.raw.xz.
+type ImageOptions struct {
+	// Platform is the Talos platform of the disk image. CAPK attaches a
+	// config-2 config drive, which only the openstack image reads.
+	// +optional
+	// +kubebuilder:default=openstack
+	Platform string `json:"platform,omitempty"`
+
+	// Arch is the CPU architecture of the disk image.
+	// +optional
+	// +kubebuilder:default=amd64
+	Arch string `json:"arch,omitempty"`
+}
+
+// TalosDefaults are the Talos image defaults.
+type TalosDefaults struct {
+	// +optional
+	Version string `json:"version,omitempty"`
+	// +optional
+	SchematicID string `json:"schematicID,omitempty"`
+	// +optional
+	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+	// +optional
+	InstallerRepository string `json:"installerRepository,omitempty"`
+	// KubernetesVersion is the default Kubernetes minor, e.g. v1.35.
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+}
+
+// StorageOptions holds sizing defaults.
+type StorageOptions struct {
+	// GoldenStorage is the size of a golden when neither the entry nor the
+	// catalog gives one.
+	// +optional
+	// +kubebuilder:default="6Gi"
+	GoldenStorage string `json:"goldenStorage,omitempty"`
+
+	// MinimumImageStorage is the smallest golden size accepted: the raw Talos
+	// disk image must fit.
+	// +optional
+	// +kubebuilder:default="1246Mi"
+	MinimumImageStorage string `json:"minimumImageStorage,omitempty"`
+
+	// DiskSize is the worker system disk size when a pool gives none.
+	// +optional
+	// +kubebuilder:default="20Gi"
+	DiskSize string `json:"diskSize,omitempty"`
+}
+
+// SupportMatrix lists which Kubernetes minors each Talos minor supports.
+type SupportMatrix struct {
+	// Replace drops the built-in table instead of extending it.
+	// +optional
+	Replace bool `json:"replace,omitempty"`
+
+	// Entries add to (or override, per Talos minor) the built-in table.
+	// +optional
+	// +listType=map
+	// +listMapKey=talos
+	Entries []SupportMatrixEntry `json:"entries,omitempty"`
+}
+
+// SupportMatrixEntry says that Talos minor Talos supports Kubernetes minors
+// MinKubernetes through MaxKubernetes.
+type SupportMatrixEntry struct {
+	// Talos is a Talos minor, e.g. v1.13.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+	Talos string `json:"talos"`
+	// MinKubernetes is the oldest supported Kubernetes minor, e.g. v1.31.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+	MinKubernetes string `json:"minKubernetes"`
+	// MaxKubernetes is the newest supported Kubernetes minor, e.g. v1.36.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+	MaxKubernetes string `json:"maxKubernetes"`
+}
+
+// CloneRBACOptions says who may clone the goldens.
+type CloneRBACOptions struct {
+	// Scope is PinningNamespaces (default: only namespaces whose templates pin
+	// a golden) or AllServiceAccounts.
+	// +optional
+	// +kubebuilder:default=PinningNamespaces
+	Scope CloneRBACScope `json:"scope,omitempty"`
+}
+
+// PollingOptions sets the response TTL: how soon Crossplane calls again.
+type PollingOptions struct {
+	// Steady is the TTL when nothing is in progress.
+	// +optional
+	// +kubebuilder:default="60s"
+	Steady *metav1.Duration `json:"steady,omitempty"`
+
+	// InProgress is the TTL while a golden imports or a change is held back.
+	// +optional
+	// +kubebuilder:default="15s"
+	InProgress *metav1.Duration `json:"inProgress,omitempty"`
+}

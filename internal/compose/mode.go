@@ -1,0 +1,32 @@
+package compose
+
+import (
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// Request is what a mode decides from: the validated Input, the observed
+// composite, the observed composed resources and the required resources.
+type Request struct {
+	Config    config.Config
+	Composite *composite.Unstructured
+	Observed  map[resource.Name]resource.ObservedComposed
+	// Required is nil while Requirements is being asked; Compose is only
+	// called once every selector has been resolved.
+	Required required.Resolved
+}
+
+// Mode composes one kind of composite.
+type Mode interface {
+	// Requirements returns the required-resource selectors for r. It must be a
+	// pure function of the composite's spec and the observed composed
+	// resources, so that every call of one reconcile asks for the same thing.
+	// An error means the composite cannot be read at all and is fatal.
+	Requirements(r Request) (required.Selectors, error)
+
+	// Compose decides everything else.
+	Compose(r Request) Output
+}

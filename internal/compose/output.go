@@ -1,0 +1,144 @@
+// Package compose is the one place a mode's decisions become a
+// RunFunctionResponse. Modes return an Output (plain data they can cmp.Diff);
+// Write turns it into desired resources, XR status, conditions, results and a
+// TTL, always in sorted order so the same Output gives the same bytes.
+package compose
+
+import (
+	"sort"
+	"time"
+
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+	"github.com/crossplane/function-sdk-go/response"
+)
+
+// ConditionStatus of a condition on the composite.
+type ConditionStatus string
+
+// Condition statuses.
+const (
+	StatusTrue    ConditionStatus = "True"
+	StatusFalse   ConditionStatus = "False"
+	StatusUnknown ConditionStatus = "Unknown"
+)
+
+// Condition is a custom condition on the composite (and its claim). Ready and
+// Synced are Crossplane's own and may not be used.
+type Condition struct {
+	Type    string
+	Status  ConditionStatus
+	Reason  string
+	Message string
+}
+
+// Severity of a result.
+type Severity string
+
+// Result severities. Fatal is not among them: a fatal stops the pipeline and
+// is carried by Output.Fatal.
+const (
+	SeverityNormal  Severity = "Normal"
+	SeverityWarning Severity = "Warning"
+)
+
+// Result becomes a Kubernetes event. Modes emit results only on transitions.
+type Result struct {
+	Severity Severity
+	Reason   string
+	Message  string
+}
+
+// Output is everything a mode decided.
+type Output struct {
+	// Fatal, when set, stops the pipeline with this message; nothing else in
+	// the Output is written.
+	Fatal error
+
+	// Resources are the desired composed resources, keyed by
+	// composition-resource-name. Resources the mode holds back must be
+	// re-emitted here as observed: a key left out is deleted.
+	Resources map[resource.Name]*resource.DesiredComposed
+
+	// Status holds top-level status fields of the composite.
+	Status map[string]any
+
+	// Conditions on the composite and its claim.
+	Conditions []Condition
+
+	// Results are events, emitted on transitions only.
+	Results []Result
+
+	// TTL, when non-zero, overrides the response TTL.
+	TTL time.Duration
+}
+
+// Write applies out to rsp. The desired composite from earlier pipeline steps
+// is kept; only the status fields named in out.Status are set.
+func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) error {
+	if out.Fatal != nil {
+		response.Fatal(rsp, out.Fatal)
+		return nil
+	}
+	if out.TTL > 0 {
+		if rsp.Meta == nil {
+			rsp.Meta = &fnv1.ResponseMeta{}
+		}
+		rsp.Meta.Ttl = durationpb.New(out.TTL)
+	}
+	if len(out.Resources) > 0 {
+		if err := response.SetDesiredComposedResources(rsp, out.Resources); err != nil {
+			return errors.Wrap(err, "cannot set desired composed resources")
+		}
+	}
+	if len(out.Status) > 0 {
+		if dxr == nil {
+			dxr = &resource.Composite{Resource: composite.New()}
+		}
+		keys := make([]string, 0, len(out.Status))
+		for k := range out.Status {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := dxr.Resource.SetValue("status."+k, out.Status[k]); err != nil {
+				return errors.Wrapf(err, "cannot set composite status field %q", k)
+			}
+		}
+		if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+			return errors.Wrap(err, "cannot set desired composite resource")
+		}
+	}
+
+	conds := append([]Condition(nil), out.Conditions...)
+	sort.SliceStable(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
+	for _, c := range conds {
+		var co *response.ConditionOption
+		switch c.Status {
+		case StatusTrue:
+			co = response.ConditionTrue(rsp, c.Type, c.Reason)
+		case StatusFalse:
+			co = response.ConditionFalse(rsp, c.Type, c.Reason)
+		default:
+			co = response.ConditionUnknown(rsp, c.Type, c.Reason)
+		}
+		co.WithMessage(c.Message).TargetCompositeAndClaim()
+	}
+	for _, r := range out.Results {
+		var ro *response.ResultOption
+		if r.Severity == SeverityWarning {
+			ro = response.Warning(rsp, errors.New(r.Message))
+		} else {
+			ro = response.Normal(rsp, r.Message)
+		}
+		if r.Reason != "" {
+			ro = ro.WithReason(r.Reason)
+		}
+		ro.TargetCompositeAndClaim()
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+// Package defaults is the one place the product's defaults live. The catalog's
+// shipped default entry, the tenant cluster, the node pool, the Input and the
+// XRD schemas all take their Talos image defaults from here, and a test fails
+// when the shipped examples drift from them.
+package defaults
+
+const (
+	// GoldenNamespace is the shared namespace that holds the golden DataVolumes.
+	GoldenNamespace = "cozy-public"
+
+	// TalosVersion is the default Talos release of a pool.
+	TalosVersion = "v1.13.6"
+	// TalosSchematicID is the default Image Factory schematic: the one the
+	// platform's default golden is built from.
+	TalosSchematicID = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+	// ImageFactoryURL is the public Talos Image Factory.
+	ImageFactoryURL = "https://factory.talos.dev"
+	// InstallerRepository is where the in-guest installer image is pulled from.
+	InstallerRepository = "factory.talos.dev/installer"
+
+	// KubernetesVersion is the default Kubernetes minor of a tenant cluster.
+	KubernetesVersion = "v1.35"
+
+	// ImagePlatform is the Talos platform of the boot image. CAPK always attaches
+	// a config-2 config drive, which only the openstack platform image reads.
+	ImagePlatform = "openstack"
+	// ImageArch is the CPU architecture of the boot image.
+	ImageArch = "amd64"
+
+	// GoldenStorage is the default size of a golden DataVolume.
+	GoldenStorage = "6Gi"
+	// MinimumImageStorage is the smallest golden size accepted: the raw Talos
+	// disk image is 1246 MiB uncompressed for the metal, nocloud and openstack
+	// platforms, so a smaller golden cannot hold the import.
+	MinimumImageStorage = "1246Mi"
+	// DiskSize is the default size of a worker's system disk.
+	DiskSize = "20Gi"
+
+	// Replicas is the default number of workers in a pool.
+	Replicas int32 = 1
+	// InstanceType is the default KubeVirt instance type of a worker when the
+	// pool gives neither an instance type nor resources.
+	InstanceType = "u1.medium"
+)

@@ -1,0 +1,72 @@
+// Package labels holds the label and annotation keys the function writes and
+// selects on. Golden and pool names can exceed the 63-character label value
+// limit (a real golden name is about 85 characters), so full names go in
+// annotations and labels carry a short hash of them.
+package labels
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Prefix of every key the function owns.
+const Prefix = "workerimage.cozystack.io/"
+
+// Label keys.
+const (
+	// Golden labels a golden DataVolume, and every template and worker disk
+	// that clones it, with GoldenHash of the golden.
+	Golden = Prefix + "golden"
+	// Pool labels a pool's templates and worker disks with PoolHash.
+	Pool = Prefix + "pool"
+	// ManagedBy marks objects this function composes.
+	ManagedBy      = "app.kubernetes.io/managed-by"
+	ManagedByValue = "function-worker-image"
+)
+
+// Annotation keys.
+const (
+	// AnnGolden carries "<namespace>/<name>" of the golden.
+	AnnGolden = Prefix + "golden"
+	// AnnPool carries "<namespace>/<cluster>-<pool>".
+	AnnPool = Prefix + "pool"
+	// AnnSchematicID and AnnTalosVersion record what a golden holds.
+	AnnSchematicID  = Prefix + "schematic-id"
+	AnnTalosVersion = Prefix + "talos-version"
+	// AnnSourceType records whether a template clones or imports.
+	AnnSourceType = Prefix + "source-type"
+)
+
+// CDI annotation keys. The CDI API module does not export these.
+const (
+	AnnCDIBindImmediate = "cdi.kubevirt.io/storage.bind.immediate.requested"
+	AnnCDIUsePopulator  = "cdi.kubevirt.io/storage.usePopulator"
+	// AnnCDICloneType is set by CDI on a clone target PVC: copy, snapshot or csi-clone.
+	AnnCDICloneType = "cdi.kubevirt.io/cloneType"
+	// AnnCDICloneFallbackReason is set by CDI when it falls back to a host-assisted copy.
+	AnnCDICloneFallbackReason = "cdi.kubevirt.io/cloneFallbackReason"
+)
+
+// hashLength is long enough that two goldens of one platform never collide in
+// practice, and short enough to be read in kubectl output.
+const hashLength = 16
+
+// Hash returns the short, label-safe hash of a name.
+func Hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:hashLength]
+}
+
+// GoldenRef is the "<namespace>/<name>" annotation value of a golden.
+func GoldenRef(namespace, name string) string { return namespace + "/" + name }
+
+// GoldenHash is the Golden label value of a golden.
+func GoldenHash(namespace, name string) string { return Hash(GoldenRef(namespace, name)) }
+
+// PoolRef is the "<namespace>/<cluster>-<pool>" annotation value of a pool.
+func PoolRef(namespace, cluster, pool string) string {
+	return namespace + "/" + cluster + "-" + pool
+}
+
+// PoolHash is the Pool label value of a pool.
+func PoolHash(namespace, cluster, pool string) string { return Hash(PoolRef(namespace, cluster, pool)) }

@@ -1,0 +1,65 @@
+// Package observed converts the unstructured objects Crossplane hands the
+// function (observed composed resources and required resources) into typed
+// views, once, at the edge. Decisions downstream never index map[string]any.
+// A malformed object is reported, never panicked on.
+package observed
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// GVKs the function reads and writes.
+const (
+	CDIAPIVersion     = "cdi.kubevirt.io/v1beta1"
+	KindDataVolume    = "DataVolume"
+	KindPVC           = "PersistentVolumeClaim"
+	KindStorageClass  = "StorageClass"
+	StorageAPIVersion = "storage.k8s.io/v1"
+	CoreAPIVersion    = "v1"
+)
+
+// Into converts u into the typed object into. It refuses an object of another
+// kind so that a misrouted requirement never passes as the wanted type.
+func Into(u *unstructured.Unstructured, apiVersion, kind string, into runtime.Object) error {
+	if u == nil {
+		return fmt.Errorf("no object")
+	}
+	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
+		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), into); err != nil {
+		return fmt.Errorf("cannot read %s %q: %w", kind, name(u), err)
+	}
+	return nil
+}
+
+// DataVolume converts u to a CDI DataVolume.
+func DataVolume(u *unstructured.Unstructured) (*cdiv1.DataVolume, error) {
+	dv := &cdiv1.DataVolume{}
+	return dv, Into(u, CDIAPIVersion, KindDataVolume, dv)
+}
+
+// PVC converts u to a PersistentVolumeClaim.
+func PVC(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim, error) {
+	pvc := &corev1.PersistentVolumeClaim{}
+	return pvc, Into(u, CoreAPIVersion, KindPVC, pvc)
+}
+
+// StorageClass converts u to a StorageClass.
+func StorageClass(u *unstructured.Unstructured) (*storagev1.StorageClass, error) {
+	sc := &storagev1.StorageClass{}
+	return sc, Into(u, StorageAPIVersion, KindStorageClass, sc)
+}
+
+func name(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return ns + "/" + u.GetName()
+	}
+	return u.GetName()
+}
