@@ -1,0 +1,132 @@
+// Package matrix decides whether a Talos release supports a Kubernetes minor.
+// The table fails open: a Talos minor it does not list is allowed (and
+// reported), because refusing every new Talos release until the table is
+// updated would block upgrades; only known-bad pairings are refused.
+package matrix
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// Row says Talos minor Talos supports Kubernetes minors Min..Max.
+type Row struct {
+	Talos    string
+	Min, Max string
+}
+
+// Builtin is the table shipped with the function, from the Talos support
+// matrices of each release.
+var Builtin = []Row{
+	{Talos: "v1.8", Min: "v1.26", Max: "v1.31"},
+	{Talos: "v1.9", Min: "v1.27", Max: "v1.32"},
+	{Talos: "v1.10", Min: "v1.28", Max: "v1.33"},
+	{Talos: "v1.11", Min: "v1.29", Max: "v1.34"},
+	{Talos: "v1.12", Min: "v1.30", Max: "v1.35"},
+	{Talos: "v1.13", Min: "v1.31", Max: "v1.36"},
+}
+
+// Table is a support matrix keyed by Talos minor.
+type Table map[string]Row
+
+// FromConfig returns the built-in table extended, or replaced, by the Input.
+func FromConfig(c config.Config) Table {
+	t := Table{}
+	if !c.MatrixReplace {
+		for _, r := range Builtin {
+			t[r.Talos] = r
+		}
+	}
+	for _, e := range c.MatrixEntries {
+		t[e.Talos] = Row{Talos: e.Talos, Min: e.MinKubernetes, Max: e.MaxKubernetes}
+	}
+	return t
+}
+
+// Verdict of a check.
+type Verdict int
+
+// Verdicts.
+const (
+	// Supported: the table lists the pairing.
+	Supported Verdict = iota
+	// Unknown: the table has no row for the Talos minor; allowed.
+	Unknown
+	// Unsupported: the table has a row and the Kubernetes minor is outside it.
+	Unsupported
+)
+
+// Result of checking one pairing.
+type Result struct {
+	Verdict Verdict
+	// TalosMinor is the Talos minor the check looked up.
+	TalosMinor string
+	// Supported lists the Kubernetes minors of that row, oldest first.
+	Supported []string
+}
+
+// Check looks up talosVersion's minor and tests kubernetesVersion against it.
+// Both must already be validated; an unparsable version yields Unknown.
+func (t Table) Check(talosVersion, kubernetesVersion string) Result {
+	minor, ok := talosimage.Minor(talosVersion)
+	if !ok {
+		return Result{Verdict: Unknown}
+	}
+	row, ok := t[minor]
+	if !ok {
+		return Result{Verdict: Unknown, TalosMinor: minor}
+	}
+	res := Result{TalosMinor: minor, Supported: row.minors()}
+	kMaj, kMin, ok := talosimage.MinorNumbers(kubernetesVersion)
+	if !ok {
+		res.Verdict = Unsupported
+		return res
+	}
+	loMaj, loMin, _ := talosimage.MinorNumbers(row.Min)
+	hiMaj, hiMin, _ := talosimage.MinorNumbers(row.Max)
+	if less(kMaj, kMin, loMaj, loMin) || less(hiMaj, hiMin, kMaj, kMin) {
+		res.Verdict = Unsupported
+	}
+	return res
+}
+
+// Message explains an Unsupported result. remedy says how the user gets out.
+func (r Result) Message(kubernetesVersion, talosVersion, remedy string) string {
+	return fmt.Sprintf("Kubernetes %s is not supported by Talos %s (Talos %s supports %s). %s",
+		kubernetesVersion, talosVersion, r.TalosMinor, strings.Join(r.Supported, ", "), remedy)
+}
+
+// Minors returns the Talos minors in the table, oldest first.
+func (t Table) Minors() []string {
+	out := make([]string, 0, len(t))
+	for k := range t {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ai, aj, _ := talosimage.MinorNumbers(out[i])
+		bi, bj, _ := talosimage.MinorNumbers(out[j])
+		return less(ai, aj, bi, bj)
+	})
+	return out
+}
+
+func (r Row) minors() []string {
+	loMaj, loMin, ok1 := talosimage.MinorNumbers(r.Min)
+	hiMaj, hiMin, ok2 := talosimage.MinorNumbers(r.Max)
+	if !ok1 || !ok2 || loMaj != hiMaj || hiMin-loMin > 100 {
+		return []string{r.Min + "-" + r.Max}
+	}
+	var out []string
+	for m := loMin; m <= hiMin; m++ {
+		out = append(out, fmt.Sprintf("v%d.%d", loMaj, m))
+	}
+	return out
+}
+
+func less(aMaj, aMin, bMaj, bMin int) bool {
+	return aMaj < bMaj || (aMaj == bMaj && aMin < bMin)
+}
