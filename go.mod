@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/alecthomas/kong v1.16.1
 	github.com/crossplane/function-sdk-go v0.7.1
+	github.com/google/go-cmp v0.7.0
 	github.com/pkg/errors v0.9.1
 	google.golang.org/protobuf v1.36.11
 	k8s.io/api v0.35.3
