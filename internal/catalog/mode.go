@@ -1,17 +1,237 @@
-// Package catalog composes the golden DataVolumes of an XWorkerImageCatalog
-// and the RBAC that lets tenant VMs clone them.
 package catalog
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	fresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
+
+// KubevirtMachineTemplate identity, for finding the templates that pin a golden.
+const (
+	kmtAPIVersion = "infrastructure.cluster.x-k8s.io/v1alpha1"
+	kmtKind       = "KubevirtMachineTemplate"
+)
+
+// pinsKeyPrefix names the requirement that finds a golden's pinning templates.
+const pinsKeyPrefix = "pins-"
 
 // Mode is the catalog mode.
 type Mode struct{}
 
-// Requirements implements compose.Mode.
-func (Mode) Requirements(_ compose.Request) (required.Selectors, error) { return nil, nil }
+// planned is one golden and everything decided about it.
+type planned struct {
+	Golden
+	// Live is the observed DataVolume, nil before it exists.
+	Live *cdiv1.DataVolume
+	// Raw is an observed golden the function could not read; it is kept as is.
+	Raw      *unstructured.Unstructured
+	PinnedBy []string
+	Retiring bool
+}
 
-// Compose implements compose.Mode.
-func (Mode) Compose(_ compose.Request) compose.Output { return compose.Output{} }
+func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
+	spec := v1alpha1.WorkerImageCatalogSpec{}
+	if err := r.Composite.GetValueInto("spec", &spec); err != nil {
+		return spec, fmt.Errorf("XWorkerImageCatalog %q: cannot read spec: %w; check the field types against the XRD (images is a list of {schematicID, version, storage, storageClass, imageFactoryURL} strings)", r.Composite.GetName(), err)
+	}
+	return spec, nil
+}
+
+// Requirements asks, for every golden the catalog lists or still composes,
+// for the templates anywhere in the cluster that carry its label. They decide
+// retention and who may clone.
+func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
+	spec, err := decodeSpec(r)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{} // golden name -> namespace
+	if goldens, err := resolveGoldens(r.Composite.GetName(), spec, r.Config); err == nil {
+		for _, g := range goldens {
+			names[g.Name] = g.Namespace
+		}
+	}
+	live := readLiveGoldens(r.Observed)
+	for name, dv := range live.ByName {
+		if _, ok := names[name]; !ok {
+			names[name] = dv.Namespace
+		}
+	}
+	for name, u := range live.Unreadable {
+		if _, ok := names[name]; !ok {
+			names[name] = u.GetNamespace()
+		}
+	}
+	sel := required.Selectors{}
+	for name, ns := range names {
+		sel[pinsKeyPrefix+name] = required.ByLabels(kmtAPIVersion, kmtKind, "", map[string]string{labels.Golden: labels.GoldenHash(ns, name)})
+	}
+	return sel, nil
+}
+
+// Compose validates the catalog, refuses drift, and composes each golden,
+// each retiring golden and the clone RBAC.
+func (Mode) Compose(r compose.Request) compose.Output {
+	xrName := r.Composite.GetName()
+	spec, err := decodeSpec(r)
+	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	goldens, err := resolveGoldens(xrName, spec, r.Config)
+	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	live := readLiveGoldens(r.Observed)
+	if err := detectDrift(xrName, goldens, live.ByName); err != nil {
+		return compose.Output{Fatal: err}
+	}
+
+	plan := planGoldens(goldens, live, r.Required)
+	ns := spec.GoldenNamespace
+	if ns == "" {
+		ns = r.Config.GoldenNamespace
+	}
+	return emit(xrName, ns, plan, r)
+}
+
+// planGoldens decides which goldens are composed: every catalog entry, and
+// every golden that left the catalog while a template still pins it. A golden
+// that left and is pinned by nothing is retired: it is left out, which
+// deletes it.
+func planGoldens(goldens []Golden, live liveGoldens, req required.Resolved) []planned {
+	inCatalog := map[string]bool{}
+	out := make([]planned, 0, len(goldens))
+	for _, g := range goldens {
+		inCatalog[g.Name] = true
+		out = append(out, planned{Golden: g, Live: live.ByName[g.Name], PinnedBy: pinsFrom(req[pinsKeyPrefix+g.Name])})
+	}
+	for name, dv := range live.ByName {
+		if inCatalog[name] {
+			continue
+		}
+		if pins := pinsFrom(req[pinsKeyPrefix+name]); len(pins) > 0 {
+			out = append(out, planned{Golden: goldenFromLive(dv), Live: dv, PinnedBy: pins, Retiring: true})
+		}
+	}
+	for name, u := range live.Unreadable {
+		if inCatalog[name] {
+			continue
+		}
+		out = append(out, planned{Golden: Golden{Index: -1, Name: name, Namespace: u.GetNamespace()}, Raw: u, PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), Retiring: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) compose.Output {
+	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
+	statuses := make([]GoldenStatus, 0, len(plan))
+	inProgress := false
+	pinning := map[string]bool{}
+	for _, p := range plan {
+		for _, ref := range p.PinnedBy {
+			ns, _, _ := strings.Cut(ref, "/")
+			pinning[ns] = true
+		}
+		st := statusOf(p)
+		statuses = append(statuses, st)
+		if !p.Retiring && p.Raw == nil {
+			s := classify(p.Live)
+			if s == statePending || s == stateImporting {
+				inProgress = true
+			}
+		}
+
+		var obj *composed.Unstructured
+		if p.Raw != nil {
+			obj = &composed.Unstructured{Unstructured: *stripped(p.Raw)}
+		} else {
+			c, err := compose.FromTyped(goldenDataVolume(p.Golden), []string{"spec", "finalCheckpoint"})
+			if err != nil {
+				return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
+			}
+			obj = c
+		}
+		ready := fresource.ReadyFalse
+		if st.Ready || p.Retiring {
+			ready = fresource.ReadyTrue
+		}
+		out.Resources[goldenKey(p.Name)] = &fresource.DesiredComposed{Resource: obj, Ready: ready}
+	}
+
+	groups := []string{"system:serviceaccounts"}
+	if r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts {
+		groups = make([]string, 0, len(pinning))
+		for ns := range pinning {
+			groups = append(groups, "system:serviceaccounts:"+ns)
+		}
+		sort.Strings(groups)
+	}
+	for key, obj := range map[fresource.Name]runtime.Object{
+		keyClusterRole: cloneClusterRole(xrName),
+		keyRoleBinding: cloneRoleBinding(xrName, goldenNamespace, groups),
+	} {
+		c, err := compose.FromTyped(obj)
+		if err != nil {
+			return compose.Output{Fatal: fmt.Errorf("cannot compose %s: %w", key, err)}
+		}
+		ready := fresource.ReadyFalse
+		if _, ok := r.Observed[key]; ok {
+			ready = fresource.ReadyTrue
+		}
+		out.Resources[key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+
+	out.Status = map[string]any{"goldens": statuses}
+	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan)}
+	out.Results = transitions(previousStatus(r), statuses)
+	if inProgress {
+		out.TTL = r.Config.InProgressTTL
+	}
+	return out
+}
+
+func statusOf(p planned) GoldenStatus {
+	st := GoldenStatus{
+		Name:         p.Name,
+		Namespace:    p.Namespace,
+		SchematicID:  p.SchematicID,
+		Version:      p.Version,
+		Storage:      p.StorageText,
+		StorageClass: p.StorageClass,
+		PinnedBy:     p.PinnedBy,
+		Retiring:     p.Retiring,
+	}
+	switch {
+	case p.Raw != nil:
+		st.Phase = string(cdiv1.Unknown)
+	case p.Live != nil:
+		st.Phase = string(p.Live.Status.Phase)
+		st.Progress = string(p.Live.Status.Progress)
+		st.Ready = p.Live.Status.Phase == cdiv1.Succeeded
+	}
+	return st
+}
+
+// previousStatus is what the last call reported, to tell transitions from
+// steady state. An unreadable status counts as none.
+func previousStatus(r compose.Request) []GoldenStatus {
+	var prev []GoldenStatus
+	if err := r.Composite.GetValueInto("status.goldens", &prev); err != nil {
+		return nil
+	}
+	return prev
+}
