@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+)
+
+const (
+	sidA     = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+	goldenA  = "talos-worker-" + sidA + "-v1.13.6"
+	hashA    = "7bcb1fa3c7cfb346" // labels.GoldenHash("cozy-public", goldenA)
+	urlA     = "https://factory.talos.dev/image/" + sidA + "/v1.13.6/openstack-amd64.raw.xz"
+	sidB     = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
+	goldenB  = "talos-worker-" + sidB + "-v1.12.4"
+	hashB    = "aadced7bf4fb98a5"
+	inputCat = `{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input"}`
+)
+
+func catalogXR(spec string) *fnv1.Resource {
+	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XWorkerImageCatalog","metadata":{"name":"default"},"spec":` + spec + `}`)}
+}
+
+func pinsSelector(hash string) *fnv1.ResourceSelector {
+	return &fnv1.ResourceSelector{
+		ApiVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
+		Kind:       "KubevirtMachineTemplate",
+		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"workerimage.cozystack.io/golden": hash}}},
+	}
+}
+
+func goldenJSON(name, sid, version, url, storage, class string) string {
+	cls := ""
+	if class != "" {
+		cls = `,"storageClassName":"` + class + `"`
+	}
+	return `{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"` + name + `","namespace":"cozy-public",
+		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + map[string]string{goldenA: hashA, goldenB: hashB}[name] + `"},
+		"annotations":{"cdi.kubevirt.io/storage.bind.immediate.requested":"true","workerimage.cozystack.io/golden":"cozy-public/` + name + `",
+		"workerimage.cozystack.io/schematic-id":"` + sid + `","workerimage.cozystack.io/talos-version":"` + version + `"}},
+		"spec":{"contentType":"kubevirt","source":{"http":{"url":"` + url + `"}},"storage":{"resources":{"requests":{"storage":"` + storage + `"}}` + cls + `}}}`
+}
+
+func observedGolden(name, sid, version, url, storage, class, phase string) *fnv1.Resource {
+	u := resource.MustStructJSON(goldenJSON(name, sid, version, url, storage, class))
+	u.Fields["status"] = resource.MustStructJSON(`{"status":{"phase":"` + phase + `","progress":"100.0%"}}`).Fields["status"]
+	return &fnv1.Resource{Resource: u}
+}
+
+const clusterRoleJSON = `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"workerimage-clone-default","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	"rules":[{"apiGroups":["cdi.kubevirt.io"],"resources":["datavolumes/source"],"verbs":["create"]}]}`
+
+func roleBindingJSON(subjects string) string {
+	s := ""
+	if subjects != "" {
+		s = `,"subjects":[` + subjects + `]`
+	}
+	return `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"workerimage-clone-default"}` + s + `}`
+}
+
+func group(ns string) string {
+	return `{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:serviceaccounts:` + ns + `"}`
+}
+
+func kmt(ns, name, hash string) *fnv1.Resource {
+	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1alpha1","kind":"KubevirtMachineTemplate","metadata":{"name":"` + name + `","namespace":"` + ns + `","labels":{"workerimage.cozystack.io/golden":"` + hash + `"}}}`)}
+}
+
+func desired(j string, ready fnv1.Ready) *fnv1.Resource {
+	return &fnv1.Resource{Resource: resource.MustStructJSON(j), Ready: ready}
+}
+
+func cond(typ string, status fnv1.Status, reason, msg string) *fnv1.Condition {
+	return &fnv1.Condition{Type: typ, Status: status, Reason: reason, Message: &msg, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()}
+}
+
+func TestRunFunctionCatalog(t *testing.T) {
+	oneEntry := `{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`
+	pinsA := map[string]*fnv1.ResourceSelector{"pins-" + goldenA: pinsSelector(hashA)}
+	type args struct {
+		req *fnv1.RunFunctionRequest
+	}
+	type want struct {
+		rsp *fnv1.RunFunctionResponse
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"FirstCallReturnsRequirementsAndNoFatal": {
+			reason: "Before Crossplane has fetched the pinning templates the function must only ask for them: no fatal, no desired change.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Meta:     &fnv1.RequestMeta{Tag: "t"},
+				Input:    resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{Composite: catalogXR(oneEntry)},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Tag: "t", Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: pinsA},
+			}},
+		},
+		"SecondCallComposesGoldenAndRBAC": {
+			reason: "Once the (empty) pins are fetched, the golden and the clone RBAC are composed; the golden is not ready yet, so the TTL drops.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:             resource.MustStructJSON(inputCat),
+				Observed:          &fnv1.State{Composite: catalogXR(oneEntry)},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: pinsA},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
+						"clone-clusterrole":  desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
+						"clone-rolebinding":  desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_FALSE, "Importing", "0 of 1 golden images are Succeeded; waiting for cozy-public/"+goldenA+" (not created yet). Pools that clone them wait until they are."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_FALSE, "NoneRetiring", "Every composed golden image is in the catalog."),
+				},
+			}},
+		},
+		"DriftIsFatal": {
+			reason: "Raising storage on an entry whose golden exists would be rejected by CDI's webhook; the function refuses with old -> new.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","storage":"8Gi"}]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated", "Succeeded")},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: pinsA},
+				Results: []*fnv1.Result{{
+					Severity: fnv1.Severity_SEVERITY_FATAL,
+					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
+					Message:  `XWorkerImageCatalog "default": images[0] (` + sidA + `, v1.13.6) changed after its golden DataVolume cozy-public/` + goldenA + ` was created: storage "6Gi" -> "8Gi". A DataVolume spec is immutable, so the golden cannot be changed in place: revert the entry, or add a NEW entry with a different (schematicID, version), move the pools onto it, then remove the old entry (its golden is kept while any pool still pins it)`,
+				}},
+			}},
+		},
+		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
+			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(oneEntry),
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated", "Succeeded"),
+						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated", "Succeeded"),
+						"clone-clusterrole":  {Resource: resource.MustStructJSON(clusterRoleJSON)},
+						"clone-rolebinding":  {Resource: resource.MustStructJSON(roleBindingJSON(""))},
+					},
+				},
+				RequiredResources: map[string]*fnv1.Resources{
+					"pins-" + goldenA: {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
+				},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+					"pins-" + goldenA: pinsSelector(hashA),
+					"pins-" + goldenB: pinsSelector(hashB),
+				}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
+						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":  desired(clusterRoleJSON, fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":  desired(roleBindingJSON(group("tenant-a")+","+group("tenant-b")), fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (pinned by tenant-a/a-gpu-1, tenant-a/a-gpu-2). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"UnpinnedRemovedGoldenIsRetired": {
+			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"images":[]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", "", "Succeeded")},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_FALSE, "NoneRetiring", "Every composed golden image is in the catalog."),
+				},
+			}},
+		},
+		"InvalidInputIsFatal": {
+			reason: "An Input the function cannot honour stops the pipeline with the field and the fix.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:    resource.MustStructJSON(`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","image":{"platform":"Open Stack"}}`),
+				Observed: &fnv1.State{Composite: catalogXR(oneEntry)},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Results: []*fnv1.Result{{
+					Severity: fnv1.Severity_SEVERITY_FATAL,
+					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
+					Message:  `input: image.platform "Open Stack" is not a plain lowercase identifier such as openstack or amd64; it is part of the image URL`,
+				}},
+			}},
+		},
+		"UnknownCompositeKindIsFatal": {
+			reason: "Without a mode and with a kind it does not serve, the function says how to fix the Composition.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:    resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"example.org/v1","kind":"XThing","metadata":{"name":"x"}}`)}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Results: []*fnv1.Result{{
+					Severity: fnv1.Severity_SEVERITY_FATAL,
+					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
+					Message:  `cannot infer the mode from composite kind "XThing": set the Input's mode to Catalog, TenantCluster or NodePool, or use the XWorkerImageCatalog, XTenantCluster or XNodePool composite`,
+				}},
+			}},
+		},
+	}
+
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := NewFunction(logging.NewNopLogger(), time.Minute)
+			rsp, err := f.RunFunction(context.Background(), tc.args.req)
+			if err != nil {
+				t.Fatalf("%s\nRunFunction returned an error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want.rsp, rsp, protocmp.Transform()); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
