@@ -123,8 +123,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
-						"clone-clusterrole":  desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
-						"clone-rolebinding":  desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -162,8 +162,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated", "Succeeded"),
 						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated", "Succeeded"),
-						"clone-clusterrole":  {Resource: resource.MustStructJSON(clusterRoleJSON)},
-						"clone-rolebinding":  {Resource: resource.MustStructJSON(roleBindingJSON(""))},
+						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON)},
+						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(""))},
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
@@ -184,8 +184,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole":  desired(clusterRoleJSON, fnv1.Ready_READY_TRUE),
-						"clone-rolebinding":  desired(roleBindingJSON(group("tenant-a")+","+group("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_TRUE),
+						"clone-rolebinding": desired(roleBindingJSON(group("tenant-a")+","+group("tenant-b")), fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
