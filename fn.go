@@ -17,7 +17,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/tenantcluster"
 )
 
 // Function boots Talos worker disks from shared golden images. It holds no
@@ -40,8 +39,7 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 		log: log,
 		ttl: ttl,
 		modes: map[v1beta1.Mode]compose.Mode{
-			v1beta1.ModeCatalog:       catalog.Mode{},
-			v1beta1.ModeTenantCluster: tenantcluster.Mode{},
+			v1beta1.ModeCatalog: catalog.Mode{},
 		},
 	}
 }
