@@ -1,0 +1,106 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+)
+
+func TestFromInput(t *testing.T) {
+	base := Config{
+		GoldenNamespace:     defaults.GoldenNamespace,
+		Platform:            "openstack",
+		Arch:                "amd64",
+		TalosVersion:        defaults.TalosVersion,
+		SchematicID:         defaults.TalosSchematicID,
+		ImageFactoryURL:     defaults.ImageFactoryURL,
+		InstallerRepository: defaults.InstallerRepository,
+		KubernetesVersion:   defaults.KubernetesVersion,
+		GoldenStorage:       resource.MustParse("6Gi"),
+		MinimumImageStorage: resource.MustParse("1246Mi"),
+		DiskSize:            resource.MustParse("20Gi"),
+		CloneRBACScope:      v1beta1.CloneRBACPinningNamespaces,
+		SteadyTTL:           time.Minute,
+		InProgressTTL:       15 * time.Second,
+	}
+	with := func(f func(*Config)) Config { c := base; f(&c); return c }
+	cases := map[string]struct {
+		reason  string
+		in      v1beta1.Input
+		want    Config
+		wantErr string
+	}{
+		"EmptyInputTakesEveryDefault": {reason: "Crossplane never defaults an Input, so the function does.", want: base},
+		"InputOverridesDefaults": {
+			reason: "Every Input field replaces its default.",
+			in: v1beta1.Input{Mode: v1beta1.ModeNodePool, GoldenNamespace: "images", Image: v1beta1.ImageOptions{Platform: "metal", Arch: "arm64"},
+				Storage:   v1beta1.StorageOptions{DiskSize: "40Gi"},
+				CloneRBAC: v1beta1.CloneRBACOptions{Scope: v1beta1.CloneRBACAllServiceAccounts},
+				Polling:   v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 5 * time.Second}},
+				SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
+					{Talos: "v1.15", MinKubernetes: "v1.33", MaxKubernetes: "v1.38"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
+			want: with(func(c *Config) {
+				c.Mode, c.GoldenNamespace, c.Platform, c.Arch = v1beta1.ModeNodePool, "images", "metal", "arm64"
+				c.DiskSize = resource.MustParse("40Gi")
+				c.CloneRBACScope = v1beta1.CloneRBACAllServiceAccounts
+				c.InProgressTTL = 5 * time.Second
+				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
+			}),
+		},
+		"UnknownModeIsRefused":     {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode "Pool" is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
+		"BadNamespaceIsRefused":    {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace "cozy public" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		"BadTalosVersionIsRefused": {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: version "latest" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`},
+		"ZeroDiskSizeIsRefused":    {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize "0" is not a positive quantity such as 20Gi`},
+		"TinyTTLIsRefused":         {reason: "A sub-second TTL would hammer the API server.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{Steady: &metav1.Duration{Duration: time.Millisecond}}}, wantErr: `input: polling.steady 1ms and polling.inProgress 15s must each be at least 1s`},
+		"DuplicateMatrixRowIsRefused": {reason: "Two rows for one Talos minor are ambiguous.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
+			{Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.36"}}}},
+			wantErr: `input: supportMatrix.entries[1].talos "v1.14" is listed twice; keep one row per Talos minor`},
+		"BadMatrixVersionIsRefused": {reason: "Rows hold minors.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
+			wantErr: `input: supportMatrix.entries[0].talos "1.14" is not a minor version such as v1.13`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := FromInput(&tc.in, time.Minute)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestModeFor(t *testing.T) {
+	cases := map[string]struct {
+		cfg  Config
+		kind string
+		want v1beta1.Mode
+	}{
+		"CatalogKind":      {kind: "XWorkerImageCatalog", want: v1beta1.ModeCatalog},
+		"TenantKind":       {kind: "XTenantCluster", want: v1beta1.ModeTenantCluster},
+		"PoolKind":         {kind: "XNodePool", want: v1beta1.ModeNodePool},
+		"ExplicitModeWins": {cfg: Config{Mode: v1beta1.ModeCatalog}, kind: "XNodePool", want: v1beta1.ModeCatalog},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ModeFor(tc.cfg, tc.kind)
+			if err != nil || got != tc.want {
+				t.Errorf("ModeFor(%q) = %q, %v; want %q", tc.kind, got, err, tc.want)
+			}
+		})
+	}
+}
