@@ -16,6 +16,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/catalog"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -39,7 +40,8 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 		log: log,
 		ttl: ttl,
 		modes: map[v1beta1.Mode]compose.Mode{
-			v1beta1.ModeCatalog: catalog.Mode{},
+			v1beta1.ModeCatalog:  catalog.Mode{},
+			v1beta1.ModeNodePool: nodepool.Mode{},
 		},
 	}
 }

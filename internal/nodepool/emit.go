@@ -1,0 +1,250 @@
+package nodepool
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+)
+
+// ConditionWorkerImageReady says whether the pool's current template is
+// composed, or why it is held back.
+const ConditionWorkerImageReady = "WorkerImageReady"
+
+// Reasons and results of an open gate.
+const (
+	ReasonTemplateComposed = "TemplateComposed"
+	ReasonGateOpened       = "GateOpened"
+	ReasonTemplateChanged  = "TemplateChanged"
+	ReasonUnreadable       = "UnreadableObject"
+)
+
+// emit turns the plan into the Output: desired resources, status,
+// conditions, results and TTL.
+func emit(pl plan, r compose.Request) (compose.Output, error) {
+	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
+	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
+	settled := true
+
+	if pl.Hold != nil {
+		// Hold the change back: every observed resource stays exactly as it
+		// is, and nothing new is composed. Dropping a key would delete it.
+		for _, n := range pl.Observed.names() {
+			u := pl.Observed.Owned[n]
+			ready := resource.ReadyTrue
+			if n == resourceMachineDeployment {
+				ready = deploymentReady(pl.Observed.Deployment, nil)
+			}
+			out.Resources[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: ready}
+		}
+		machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
+		settled = false
+	} else {
+		if err := pl.emitCurrent(out.Resources); err != nil {
+			return compose.Output{}, err
+		}
+		pl.keepReferenced(out.Resources)
+		for _, d := range out.Resources {
+			if d.Ready != resource.ReadyTrue {
+				settled = false
+			}
+		}
+	}
+
+	prev := readPrevious(r.Composite)
+	out.Status = pl.status(machineTemplate, bootstrapTemplate)
+	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix}
+	out.Results = pl.results(prev, machineTemplate)
+	if !settled {
+		out.TTL = r.Config.InProgressTTL
+	}
+	return out, nil
+}
+
+// emitCurrent composes the current templates and the MachineDeployment.
+// Templates are ready once they exist; the MachineDeployment once its ready
+// replicas reach the desired count.
+func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) error {
+	for _, c := range []struct {
+		name resource.Name
+		obj  any
+	}{
+		{machineTemplateResource(pl.MachineTemplate.Name), pl.MachineTemplate},
+		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
+		{resourceMachineDeployment, pl.MachineDeployment},
+	} {
+		u, err := toUnstructured(c.obj)
+		if err != nil {
+			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+		}
+		ready := resource.ReadyFalse
+		if _, ok := pl.Observed.Owned[c.name]; ok {
+			ready = resource.ReadyTrue
+		}
+		if c.name == resourceMachineDeployment {
+			ready = deploymentReady(pl.Observed.Deployment, pl.MachineDeployment.Spec.Replicas)
+		}
+		into[c.name] = &resource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *u}, Ready: ready}
+	}
+	return nil
+}
+
+// keepReferenced re-emits, unchanged, every previous template that a
+// MachineSet of this pool, or the observed MachineDeployment, still points
+// at: an old MachineSet needs its templates to scale down or remediate its
+// Machines. Previous templates nothing points at any more are dropped.
+func (pl plan) keepReferenced(into map[resource.Name]*resource.DesiredComposed) {
+	machine, bootstrap := map[string]bool{}, map[string]bool{}
+	m, b := pl.Observed.inEffect()
+	machine[m], bootstrap[b] = true, true
+	for _, ms := range pl.World.MachineSets {
+		machine[ms.Spec.Template.Spec.InfrastructureRef.Name] = true
+		if ref := ms.Spec.Template.Spec.Bootstrap.ConfigRef; ref != nil {
+			bootstrap[ref.Name] = true
+		}
+	}
+	for _, n := range pl.Observed.names() {
+		if _, done := into[n]; done {
+			continue
+		}
+		u := pl.Observed.Owned[n]
+		referenced := false
+		switch {
+		case strings.HasPrefix(string(n), prefixMachineTemplate):
+			referenced = machine[u.GetName()]
+		case strings.HasPrefix(string(n), prefixBootstrapTemplate):
+			referenced = bootstrap[u.GetName()]
+		}
+		if referenced {
+			into[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: resource.ReadyTrue}
+		}
+	}
+}
+
+// deploymentReady: ready once the observed ready replicas reach the desired
+// count (want, else the observed spec's).
+func deploymentReady(md *clusterv1.MachineDeployment, want *int32) resource.Ready {
+	if md == nil {
+		return resource.ReadyFalse
+	}
+	if want == nil {
+		want = md.Spec.Replicas
+	}
+	n := int32(0)
+	if want != nil {
+		n = *want
+	}
+	if md.Status.ReadyReplicas >= n {
+		return resource.ReadyTrue
+	}
+	return resource.ReadyFalse
+}
+
+// status is the XNodePool status the tenant cluster reads back.
+func (pl plan) status(machineTemplate, bootstrapTemplate string) map[string]any {
+	img := map[string]any{
+		"schematicID": pl.Image.SchematicID.Value,
+		"version":     pl.Image.Version.Value,
+		"sourceType":  string(pl.Image.Source),
+	}
+	if pl.Image.Source == SourceClone {
+		img["golden"] = pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
+	} else {
+		img["imageURL"] = pl.Image.URL
+	}
+	if pl.StorageClass.Name != "" {
+		img["storageClass"] = pl.StorageClass.Name
+	}
+	gate := map[string]any{"state": GateOpen, "reason": ReasonTemplateComposed, "message": pl.openMessage()}
+	if pl.Hold != nil {
+		gate = map[string]any{"state": GateHeld, "reason": pl.Hold.Reason, "message": pl.Hold.Message}
+	}
+	return map[string]any{
+		"image":             img,
+		"template":          machineTemplate,
+		"bootstrapTemplate": bootstrapTemplate,
+		"gate":              gate,
+		"replicas":          int64(pl.Shape.Replicas),
+		"readyReplicas":     int64(pl.Observed.readyReplicas()),
+	}
+}
+
+func (pl plan) openMessage() string {
+	from := pl.Image.URL
+	if pl.Image.Source == SourceClone {
+		from = "golden image " + pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
+	}
+	return fmt.Sprintf("Node pool %q boots Talos %s (schematic %s) from %s through template %s.",
+		pl.Pool.Ref(), pl.Image.Version.Value, pl.Image.SchematicID.Value, from, pl.MachineTemplate.Name)
+}
+
+func (pl plan) workerImageCondition() compose.Condition {
+	if pl.Hold != nil {
+		return compose.Condition{Type: ConditionWorkerImageReady, Status: compose.StatusFalse, Reason: pl.Hold.Reason, Message: pl.Hold.Message}
+	}
+	return compose.Condition{Type: ConditionWorkerImageReady, Status: compose.StatusTrue, Reason: ReasonTemplateComposed, Message: pl.openMessage()}
+}
+
+// previous is what the observed composite said last time, to emit results
+// on transitions only.
+type previous struct {
+	GateState, GateReason, Template string
+	// Conditions maps a condition type to "status/reason".
+	Conditions map[string]string
+}
+
+func readPrevious(xr *composite.Unstructured) previous {
+	p := previous{Conditions: map[string]string{}}
+	if xr == nil {
+		return p
+	}
+	p.GateState, _ = xr.GetString("status.gate.state")
+	p.GateReason, _ = xr.GetString("status.gate.reason")
+	p.Template, _ = xr.GetString("status.template")
+	var conds []map[string]any
+	if err := xr.GetValueInto("status.conditions", &conds); err == nil {
+		for _, c := range conds {
+			t, _ := c["type"].(string)
+			s, _ := c["status"].(string)
+			r, _ := c["reason"].(string)
+			p.Conditions[t] = s + "/" + r
+		}
+	}
+	return p
+}
+
+// results are the events of this reconcile: only what changed since the
+// observed status.
+func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
+	var rs []compose.Result
+	switch {
+	case pl.Hold != nil && (prev.GateState != GateHeld || prev.GateReason != pl.Hold.Reason):
+		rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: pl.Hold.Reason, Message: pl.Hold.Message})
+	case pl.Hold == nil && prev.GateState == GateHeld:
+		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonGateOpened, Message: fmt.Sprintf("Node pool %q: the held change is composed now (%s).", pl.Pool.Ref(), prev.GateReason+" resolved")})
+	}
+	if pl.Hold == nil && prev.Template != machineTemplate {
+		msg := fmt.Sprintf("Node pool %q: composing worker template %s.", pl.Pool.Ref(), machineTemplate)
+		if prev.Template != "" {
+			msg = fmt.Sprintf("Node pool %q: rolling from worker template %s to %s.", pl.Pool.Ref(), prev.Template, machineTemplate)
+		}
+		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
+	}
+	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix} {
+		if c.Status != compose.StatusTrue && prev.Conditions[c.Type] != string(c.Status)+"/"+c.Reason {
+			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
+		}
+	}
+	// Unreadable objects are not a state the composite records, so they are
+	// reported each time they are met; the API server validates what it
+	// stores, so in practice they do not occur.
+	for _, u := range pl.World.Unreadable {
+		rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnreadable, Message: fmt.Sprintf("Node pool %q: ignoring an object that cannot be read: %s.", pl.Pool.Ref(), u)})
+	}
+	return rs
+}

@@ -1,0 +1,201 @@
+package nodepool
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// Fixture identity: pool md0 of cluster demo in namespace tenant-a.
+const (
+	fxNamespace = "tenant-a"
+	fxCluster   = "demo"
+	fxPool      = "md0"
+)
+
+var (
+	fxGolden     = talosimage.GoldenName(defaults.TalosSchematicID, defaults.TalosVersion)
+	fxPoolHash   = labels.PoolHash(fxNamespace, fxCluster, fxPool)
+	fxGoldenHash = labels.GoldenHash(defaults.GoldenNamespace, fxGolden)
+)
+
+func testConfig(t testing.TB) config.Config {
+	t.Helper()
+	c, err := config.FromInput(&v1beta1.Input{}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// obj is a tiny builder for unstructured fixtures.
+func obj(apiVersion, kind, namespace, name string, fields map[string]any) *unstructured.Unstructured {
+	m := map[string]any{"apiVersion": apiVersion, "kind": kind}
+	meta := map[string]any{"name": name}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	m["metadata"] = meta
+	for k, v := range fields {
+		if k == "labels" || k == "annotations" || k == "creationTimestamp" {
+			meta[k] = v
+			continue
+		}
+		m[k] = v
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func nodePoolXR(spec map[string]any) *composite.Unstructured {
+	xr := composite.New()
+	xr.SetAPIVersion("workerimage.cozystack.io/v1alpha1")
+	xr.SetKind("XNodePool")
+	xr.SetName(fxCluster + "-" + fxPool)
+	xr.SetNamespace(fxNamespace)
+	s := map[string]any{"clusterName": fxCluster}
+	for k, v := range spec {
+		s[k] = v
+	}
+	xr.Object["spec"] = s
+	return xr
+}
+
+func builtin() map[string]any { return map[string]any{"builtin": map[string]any{}} }
+
+func goldenDV(phase string, extra map[string]any) *unstructured.Unstructured {
+	status := map[string]any{"phase": phase}
+	for k, v := range extra {
+		status[k] = v
+	}
+	return obj("cdi.kubevirt.io/v1beta1", "DataVolume", defaults.GoldenNamespace, fxGolden, map[string]any{
+		"spec": map[string]any{
+			"source":  map[string]any{"http": map[string]any{"url": "https://factory.talos.dev/x"}},
+			"storage": map[string]any{"resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}, "storageClassName": "replicated"},
+		},
+		"status": status,
+	})
+}
+
+func goldenPVC(class, size string) *unstructured.Unstructured {
+	return obj("v1", "PersistentVolumeClaim", defaults.GoldenNamespace, fxGolden, map[string]any{
+		"spec": map[string]any{"storageClassName": class, "resources": map[string]any{"requests": map[string]any{"storage": size}}},
+	})
+}
+
+func storageClassObj(name, created string, ann map[string]any) *unstructured.Unstructured {
+	f := map[string]any{"provisioner": "csi.example.com", "creationTimestamp": created}
+	if ann != nil {
+		f["annotations"] = ann
+	}
+	return obj("storage.k8s.io/v1", "StorageClass", "", name, f)
+}
+
+func workerDV(name, phase string, golden bool, conds ...map[string]any) *unstructured.Unstructured {
+	l := map[string]any{labels.Pool: fxPoolHash}
+	if golden {
+		l[labels.Golden] = fxGoldenHash
+	}
+	status := map[string]any{"phase": phase}
+	if len(conds) > 0 {
+		cs := []any{}
+		for _, c := range conds {
+			cs = append(cs, c)
+		}
+		status["conditions"] = cs
+	}
+	return obj("cdi.kubevirt.io/v1beta1", "DataVolume", fxNamespace, name, map[string]any{
+		"labels": l,
+		"spec":   map[string]any{"source": map[string]any{"pvc": map[string]any{"namespace": defaults.GoldenNamespace, "name": fxGolden}}},
+		"status": status,
+	})
+}
+
+func workerPVC(name, class string, ann map[string]any) *unstructured.Unstructured {
+	f := map[string]any{
+		"labels": map[string]any{labels.Pool: fxPoolHash},
+		"spec":   map[string]any{"storageClassName": class},
+	}
+	if ann != nil {
+		f["annotations"] = ann
+	}
+	return obj("v1", "PersistentVolumeClaim", fxNamespace, name, f)
+}
+
+func machineSet(name, kmt, tct string) *unstructured.Unstructured {
+	return obj(ClusterAPIVersion, KindMachineSet, fxNamespace, name, map[string]any{
+		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
+		"spec": map[string]any{
+			"clusterName": fxCluster,
+			"template": map[string]any{"spec": map[string]any{
+				"clusterName":       fxCluster,
+				"bootstrap":         map[string]any{"configRef": map[string]any{"kind": KindTalosConfigTemplate, "name": tct}},
+				"infrastructureRef": map[string]any{"kind": KindKubevirtMachineTmpl, "name": kmt},
+			}},
+		},
+	})
+}
+
+// world builds a Resolved with every selector answered; golden entries only
+// count on the clone path but answering them always is harmless.
+type worldFixture struct {
+	goldenDV, goldenPVC *unstructured.Unstructured
+	classes             []*unstructured.Unstructured
+	dvs, pvcs, sets     []*unstructured.Unstructured
+}
+
+func (w worldFixture) resolved() required.Resolved {
+	one := func(u *unstructured.Unstructured) []*unstructured.Unstructured {
+		if u == nil {
+			return []*unstructured.Unstructured{}
+		}
+		return []*unstructured.Unstructured{u}
+	}
+	orEmpty := func(us []*unstructured.Unstructured) []*unstructured.Unstructured {
+		if us == nil {
+			return []*unstructured.Unstructured{}
+		}
+		return us
+	}
+	return required.Resolved{
+		reqGoldenDataVolume: one(w.goldenDV),
+		reqGoldenPVC:        one(w.goldenPVC),
+		reqStorageClasses:   orEmpty(w.classes),
+		reqWorkerDVs:        orEmpty(w.dvs),
+		reqWorkerPVCs:       orEmpty(w.pvcs),
+		reqMachineSets:      orEmpty(w.sets),
+	}
+}
+
+// observedFrom turns desired resources into observed ones, as Crossplane
+// would report them after applying them.
+func observedFrom(des map[resource.Name]*resource.DesiredComposed, mutate func(resource.Name, *composed.Unstructured)) map[resource.Name]resource.ObservedComposed {
+	out := map[resource.Name]resource.ObservedComposed{}
+	for n, d := range des {
+		u := d.Resource.DeepCopy()
+		u.SetUID(types.UID("uid-" + string(n)))
+		u.SetResourceVersion("42")
+		if mutate != nil {
+			mutate(n, u)
+		}
+		out[n] = resource.ObservedComposed{Resource: u}
+	}
+	return out
+}
+
+func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed map[resource.Name]resource.ObservedComposed) compose.Request {
+	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved()}
+}

@@ -1,0 +1,301 @@
+package nodepool
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+// Gate states, as written to status.gate.state.
+const (
+	GateOpen = "Open"
+	GateHeld = "Held"
+)
+
+// Reasons a gate holds a new or changed template back. They are also the
+// WorkerImageReady condition's reasons.
+const (
+	ReasonGoldenMissing        = "GoldenMissing"
+	ReasonGoldenImporting      = "GoldenImporting"
+	ReasonGoldenFailing        = "GoldenFailing"
+	ReasonGoldenFailed         = "GoldenFailed"
+	ReasonStorageClassMismatch = "StorageClassMismatch"
+	ReasonDiskTooSmall         = "DiskTooSmall"
+)
+
+// restartsFailing is how many importer restarts, with the importer not
+// running, make an import "failing". CDI reaches Failed only on fatal errors
+// (a checksum mismatch); an unreachable URL restarts the importer with
+// back-off forever while the phase stays in progress.
+const restartsFailing = 3
+
+// hold is why a gate holds the change back. A nil *hold is an open gate.
+type hold struct {
+	Reason  string
+	Message string
+}
+
+// goldenCondition is what the golden's DataVolume and PVC say about it.
+type goldenCondition string
+
+const (
+	goldenMissing   goldenCondition = "Missing"
+	goldenImporting goldenCondition = "Importing"
+	goldenFailing   goldenCondition = "Failing"
+	goldenFailed    goldenCondition = "Failed"
+	goldenReady     goldenCondition = "Ready"
+)
+
+// goldenStateOf reads the golden. A PVC without a DataVolume is a valid
+// source: CDI treats a PVC no DataVolume owns as populated.
+func goldenStateOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) goldenCondition {
+	switch {
+	case dv == nil && pvc == nil:
+		return goldenMissing
+	case dv == nil:
+		return goldenReady
+	case dv.Status.Phase == cdiv1.Succeeded:
+		return goldenReady
+	case dv.Status.Phase == cdiv1.Failed:
+		return goldenFailed
+	case dv.Status.RestartCount >= restartsFailing && runningFalse(dv):
+		return goldenFailing
+	}
+	return goldenImporting
+}
+
+func runningFalse(dv *cdiv1.DataVolume) bool {
+	c := runningCondition(dv)
+	return c != nil && c.Status == corev1.ConditionFalse
+}
+
+func runningCondition(dv *cdiv1.DataVolume) *cdiv1.DataVolumeCondition {
+	for i := range dv.Status.Conditions {
+		if dv.Status.Conditions[i].Type == cdiv1.DataVolumeRunning {
+			return &dv.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// poolClone returns a worker DataVolume of this pool that finished cloning
+// this golden, or nil. Matching on both labels, not a name prefix, keeps pool
+// md0 from counting a sibling md0-gpu's disks.
+func poolClone(p pool, img image, dvs []cdiv1.DataVolume) *cdiv1.DataVolume {
+	goldenHash := labels.GoldenHash(img.GoldenNamespace, img.GoldenName)
+	for i := range dvs {
+		dv := &dvs[i]
+		if dv.Labels[labels.Pool] == p.Hash() && dv.Labels[labels.Golden] == goldenHash && dv.Status.Phase == cdiv1.Succeeded {
+			return dv
+		}
+	}
+	return nil
+}
+
+// class is a resolved StorageClass and where it came from.
+type class struct {
+	Name string
+	// From says where Name came from, for messages.
+	From string
+	// Default is set when Name is today's default class.
+	Default bool
+}
+
+// poolClassOf is the class a pool's next clone lands on: the declared one;
+// else the class its own cloned disk was bound on (the pool stays on the
+// default that was in force when its disks were made, so moving the default
+// annotation never breaks a pool that changed nothing); else today's default.
+func poolClassOf(declared string, clone *cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim, def storageclass.Choice) class {
+	if declared != "" {
+		return class{Name: declared, From: "spec.storageClass"}
+	}
+	if clone != nil {
+		claim := clone.Name
+		if clone.Status.ClaimName != "" {
+			claim = clone.Status.ClaimName
+		}
+		for _, pvc := range pvcs {
+			if pvc.Name == claim && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName != "" {
+				return class{Name: *pvc.Spec.StorageClassName, From: fmt.Sprintf("the pool's cloned disk %s/%s", pvc.Namespace, pvc.Name)}
+			}
+		}
+	}
+	return fromDefault(def)
+}
+
+// goldenClassOf is the golden's class: its DataVolume's declared class wins,
+// else its PVC's, else today's default.
+func goldenClassOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, def storageclass.Choice) class {
+	if dv != nil {
+		if sc := declaredClass(dv); sc != "" {
+			return class{Name: sc, From: "the golden DataVolume's spec"}
+		}
+	}
+	if pvc != nil && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName != "" {
+		return class{Name: *pvc.Spec.StorageClassName, From: "the golden's PVC"}
+	}
+	return fromDefault(def)
+}
+
+func fromDefault(def storageclass.Choice) class {
+	if def.Name == "" {
+		return class{}
+	}
+	return class{Name: def.Name, From: "today's default StorageClass (" + def.Annotation + ")", Default: true}
+}
+
+func declaredClass(dv *cdiv1.DataVolume) string {
+	switch {
+	case dv.Spec.Storage != nil && dv.Spec.Storage.StorageClassName != nil:
+		return *dv.Spec.Storage.StorageClassName
+	case dv.Spec.PVC != nil && dv.Spec.PVC.StorageClassName != nil:
+		return *dv.Spec.PVC.StorageClassName
+	}
+	return ""
+}
+
+// goldenStorageOf is the golden's size: its DataVolume's request, else its
+// PVC's. nil when neither states one.
+func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *resource.Quantity {
+	if dv != nil {
+		var req corev1.ResourceList
+		switch {
+		case dv.Spec.Storage != nil:
+			req = dv.Spec.Storage.Resources.Requests
+		case dv.Spec.PVC != nil:
+			req = dv.Spec.PVC.Resources.Requests
+		}
+		if q, ok := req[corev1.ResourceStorage]; ok {
+			return &q
+		}
+	}
+	if pvc != nil {
+		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+			return &q
+		}
+	}
+	return nil
+}
+
+// gateOnGolden holds a new or changed clone template until its golden is
+// ready. A worker cloned from a golden that is still importing waits with it,
+// and one cloned from a failed golden waits forever; holding the template
+// keeps the running workers as they are instead. A pool that already has a
+// finished clone of this golden is never held: its disks exist, and a later
+// problem with the golden is not a reason to freeze the pool.
+func gateOnGolden(p pool, img image, dv *cdiv1.DataVolume, state goldenCondition, cloned bool) *hold {
+	if cloned || state == goldenReady {
+		return nil
+	}
+	golden := img.GoldenNamespace + "/" + img.GoldenName
+	switch state {
+	case goldenMissing:
+		return &hold{ReasonGoldenMissing, fmt.Sprintf(
+			"Node pool %q clones golden image %q (schematicID %s, version %s), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.",
+			p.Ref(), golden, img.SchematicID.Value, img.Version.Value)}
+	case goldenFailed:
+		return &hold{ReasonGoldenFailed, fmt.Sprintf(
+			"Node pool %q clones golden image %q, whose import failed (phase Failed); cloning it would block the pool's workers indefinitely, so the new worker template is held back. Check the importer pod in namespace %s, then delete the DataVolume so the catalog imports it again, or switch the pool to osImage.factory.",
+			p.Ref(), golden, img.GoldenNamespace)}
+	case goldenFailing:
+		reason := ""
+		if c := runningCondition(dv); c != nil && c.Reason != "" {
+			reason = fmt.Sprintf(", importer %s", c.Reason)
+		}
+		return &hold{ReasonGoldenFailing, fmt.Sprintf(
+			"Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
+			p.Ref(), golden, phaseOf(dv), dv.Status.RestartCount, reason, img.GoldenNamespace)}
+	}
+	progress := ""
+	if dv != nil && dv.Status.Progress != "" && dv.Status.Progress != "N/A" {
+		progress = ", " + string(dv.Status.Progress)
+	}
+	return &hold{ReasonGoldenImporting, fmt.Sprintf(
+		"Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
+		p.Ref(), golden, phaseOf(dv), progress, img.GoldenNamespace)}
+}
+
+func phaseOf(dv *cdiv1.DataVolume) string {
+	if dv == nil || dv.Status.Phase == "" {
+		return "<none>"
+	}
+	return string(dv.Status.Phase)
+}
+
+// gateOnStorageClass holds a clone across StorageClasses. Across classes CDI
+// either falls back to a slow host-assisted copy over the pod network or
+// leaves the clone to the CSI driver, which can hang; sharing a class rules
+// out both. When either side resolves to no class at all there is nothing to
+// compare. This gate is not relaxed for a pool that already cloned: its next
+// clone would still cross classes.
+func gateOnStorageClass(p pool, img image, poolClass, goldenClass class) *hold {
+	if poolClass.Name == "" || goldenClass.Name == "" || poolClass.Name == goldenClass.Name {
+		return nil
+	}
+	detail := ""
+	for _, c := range []struct {
+		side string
+		c    class
+	}{{"the pool's", poolClass}, {"the golden's", goldenClass}} {
+		if c.c.Default {
+			detail += fmt.Sprintf(" %s empty storageClass was resolved to %q, %s, the class CDI binds a disk that names none on.", upperFirst(c.side), c.c.Name, c.c.From)
+		}
+	}
+	return &hold{ReasonStorageClassMismatch, fmt.Sprintf(
+		"Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; or switch the pool to osImage.factory.",
+		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name)}
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// gateOnSize holds a worker disk smaller than its golden: a CDI clone target
+// must be at least the source size. Equal sizes pass.
+func gateOnSize(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) *hold {
+	if goldenStorage == nil || diskSize.Cmp(*goldenStorage) >= 0 {
+		return nil
+	}
+	return &hold{ReasonDiskTooSmall, fmt.Sprintf(
+		"Node pool %q: spec.diskSize %s is smaller than golden image %q storage %s; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to %s or larger.",
+		p.Ref(), diskSize.String(), img.GoldenNamespace+"/"+img.GoldenName, goldenStorage.String(), goldenStorage.String())}
+}
+
+// gateInput is what the clone gates decide from.
+type gateInput struct {
+	Pool      pool
+	Image     image
+	DiskSize  resource.Quantity
+	GoldenDV  *cdiv1.DataVolume
+	GoldenPVC *corev1.PersistentVolumeClaim
+	Cloned    bool
+	PoolClass class
+	// GoldenClass is resolved by the caller with the same default.
+	GoldenClass class
+}
+
+// gateClone runs the clone gates in order: golden readiness, StorageClass,
+// size floor. When the golden is gone entirely (and the pool has cloned, or
+// the first gate would have held), there is nothing to compare the class and
+// size with.
+func gateClone(in gateInput) *hold {
+	state := goldenStateOf(in.GoldenDV, in.GoldenPVC)
+	if h := gateOnGolden(in.Pool, in.Image, in.GoldenDV, state, in.Cloned); h != nil {
+		return h
+	}
+	if state == goldenMissing {
+		return nil
+	}
+	if h := gateOnStorageClass(in.Pool, in.Image, in.PoolClass, in.GoldenClass); h != nil {
+		return h
+	}
+	return gateOnSize(in.Pool, in.Image, in.DiskSize, goldenStorageOf(in.GoldenDV, in.GoldenPVC))
+}

@@ -1,0 +1,71 @@
+package nodepool
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
+)
+
+// ConditionCloneHealthy reports how the pool's worker disks were cloned.
+const ConditionCloneHealthy = "CloneHealthy"
+
+// cloneWithoutSource is CDI's reason (event, and on some versions the phase or
+// a condition reason) for a clone whose source PVC does not exist. CDI waits
+// for the source forever without failing the DataVolume.
+const cloneWithoutSource = "CloneWithoutSource"
+
+// cloneTypeCopy is the cloneType CDI records for a host-assisted copy.
+const cloneTypeCopy = "copy"
+
+// cloneHealth surfaces worker disks whose clone is stuck without a source or
+// fell back to a host-assisted copy. Neither fails anything in CDI, and both
+// defeat the golden image: one never boots, the other copies the image over
+// the pod network per worker.
+func cloneHealth(p pool, dvs []cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim) compose.Condition {
+	var stuck, copied []string
+	for _, dv := range dvs {
+		if isCloneWithoutSource(dv) {
+			stuck = append(stuck, dv.Name)
+		}
+	}
+	for _, pvc := range pvcs {
+		reason := pvc.Annotations[labels.AnnCDICloneFallbackReason]
+		switch {
+		case reason != "":
+			copied = append(copied, fmt.Sprintf("%s (%s)", pvc.Name, reason))
+		case pvc.Annotations[labels.AnnCDICloneType] == cloneTypeCopy:
+			copied = append(copied, pvc.Name)
+		}
+	}
+	var msgs []string
+	if len(stuck) > 0 {
+		msgs = append(msgs, fmt.Sprintf("worker DataVolumes %s in namespace %s wait for a clone source that does not exist (CloneWithoutSource); restore the golden image through the XWorkerImageCatalog, or move the pool to an image that exists", strings.Join(stuck, ", "), p.Namespace))
+	}
+	if len(copied) > 0 {
+		msgs = append(msgs, fmt.Sprintf("worker PVCs %s in namespace %s were cloned by a host-assisted copy instead of a CSI clone; check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion", strings.Join(copied, ", "), p.Namespace))
+	}
+	switch {
+	case len(stuck) > 0:
+		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: cloneWithoutSource, Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
+	case len(copied) > 0:
+		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: "HostAssistedClone", Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
+	}
+	return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: fmt.Sprintf("No worker disk of node pool %q is waiting for a missing clone source or was cloned by a host-assisted copy.", p.Ref())}
+}
+
+func isCloneWithoutSource(dv cdiv1.DataVolume) bool {
+	if string(dv.Status.Phase) == cloneWithoutSource {
+		return true
+	}
+	for _, c := range dv.Status.Conditions {
+		if c.Reason == cloneWithoutSource {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+// Package nodepool composes an XNodePool: the content-named
+// KubevirtMachineTemplate and TalosConfigTemplate of a Talos worker pool and
+// the MachineDeployment that points at both. It decides in a fixed order:
+// resolve the osImage (resolve.go), check the support matrix
+// (supportmatrix.go), pick the disk source from the spec alone, gate a new
+// clone template on its golden's readiness, StorageClass and size (gate.go),
+// and report clone health (health.go); then it renders (render.go) and emits
+// the plan (emit.go) in one place.
+package nodepool
+
+import (
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// Mode is the node-pool mode.
+type Mode struct{}
+
+// Requirements implements compose.Mode. The golden is located by the
+// resolved osImage; while the osImage is invalid nothing golden-related is
+// asked for, and Compose reports the spec error.
+func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
+	p, spec, err := readPool(r.Composite)
+	if err != nil {
+		return nil, err
+	}
+	if checkOSImageKeys(r.Composite) != nil {
+		return selectors(p, image{Source: SourceHTTP}), nil
+	}
+	img, err := resolveOSImage(p, spec, r.Config)
+	if err != nil {
+		// Compose reports the invalid osImage as fatal; asking for a golden
+		// named after invalid values would only ask for nothing.
+		return selectors(p, image{Source: SourceHTTP}), nil
+	}
+	return selectors(p, img), nil
+}
+
+// Compose implements compose.Mode.
+func (Mode) Compose(r compose.Request) compose.Output {
+	pl, err := decide(r)
+	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	out, err := emit(pl, r)
+	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	return out
+}

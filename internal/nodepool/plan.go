@@ -1,0 +1,99 @@
+package nodepool
+
+import (
+	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+// plan is everything decided for one reconcile, before anything is emitted.
+type plan struct {
+	Pool  pool
+	Image image
+	Shape shape
+	// StorageClass is the class written into the disk template.
+	StorageClass class
+
+	MachineTemplate   *infrav1.KubevirtMachineTemplate
+	BootstrapTemplate *TalosConfigTemplate
+	MachineDeployment *clusterv1.MachineDeployment
+
+	// Hold, when set, keeps every observed resource as it is and composes
+	// nothing new.
+	Hold *hold
+
+	SupportMatrix compose.Condition
+	CloneHealth   compose.Condition
+
+	// Observed is the pool's observed composed state; World the required
+	// resources.
+	Observed composedState
+	World    world
+}
+
+// decide runs the decisions in order. An error is a spec error and fatal.
+func decide(r compose.Request) (plan, error) {
+	p, spec, err := readPool(r.Composite)
+	if err != nil {
+		return plan{}, err
+	}
+	if err := checkOSImageKeys(r.Composite); err != nil {
+		return plan{}, err
+	}
+	img, err := resolveOSImage(p, spec, r.Config)
+	if err != nil {
+		return plan{}, err
+	}
+	s, err := resolveShape(p, spec, r.Config)
+	if err != nil {
+		return plan{}, err
+	}
+	sm, err := checkSupportMatrix(p, matrix.FromConfig(r.Config), s, img)
+	if err != nil {
+		return plan{}, err
+	}
+
+	pl := plan{
+		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
+		Observed: readComposed(r.Observed),
+		World:    readWorld(p, img, r.Required),
+	}
+	w := pl.World
+	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)
+
+	var gate gateInput
+	if img.Source == SourceClone {
+		def := storageclass.Default(w.StorageClasses)
+		clone := poolClone(p, img, w.WorkerDVs)
+		gate = gateInput{
+			Pool: p, Image: img, DiskSize: s.DiskSize,
+			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Cloned: clone != nil,
+			PoolClass:   poolClassOf(s.DeclaredClass, clone, w.WorkerPVCs, def),
+			GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
+		}
+		pl.StorageClass = gate.PoolClass
+	} else if s.DeclaredClass != "" {
+		// An HTTP import has no source class to match; the declared class,
+		// or none (CDI's default at bind time), keeps the template a pure
+		// function of the spec.
+		pl.StorageClass = class{Name: s.DeclaredClass, From: "spec.storageClass"}
+	}
+
+	if pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name); err != nil {
+		return plan{}, err
+	}
+	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s); err != nil {
+		return plan{}, err
+	}
+	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
+
+	// Only a new or changed disk template waits for its golden: one that is
+	// already composed has nothing left to wait for.
+	if _, composed := pl.Observed.Owned[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
+		pl.Hold = gateClone(gate)
+	}
+	return pl, nil
+}

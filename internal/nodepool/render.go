@@ -1,0 +1,279 @@
+package nodepool
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// Names inside the VM template. CAPK prefixes each DataVolume template name
+// with the machine name, so every worker gets its own disk-system disk.
+const (
+	diskTemplateName = "disk-system"
+	systemVolume     = "system"
+	// hashLength hex characters of sha256 name a template: 40 bits make an
+	// accidental collision between two revisions of one pool negligible.
+	hashLength = 10
+	// instancetypeKind is the cluster-wide KubeVirt instance type kind.
+	instancetypeKind = "VirtualMachineClusterInstancetype"
+	// checkStrategyNone: Talos has no SSH for CAPK's bootstrap sentinel check.
+	checkStrategyNone = "none"
+)
+
+// contentName is "<cluster>-<pool>-<hash>", the hash covering the whole spec
+// in its canonical form (exactly what is applied).
+// Templates are immutable, so a change must be a new name; the name being
+// a function of content makes re-renders idempotent.
+func contentName(p pool, spec any) (string, error) {
+	m, err := canonical(spec)
+	if err != nil {
+		return "", fmt.Errorf("cannot hash template spec: %w", err)
+	}
+	// encoding/json writes map keys sorted: the canonical bytes.
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("cannot hash template spec: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return p.DeploymentName() + "-" + hex.EncodeToString(sum[:])[:hashLength], nil
+}
+
+// diskLabels and diskAnnotations mark a worker disk (and the templates that
+// make it) with the pool and, on the clone path, the golden. Full names go in
+// annotations; labels carry short hashes so that they can be selected.
+func diskLabels(p pool, img image) map[string]string {
+	l := map[string]string{labels.Pool: p.Hash()}
+	if img.Source == SourceClone {
+		l[labels.Golden] = labels.GoldenHash(img.GoldenNamespace, img.GoldenName)
+	}
+	return l
+}
+
+func diskAnnotations(p pool, img image) map[string]string {
+	a := map[string]string{labels.AnnPool: p.Ref(), labels.AnnSourceType: string(img.Source)}
+	if img.Source == SourceClone {
+		a[labels.AnnGolden] = labels.GoldenRef(img.GoldenNamespace, img.GoldenName)
+	}
+	return a
+}
+
+// renderMachineTemplate builds the KubevirtMachineTemplate. storageClass is
+// the resolved class ("" leaves the choice to CDI at bind time).
+func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*infrav1.KubevirtMachineTemplate, error) {
+	source := &cdiv1.DataVolumeSource{}
+	if img.Source == SourceClone {
+		source.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: img.GoldenNamespace, Name: img.GoldenName}
+	} else {
+		source.HTTP = &cdiv1.DataVolumeSourceHTTP{URL: img.URL}
+	}
+	storage := &cdiv1.StorageSpec{Resources: corev1.VolumeResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceStorage: s.DiskSize},
+	}}
+	if storageClass != "" {
+		storage.StorageClassName = &storageClass
+	}
+
+	runStrategy := kubevirtv1.RunStrategyAlways
+	// External eviction hands node drains to Cluster API, which replaces the
+	// Machine instead of KubeVirt live-migrating or killing the VM.
+	eviction := kubevirtv1.EvictionStrategyExternal
+	vm := kubevirtv1.VirtualMachineSpec{
+		RunStrategy: &runStrategy,
+		DataVolumeTemplates: []kubevirtv1.DataVolumeTemplateSpec{{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        diskTemplateName,
+				Labels:      diskLabels(p, img),
+				Annotations: diskAnnotations(p, img),
+			},
+			Spec: cdiv1.DataVolumeSpec{Source: source, Storage: storage},
+		}},
+		Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{
+			Spec: kubevirtv1.VirtualMachineInstanceSpec{
+				EvictionStrategy: &eviction,
+				Domain: kubevirtv1.DomainSpec{
+					Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{
+						Name:       systemVolume,
+						DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}},
+					}}},
+				},
+				Volumes: []kubevirtv1.Volume{{
+					Name:         systemVolume,
+					VolumeSource: kubevirtv1.VolumeSource{DataVolume: &kubevirtv1.DataVolumeSource{Name: diskTemplateName}},
+				}},
+			},
+		},
+	}
+	if s.InstanceType != "" {
+		vm.Instancetype = &kubevirtv1.InstancetypeMatcher{Kind: instancetypeKind, Name: s.InstanceType}
+	} else {
+		if s.Cores > 0 {
+			vm.Template.Spec.Domain.CPU = &kubevirtv1.CPU{Cores: s.Cores}
+		}
+		if s.Memory != nil {
+			mem := s.Memory.DeepCopy()
+			vm.Template.Spec.Domain.Memory = &kubevirtv1.Memory{Guest: &mem}
+		}
+	}
+
+	kmt := &infrav1.KubevirtMachineTemplate{
+		TypeMeta: metav1.TypeMeta{APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl},
+		Spec: infrav1.KubevirtMachineTemplateSpec{Template: infrav1.KubevirtMachineTemplateResource{Spec: infrav1.KubevirtMachineSpec{
+			VirtualMachineTemplate: infrav1.VirtualMachineTemplateSpec{Spec: vm},
+			BootstrapCheckSpec:     infrav1.VirtualMachineBootstrapCheckSpec{CheckStrategy: checkStrategyNone},
+		}}},
+	}
+	name, err := contentName(p, kmt.Spec)
+	if err != nil {
+		return nil, err
+	}
+	kmt.ObjectMeta = templateMeta(p, name, diskLabels(p, img), diskAnnotations(p, img))
+	return kmt, nil
+}
+
+// renderBootstrapTemplate builds the TalosConfigTemplate. The installer
+// follows the resolved image, so a pool on an osImage override upgrades in
+// place to the OS it booted, not to the pool default.
+func renderBootstrapTemplate(p pool, img image, s shape) (*TalosConfigTemplate, error) {
+	machine := map[string]any{
+		"install": map[string]any{
+			"image": talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value),
+		},
+	}
+	if len(s.Mirrors) > 0 {
+		machine["registries"] = map[string]any{"mirrors": s.Mirrors}
+	}
+	patch, err := yaml.Marshal(map[string]any{"machine": machine})
+	if err != nil {
+		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
+	}
+	tct := &TalosConfigTemplate{
+		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
+		Spec: TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: TalosConfigSpec{
+			GenerateType:     generateTypeWorker,
+			TalosVersion:     img.Version.Value,
+			StrategicPatches: []string{string(patch)},
+		}}},
+	}
+	name, err := contentName(p, tct.Spec)
+	if err != nil {
+		return nil, err
+	}
+	tct.ObjectMeta = templateMeta(p, name, map[string]string{labels.Pool: p.Hash()}, map[string]string{labels.AnnPool: p.Ref()})
+	return tct, nil
+}
+
+// templateMeta is the metadata of a content-named template.
+func templateMeta(p pool, name string, l, a map[string]string) metav1.ObjectMeta {
+	ls := map[string]string{LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
+	for k, v := range l {
+		ls[k] = v
+	}
+	return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: ls, Annotations: a}
+}
+
+// renderMachineDeployment builds the MachineDeployment that points at both
+// templates. The deployment-name label is what the pool's MachineSets are
+// read back by.
+func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
+	selector := map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
+	replicas := s.Replicas
+	version := s.MachineVersion
+	return &clusterv1.MachineDeployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineDeployment},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        p.DeploymentName(),
+			Namespace:   p.Namespace,
+			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+		},
+		Spec: clusterv1.MachineDeploymentSpec{
+			ClusterName: p.Cluster,
+			Replicas:    &replicas,
+			Selector:    metav1.LabelSelector{MatchLabels: selector},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: copyMap(selector)},
+				Spec: clusterv1.MachineSpec{
+					ClusterName: p.Cluster,
+					Bootstrap: clusterv1.Bootstrap{ConfigRef: &corev1.ObjectReference{
+						APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace,
+					}},
+					InfrastructureRef: corev1.ObjectReference{
+						APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl, Name: machineTemplate, Namespace: p.Namespace,
+					},
+					Version: &version,
+				},
+			},
+		},
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// canonical is the JSON form of a typed value as it is applied: encoded with
+// encoding/json (omitempty drops false, zero and nil; omitzero drops zero
+// timestamps), then with empty objects and lists removed. encoding/json
+// keeps an empty struct tagged omitempty as {}, and server-side apply would
+// read {} as an opinion about the field. Nothing this mode renders needs an
+// empty object to mean something (there is no emptyDir or similar marker).
+func canonical(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode composed resource: %w", err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("cannot decode composed resource: %w", err)
+	}
+	prune(m)
+	return m, nil
+}
+
+// prune removes empty objects and lists, depth first, so that a parent left
+// empty by its children goes too.
+func prune(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			if prune(c) {
+				delete(t, k)
+			}
+		}
+		return len(t) == 0
+	case []any:
+		for _, c := range t {
+			prune(c)
+		}
+		return len(t) == 0
+	}
+	return false
+}
+
+// toUnstructured turns a typed object into the unstructured form Crossplane
+// applies, without status: a desired resource carries intent only.
+func toUnstructured(obj any) (*unstructured.Unstructured, error) {
+	m, err := canonical(obj)
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	return &unstructured.Unstructured{Object: m}, nil
+}

@@ -1,0 +1,246 @@
+package nodepool
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// SourceType is where a pool's boot disk comes from.
+type SourceType string
+
+// Source types, as written to status.image.sourceType.
+const (
+	// SourceClone clones the golden DataVolume of the catalog.
+	SourceClone SourceType = "Clone"
+	// SourceHTTP imports the disk from the Image Factory per worker.
+	SourceHTTP SourceType = "HTTP"
+)
+
+// sourceTypeOf is the pool's disk source. It is a function of the spec alone:
+// the source is part of the template hash, so letting observed state (say, a
+// golden appearing) flip it would roll every worker of the pool.
+func sourceTypeOf(os *v1alpha1.OSImage) SourceType {
+	if os != nil && os.Builtin != nil {
+		return SourceClone
+	}
+	return SourceHTTP
+}
+
+// setting is a resolved value and the field it came from, so that a message
+// can point the user at the field to change.
+type setting struct {
+	Value string
+	Field string
+}
+
+// first returns the first setting with a value.
+func first(s ...setting) setting {
+	for _, v := range s {
+		if v.Value != "" {
+			return v
+		}
+	}
+	return setting{}
+}
+
+// image is what a pool's osImage resolves to.
+type image struct {
+	Source      SourceType
+	SchematicID setting
+	Version     setting
+	// FactoryURL is validated and used on the HTTP path only: a clone renders
+	// no HTTP source, so a stale or blank factory URL must not block it.
+	FactoryURL setting
+	// URL is the disk image URL (HTTP path only).
+	URL string
+	// GoldenNamespace and GoldenName locate the golden (clone path only).
+	GoldenNamespace string
+	GoldenName      string
+}
+
+// ViaOverride reports whether the Talos version came from osImage rather
+// than from the pool's Talos defaults.
+func (i image) ViaOverride() bool { return strings.HasPrefix(i.Version.Field, "spec.osImage.") }
+
+// resolveOSImage resolves the osImage union against the pool's Talos
+// defaults and validates the result. builtin and factory are selected by
+// presence: builtin: {} clones the default golden, factory: {} (like an
+// omitted osImage) imports the default image over HTTP.
+func resolveOSImage(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (image, error) {
+	os := spec.OSImage
+	if os != nil && os.Builtin != nil && os.Factory != nil {
+		return image{}, fmt.Errorf("node pool %q: spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory", p.Ref())
+	}
+	talos := spec.Talos
+	img := image{
+		Source:      sourceTypeOf(os),
+		SchematicID: first(setting{talos.SchematicID, "spec.talos.schematicID"}, setting{cfg.SchematicID, "Input talos.schematicID"}),
+		Version:     first(setting{talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
+		FactoryURL:  first(setting{talos.ImageFactoryURL, "spec.talos.imageFactoryURL"}, setting{cfg.ImageFactoryURL, "Input talos.imageFactoryURL"}),
+	}
+	switch {
+	case os != nil && os.Builtin != nil:
+		img.SchematicID = first(setting{os.Builtin.SchematicID, "spec.osImage.builtin.schematicID"}, img.SchematicID)
+		img.Version = first(setting{os.Builtin.Version, "spec.osImage.builtin.version"}, img.Version)
+	case os != nil && os.Factory != nil:
+		img.SchematicID = first(setting{os.Factory.SchematicID, "spec.osImage.factory.schematicID"}, img.SchematicID)
+		img.Version = first(setting{os.Factory.Version, "spec.osImage.factory.version"}, img.Version)
+		img.FactoryURL = first(setting{os.Factory.ImageFactoryURL, "spec.osImage.factory.imageFactoryURL"}, img.FactoryURL)
+	}
+
+	if err := talosimage.ValidateSchematicID(img.SchematicID.Value); err != nil {
+		return image{}, fieldError(p, img.SchematicID.Field, err)
+	}
+	if err := talosimage.ValidateVersion(img.Version.Value); err != nil {
+		return image{}, fieldError(p, img.Version.Field, err)
+	}
+	if img.Source == SourceHTTP {
+		if err := talosimage.ValidateFactoryURL(img.FactoryURL.Value); err != nil {
+			return image{}, fieldError(p, img.FactoryURL.Field, err)
+		}
+		img.URL = talosimage.DiskURL(img.FactoryURL.Value, img.SchematicID.Value, img.Version.Value, cfg.Platform, cfg.Arch)
+		return img, nil
+	}
+
+	ns := first(setting{spec.GoldenNamespace, "spec.goldenNamespace"}, setting{cfg.GoldenNamespace, "Input goldenNamespace"})
+	if errs := validation.IsDNS1123Label(ns.Value); len(errs) > 0 {
+		return image{}, fmt.Errorf("node pool %q: %s %q is not a namespace name: %s; set it to the namespace of the golden images (default %s)", p.Ref(), ns.Field, ns.Value, errs[0], defaults.GoldenNamespace)
+	}
+	img.GoldenNamespace = ns.Value
+	img.GoldenName = talosimage.GoldenName(img.SchematicID.Value, img.Version.Value)
+	return img, nil
+}
+
+// shape is everything else a pool's spec resolves to.
+type shape struct {
+	Replicas     int32
+	InstanceType string
+	// Cores and Memory size the VM when no instance type is given.
+	Cores  uint32
+	Memory *resource.Quantity
+	// DiskSize is the worker system disk size.
+	DiskSize resource.Quantity
+	// DeclaredClass is spec.storageClass; empty means "resolve it".
+	DeclaredClass string
+	// KubernetesVersion is spec.version as given (a minor, or a release).
+	KubernetesVersion setting
+	// MachineVersion is the Kubernetes release the Machines run.
+	MachineVersion string
+	// TalosVersion is the pool's default Talos version (spec.talos.version,
+	// else the Input's), checked against the matrix even when osImage
+	// overrides it.
+	TalosVersion        setting
+	InstallerRepository setting
+	Mirrors             map[string]v1alpha1.RegistryMirror
+}
+
+var (
+	kubernetesVersionPattern = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)(\.[0-9]+)?$`)
+	mirrorHostPattern        = regexp.MustCompile(`^(\*|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]+)?)$`)
+	mirrorEndpointPattern    = regexp.MustCompile(`^https?://[^\s"'\x60$<>{}|\\]+$`)
+)
+
+// resolveShape applies defaults to the pool's shape and validates it.
+func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape, error) {
+	s := shape{
+		Replicas:            defaults.Replicas,
+		InstanceType:        spec.InstanceType,
+		DiskSize:            cfg.DiskSize,
+		DeclaredClass:       spec.StorageClass,
+		KubernetesVersion:   first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
+		TalosVersion:        first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
+		InstallerRepository: first(setting{spec.Talos.InstallerRepository, "spec.talos.installerRepository"}, setting{cfg.InstallerRepository, "Input talos.installerRepository"}),
+		Mirrors:             spec.Talos.RegistryMirrors,
+	}
+	if spec.Replicas != nil {
+		if *spec.Replicas < 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.replicas %d is negative; set it to 0 or more", p.Ref(), *spec.Replicas)
+		}
+		s.Replicas = *spec.Replicas
+	}
+
+	r := spec.Resources
+	hasResources := r != nil && (r.CPU != "" || r.Memory != "")
+	switch {
+	case s.InstanceType != "" && hasResources:
+		return shape{}, fmt.Errorf("node pool %q: spec.instanceType %q and spec.resources are both set; KubeVirt takes the VM size from one of them, so remove one", p.Ref(), s.InstanceType)
+	case s.InstanceType != "":
+		if errs := validation.IsDNS1123Subdomain(s.InstanceType); len(errs) > 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.instanceType %q is not a VirtualMachineClusterInstancetype name: %s", p.Ref(), s.InstanceType, errs[0])
+		}
+	case hasResources:
+		if r.Memory == "" {
+			return shape{}, fmt.Errorf("node pool %q: spec.resources.memory is empty; a VM without an instance type needs its memory, e.g. 4Gi", p.Ref())
+		}
+		m, err := resource.ParseQuantity(r.Memory)
+		if err != nil || m.Sign() <= 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.resources.memory %q is not a positive quantity such as 4Gi", p.Ref(), r.Memory)
+		}
+		s.Memory = &m
+		if r.CPU != "" {
+			c, err := resource.ParseQuantity(r.CPU)
+			if err != nil || c.Sign() <= 0 || c.MilliValue()%1000 != 0 || c.Value() > 512 {
+				return shape{}, fmt.Errorf("node pool %q: spec.resources.cpu %q is not a whole number of cores between 1 and 512, e.g. 2", p.Ref(), r.CPU)
+			}
+			s.Cores = uint32(c.Value())
+		}
+	default:
+		s.InstanceType = defaults.InstanceType
+	}
+
+	if spec.DiskSize != "" {
+		q, err := resource.ParseQuantity(spec.DiskSize)
+		if err != nil || q.Sign() <= 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.diskSize %q is not a positive quantity such as %s", p.Ref(), spec.DiskSize, defaults.DiskSize)
+		}
+		s.DiskSize = q
+	}
+	if s.DeclaredClass != "" {
+		if errs := validation.IsDNS1123Subdomain(s.DeclaredClass); len(errs) > 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.storageClass %q is not a StorageClass name: %s", p.Ref(), s.DeclaredClass, errs[0])
+		}
+	}
+
+	m := kubernetesVersionPattern.FindStringSubmatch(s.KubernetesVersion.Value)
+	if m == nil {
+		return shape{}, fmt.Errorf("node pool %q: %s %q is not a Kubernetes version such as v1.35 or v1.35.2", p.Ref(), s.KubernetesVersion.Field, s.KubernetesVersion.Value)
+	}
+	// Cluster API needs a full semantic version; a minor means its first
+	// release, and the Talos/Kubernetes pairing is checked on the minor.
+	s.MachineVersion = s.KubernetesVersion.Value
+	if m[3] == "" {
+		s.MachineVersion += ".0"
+	}
+
+	if err := talosimage.ValidateInstallerRepository(s.InstallerRepository.Value); err != nil {
+		return shape{}, fieldError(p, s.InstallerRepository.Field, err)
+	}
+	for _, host := range sortedKeys(s.Mirrors) {
+		if len(host) > 253 || !mirrorHostPattern.MatchString(host) {
+			return shape{}, fmt.Errorf("node pool %q: spec.talos.registryMirrors key %q is not a registry host[:port] or *", p.Ref(), host)
+		}
+		eps := s.Mirrors[host].Endpoints
+		if len(eps) == 0 {
+			return shape{}, fmt.Errorf("node pool %q: spec.talos.registryMirrors[%q].endpoints is empty; list at least one http(s) mirror endpoint", p.Ref(), host)
+		}
+		for i, ep := range eps {
+			if len(ep) > talosimage.MaxURLLength || !mirrorEndpointPattern.MatchString(ep) {
+				return shape{}, fmt.Errorf("node pool %q: spec.talos.registryMirrors[%q].endpoints[%d] %q is not a plain http(s) URL", p.Ref(), host, i, ep)
+			}
+		}
+	}
+	return s, nil
+}
+
+func fieldError(p pool, field string, err error) error {
+	return fmt.Errorf("node pool %q: %s: %w", p.Ref(), field, err)
+}

@@ -1,0 +1,78 @@
+package nodepool
+
+import (
+	"fmt"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// ConditionSupportMatrix reports the Talos/Kubernetes pairing check.
+const ConditionSupportMatrix = "SupportMatrix"
+
+// checkSupportMatrix checks the Kubernetes minor against the pool's Talos
+// version and, when osImage overrides it, against the version the pool
+// actually boots: an override must not be a way around the matrix. A known
+// bad pairing is fatal; a Talos minor the table does not list is allowed and
+// reported, because refusing every new Talos release would block upgrades.
+func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Condition, error) {
+	k8s, _ := talosimage.Minor(s.KubernetesVersion.Value)
+	checks := []struct {
+		talos  setting
+		remedy string
+	}{
+		{s.TalosVersion, fmt.Sprintf("Change %s or set %s to a Talos release that supports it.", s.KubernetesVersion.Field, s.TalosVersion.Field)},
+	}
+	if img.Version.Value != s.TalosVersion.Value {
+		remedy := fmt.Sprintf("Node pool %q reaches this Talos release through %s, not through %s. Change %s, change %s, or drop the override so the pool follows %s.",
+			p.Ref(), img.Version.Field, s.TalosVersion.Field, s.KubernetesVersion.Field, img.Version.Field, s.TalosVersion.Field)
+		if !img.ViaOverride() {
+			remedy = fmt.Sprintf("Change %s or %s.", s.KubernetesVersion.Field, img.Version.Field)
+		}
+		checks = append(checks, struct {
+			talos  setting
+			remedy string
+		}{img.Version, remedy})
+	}
+
+	var unknown []string
+	for _, c := range checks {
+		res := t.Check(c.talos.Value, k8s)
+		switch res.Verdict {
+		case matrix.Unsupported:
+			return compose.Condition{}, fmt.Errorf("node pool %q: %s: %s", p.Ref(), c.talos.Field, res.Message(s.KubernetesVersion.Value, c.talos.Value, c.remedy))
+		case matrix.Unknown:
+			unknown = append(unknown, fmt.Sprintf("%s %s", c.talos.Field, c.talos.Value))
+		}
+	}
+	if len(unknown) > 0 {
+		return compose.Condition{
+			Type:   ConditionSupportMatrix,
+			Status: compose.StatusUnknown,
+			Reason: "UnknownTalosMinor",
+			Message: fmt.Sprintf("Node pool %q: the support matrix has no row for %s, so Kubernetes %s is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.",
+				p.Ref(), joinAnd(unknown), s.KubernetesVersion.Value),
+		}, nil
+	}
+	return compose.Condition{
+		Type:    ConditionSupportMatrix,
+		Status:  compose.StatusTrue,
+		Reason:  "Supported",
+		Message: fmt.Sprintf("Talos %s supports Kubernetes %s.", img.Version.Value, s.KubernetesVersion.Value),
+	}, nil
+}
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	out := s[0]
+	for _, v := range s[1 : len(s)-1] {
+		out += ", " + v
+	}
+	return out + " and " + s[len(s)-1]
+}

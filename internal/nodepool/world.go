@@ -1,0 +1,153 @@
+package nodepool
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// Requirement names.
+const (
+	reqGoldenDataVolume = "golden-datavolume"
+	reqGoldenPVC        = "golden-pvc"
+	reqStorageClasses   = "storageclasses"
+	reqWorkerDVs        = "worker-datavolumes"
+	reqWorkerPVCs       = "worker-pvcs"
+	reqMachineSets      = "machinesets"
+)
+
+// Cluster API identifiers.
+const (
+	ClusterAPIVersion       = "cluster.x-k8s.io/v1beta1"
+	KindMachineDeployment   = "MachineDeployment"
+	KindMachineSet          = "MachineSet"
+	LabelClusterName        = "cluster.x-k8s.io/cluster-name"
+	LabelDeploymentName     = "cluster.x-k8s.io/deployment-name"
+	InfraAPIVersion         = "infrastructure.cluster.x-k8s.io/v1alpha1"
+	KindKubevirtMachineTmpl = "KubevirtMachineTemplate"
+	BootstrapAPIVersion     = "bootstrap.cluster.x-k8s.io/v1alpha3"
+	KindTalosConfigTemplate = "TalosConfigTemplate"
+)
+
+// selectors are the pool's requirements: narrow and a function of the spec
+// alone. The golden, its PVC and the StorageClasses matter only on the clone
+// path; worker disks and MachineSets are read on both, because a pool that
+// moved off a golden still has clone disks and old templates to account for.
+func selectors(p pool, img image) required.Selectors {
+	sel := required.Selectors{
+		reqWorkerDVs:   required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
+		reqWorkerPVCs:  required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
+		reqMachineSets: required.ByLabels(ClusterAPIVersion, KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+	}
+	if img.Source == SourceClone {
+		sel[reqGoldenDataVolume] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, img.GoldenName)
+		sel[reqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
+		// The default-class markers are annotations, not labels, so every
+		// class is read; there are few of them.
+		sel[reqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
+	}
+	return sel
+}
+
+// world is the typed view of the required resources.
+type world struct {
+	GoldenDV       *cdiv1.DataVolume
+	GoldenPVC      *corev1.PersistentVolumeClaim
+	StorageClasses []storagev1.StorageClass
+	// WorkerDVs, WorkerPVCs and MachineSets are sorted by name.
+	WorkerDVs   []cdiv1.DataVolume
+	WorkerPVCs  []corev1.PersistentVolumeClaim
+	MachineSets []clusterv1.MachineSet
+	// Unreadable lists objects that could not be converted, sorted. They are
+	// reported and otherwise ignored.
+	Unreadable []string
+}
+
+// readWorld converts what Crossplane fetched into typed objects. Objects
+// outside the wanted namespace or name are ignored: a required resource's
+// namespace is not honoured by every caller (crossplane render ignores it).
+func readWorld(p pool, img image, got required.Resolved) world {
+	w := world{}
+	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
+
+	for _, u := range got[reqGoldenDataVolume] {
+		if !is(u, img.GoldenNamespace, img.GoldenName) {
+			continue
+		}
+		if dv, err := observed.DataVolume(u); err != nil {
+			bad(err)
+		} else {
+			w.GoldenDV = dv
+		}
+	}
+	for _, u := range got[reqGoldenPVC] {
+		if !is(u, img.GoldenNamespace, img.GoldenName) {
+			continue
+		}
+		if pvc, err := observed.PVC(u); err != nil {
+			bad(err)
+		} else {
+			w.GoldenPVC = pvc
+		}
+	}
+	for _, u := range got[reqStorageClasses] {
+		if sc, err := observed.StorageClass(u); err != nil {
+			bad(err)
+		} else {
+			w.StorageClasses = append(w.StorageClasses, *sc)
+		}
+	}
+	for _, u := range got[reqWorkerDVs] {
+		if !inPool(u, p) {
+			continue
+		}
+		if dv, err := observed.DataVolume(u); err != nil {
+			bad(err)
+		} else {
+			w.WorkerDVs = append(w.WorkerDVs, *dv)
+		}
+	}
+	for _, u := range got[reqWorkerPVCs] {
+		if !inPool(u, p) {
+			continue
+		}
+		if pvc, err := observed.PVC(u); err != nil {
+			bad(err)
+		} else {
+			w.WorkerPVCs = append(w.WorkerPVCs, *pvc)
+		}
+	}
+	for _, u := range got[reqMachineSets] {
+		if u.GetNamespace() != p.Namespace || u.GetLabels()[LabelDeploymentName] != p.DeploymentName() {
+			continue
+		}
+		ms := clusterv1.MachineSet{}
+		if err := observed.Into(u, ClusterAPIVersion, KindMachineSet, &ms); err != nil {
+			bad(err)
+		} else {
+			w.MachineSets = append(w.MachineSets, ms)
+		}
+	}
+	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
+	sort.Slice(w.WorkerDVs, func(i, j int) bool { return w.WorkerDVs[i].Name < w.WorkerDVs[j].Name })
+	sort.Slice(w.WorkerPVCs, func(i, j int) bool { return w.WorkerPVCs[i].Name < w.WorkerPVCs[j].Name })
+	sort.Slice(w.MachineSets, func(i, j int) bool { return w.MachineSets[i].Name < w.MachineSets[j].Name })
+	sort.Strings(w.Unreadable)
+	return w
+}
+
+func is(u *unstructured.Unstructured, namespace, name string) bool {
+	return u.GetName() == name && u.GetNamespace() == namespace
+}
+
+func inPool(u *unstructured.Unstructured, p pool) bool {
+	return u.GetNamespace() == p.Namespace && u.GetLabels()[labels.Pool] == p.Hash()
+}
