@@ -18,6 +18,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/tenantcluster"
 )
 
 // Function boots Talos worker disks from shared golden images. It holds no
@@ -40,8 +41,9 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 		log: log,
 		ttl: ttl,
 		modes: map[v1beta1.Mode]compose.Mode{
-			v1beta1.ModeCatalog:  catalog.Mode{},
-			v1beta1.ModeNodePool: nodepool.Mode{},
+			v1beta1.ModeCatalog:       catalog.Mode{},
+			v1beta1.ModeTenantCluster: tenantcluster.Mode{},
+			v1beta1.ModeNodePool:      nodepool.Mode{},
 		},
 	}
 }

@@ -1,0 +1,220 @@
+package tenantcluster
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+)
+
+const schematic = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+
+// talosJSON is the cluster's resolved Talos defaults when it sets none.
+const talosJSON = `{"version":"v1.13.6","schematicID":"` + schematic + `","imageFactoryURL":"https://factory.talos.dev","installerRepository":"factory.talos.dev/installer"}`
+
+func TestCompose(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		xr       string
+		observed map[resource.Name]string
+		want     func(t *testing.T) compose.Output
+	}{
+		"ThreePoolsComposeOneXNodePoolEach": {
+			reason: "Each pool becomes an XNodePool named <cluster>-<pool> with the cluster's defaults filled in; none is ready before it is observed.",
+			xr: `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},
+				"spec":{"storageClass":"replicated","nodePools":{
+					"http":{"replicas":2},
+					"builtin":{"replicas":3,"osImage":{"builtin":{}}},
+					"factory":{"instanceType":"u1.large","storageClass":"local","osImage":{"factory":{"imageFactoryURL":"https://factory.internal"}}}}}}`,
+			want: func(t *testing.T) compose.Output {
+				return compose.Output{
+					Resources: map[resource.Name]*resource.DesiredComposed{
+						"nodepool-builtin": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-builtin"},
+							"spec":{"clusterName":"acme","poolName":"builtin","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,
+							"replicas":3,"storageClass":"replicated","osImage":{"builtin":{}}}}`),
+						"nodepool-factory": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-factory"},
+							"spec":{"clusterName":"acme","poolName":"factory","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,
+							"instanceType":"u1.large","storageClass":"local","osImage":{"factory":{"imageFactoryURL":"https://factory.internal"}}}}`),
+						"nodepool-http": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-http"},
+							"spec":{"clusterName":"acme","poolName":"http","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,
+							"replicas":2,"storageClass":"replicated"}}`),
+					},
+					Status: map[string]any{"pools": map[string]PoolStatus{"builtin": {}, "factory": {}, "http": {}}},
+					Conditions: []compose.Condition{
+						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
+							Message: "3 of 3 node pools are not ready: builtin (not created yet); factory (not created yet); http (not created yet)."},
+					},
+				}
+			},
+		},
+		"ObservedPoolsAreSummarised": {
+			reason: "Each pool's image, source type, template, gate and readiness come back from its XNodePool; the pool that just became ready is an event.",
+			xr: `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},
+				"spec":{"nodePools":{"workers":{"osImage":{"builtin":{}}},"gpu":{"osImage":{"builtin":{}}}}},
+				"status":{"pools":{"workers":{"ready":false},"gpu":{"ready":false}}}}`,
+			observed: map[resource.Name]string{
+				"nodepool-workers": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},"status":{
+					"image":{"schematicID":"` + schematic + `","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/talos-worker-` + schematic + `-v1.13.6"},
+					"template":"acme-workers-0123456789abcdef","gate":{"state":"Open"},"replicas":1,"readyReplicas":1,
+					"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}}`,
+				"nodepool-gpu": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-gpu"},"status":{
+					"image":{"schematicID":"` + schematic + `","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/talos-worker-` + schematic + `-v1.13.6"},
+					"gate":{"state":"Held","reason":"GoldenImporting","message":"Golden is importing."},
+					"conditions":[{"type":"Ready","status":"False","reason":"Creating"}]}}`,
+			},
+			want: func(t *testing.T) compose.Output {
+				img := &PoolImage{SchematicID: schematic, Version: "v1.13.6", Golden: "cozy-public/talos-worker-" + schematic + "-v1.13.6"}
+				return compose.Output{
+					Resources: map[resource.Name]*resource.DesiredComposed{
+						"nodepool-gpu": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-gpu"},
+							"spec":{"clusterName":"acme","poolName":"gpu","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"osImage":{"builtin":{}}}}`),
+						"nodepool-workers": newDesired(t, resource.ReadyTrue, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},
+							"spec":{"clusterName":"acme","poolName":"workers","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"osImage":{"builtin":{}}}}`),
+					},
+					Status: map[string]any{"pools": map[string]PoolStatus{
+						"gpu":     {Image: img, SourceType: "Clone", Gate: &Gate{State: "Held", Reason: "GoldenImporting", Message: "Golden is importing."}},
+						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &Gate{State: "Open"}},
+					}},
+					Conditions: []compose.Condition{
+						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
+							Message: "1 of 2 node pools are not ready: gpu (change held: GoldenImporting)."},
+					},
+					Results: []compose.Result{{Severity: compose.SeverityNormal, Reason: "NodePoolReady", Message: "Node pool workers is ready."}},
+				}
+			},
+		},
+		"MatrixViolationIsFatal": {
+			reason: "A known-bad Talos/Kubernetes pairing stops the pipeline, naming the cluster and the remedy.",
+			xr:     `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"version":"v1.35","talos":{"version":"v1.11.2"},"nodePools":{"workers":{}}}}`,
+			want: func(*testing.T) compose.Output {
+				return compose.Output{Fatal: errors.New("XTenantCluster \"tenant-acme/acme\": Kubernetes v1.35 is not supported by Talos v1.11.2 (Talos v1.11 supports v1.29, v1.30, v1.31, v1.32, v1.33, v1.34). Bump the tenant cluster's version or set talos.version explicitly.")}
+			},
+		},
+		"InvalidPoolNameIsFatal": {
+			reason: "Every problem is named in one fatal, cluster first.",
+			xr:     `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"version":"1.35","nodePools":{"GPU":{}}}}`,
+			want: func(*testing.T) compose.Output {
+				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.version "1.35" is not a Kubernetes minor such as v1.35; set the minor the tenant cluster runs, Talos picks the patch; spec.nodePools: pool name "GPU" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); rename the pool, its name becomes part of the XNodePool and MachineDeployment names`)}
+			},
+		},
+		"WrongTypeIsFatal": {
+			reason: "A field of the wrong type is named with its pool.",
+			xr:     `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"nodePools":{"workers":{"replicas":"3"}}}}`,
+			want: func(*testing.T) compose.Output {
+				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.nodePools.workers.replicas is a string, but must be an integer; fix the field's type in the composite`)}
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Mode{}.Compose(request(t, tc.xr, tc.observed))
+			if diff := cmp.Diff(tc.want(t), got, equateErrorMessages); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestUnchangedPoolsRenderByteIdentically changes one pool and checks that
+// every other pool's XNodePool serialises to the same bytes: a spurious diff
+// there would be applied to a pool nobody touched.
+func TestUnchangedPoolsRenderByteIdentically(t *testing.T) {
+	before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
+		"a":{"replicas":1},"b":{"replicas":2,"osImage":{"builtin":{}}},"c":{"diskSize":"40Gi"}}}}`, nil))
+	after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
+		"a":{"replicas":1},"b":{"replicas":5,"osImage":{"factory":{}}},"c":{"diskSize":"40Gi"}}}}`, nil))
+	for _, name := range []resource.Name{"nodepool-a", "nodepool-c"} {
+		if diff := cmp.Diff(renderJSON(t, before, name), renderJSON(t, after, name)); diff != "" {
+			t.Errorf("%s changed although only pool b did\n-want, +got:\n%s", name, diff)
+		}
+	}
+	if renderJSON(t, before, "nodepool-b") == renderJSON(t, after, "nodepool-b") {
+		t.Errorf("nodepool-b did not change although its spec did")
+	}
+}
+
+// TestRemovingAPoolRemovesOnlyIt drops one pool from the spec while all three
+// are observed: its key must be absent (Crossplane deletes it) and the others
+// must render exactly as before.
+func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
+	observed := map[resource.Name]string{
+		"nodepool-a": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-a"}}`,
+		"nodepool-b": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-b"}}`,
+		"nodepool-c": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-c"}}`,
+	}
+	before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"b":{},"c":{}}}}`, observed))
+	after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"c":{}}}}`, observed))
+
+	got := make([]resource.Name, 0, len(after.Resources))
+	for name := range after.Resources {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]resource.Name{"nodepool-a", "nodepool-c"}, got); diff != "" {
+		t.Errorf("desired resources after removing pool b\n-want, +got:\n%s", diff)
+	}
+	for _, name := range []resource.Name{"nodepool-a", "nodepool-c"} {
+		if diff := cmp.Diff(renderJSON(t, before, name), renderJSON(t, after, name)); diff != "" {
+			t.Errorf("%s changed although only pool b was removed\n-want, +got:\n%s", name, diff)
+		}
+	}
+	if _, ok := after.Status["pools"].(map[string]PoolStatus)["b"]; ok {
+		t.Errorf("status.pools still reports the removed pool b")
+	}
+}
+
+// TestSameRequestSameOutput guards determinism: map iteration must never leak
+// into names, messages or order.
+func TestSameRequestSameOutput(t *testing.T) {
+	xr := `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"e":{},"d":{},"c":{},"b":{},"a":{}}}}`
+	first, err := json.Marshal(Mode{}.Compose(request(t, xr, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		again, err := json.Marshal(Mode{}.Compose(request(t, xr, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(first), string(again)); diff != "" {
+			t.Fatalf("Compose is not deterministic\n-want, +got:\n%s", diff)
+		}
+	}
+}
+
+func TestRequirementsAskForNothing(t *testing.T) {
+	got, err := Mode{}.Requirements(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{}}}}`, nil))
+	if err != nil || got != nil {
+		t.Errorf("Requirements: want no selectors and no error, got %v, %v", got, err)
+	}
+}
+
+func request(t testing.TB, xr string, observed map[resource.Name]string) compose.Request {
+	t.Helper()
+	r := compose.Request{Config: defaultConfig(t), Composite: newXR(t, xr), Observed: map[resource.Name]resource.ObservedComposed{}}
+	for name, js := range observed {
+		r.Observed[name] = newObserved(t, js)
+	}
+	return r
+}
+
+func renderJSON(t *testing.T, out compose.Output, name resource.Name) string {
+	t.Helper()
+	dc, ok := out.Resources[name]
+	if !ok {
+		t.Fatalf("%s is not composed", name)
+	}
+	b, err := json.Marshal(dc.Resource.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

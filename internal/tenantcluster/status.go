@@ -1,0 +1,207 @@
+package tenantcluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+)
+
+// PoolStatus is one entry of the cluster's status.pools: what the pool's
+// XNodePool reports, summarised.
+type PoolStatus struct {
+	Image      *PoolImage `json:"image,omitempty"`
+	SourceType string     `json:"sourceType,omitempty"`
+	Template   string     `json:"template,omitempty"`
+	Ready      bool       `json:"ready"`
+	Gate       *Gate      `json:"gate,omitempty"`
+}
+
+// PoolImage is the image a pool resolved to.
+type PoolImage struct {
+	SchematicID string `json:"schematicID,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Golden      string `json:"golden,omitempty"`
+	ImageURL    string `json:"imageURL,omitempty"`
+}
+
+// Gate says whether the node pool mode is holding a change back.
+type Gate struct {
+	State   string `json:"state,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// GateHeld is the gate state of a pool whose change is held back.
+const GateHeld = "Held"
+
+// nodePoolStatus is the status the node pool mode writes on an XNodePool.
+type nodePoolStatus struct {
+	Image *struct {
+		PoolImage
+		SourceType string `json:"sourceType,omitempty"`
+	} `json:"image,omitempty"`
+	Template      string      `json:"template,omitempty"`
+	Gate          *Gate       `json:"gate,omitempty"`
+	Replicas      *int64      `json:"replicas,omitempty"`
+	ReadyReplicas *int64      `json:"readyReplicas,omitempty"`
+	Conditions    []condition `json:"conditions,omitempty"`
+}
+
+type condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// poolReport is what the cluster learned about one pool.
+type poolReport struct {
+	Status PoolStatus
+	// Detail says why an unready pool is not ready, for the condition.
+	Detail string
+}
+
+// observePool reads a pool's observed XNodePool. A pool not observed yet, or
+// whose status cannot be read, is reported not ready; neither is an error,
+// because the pool is still composed either way.
+func observePool(oc resource.ObservedComposed, ok bool) poolReport {
+	if !ok || oc.Resource == nil {
+		return poolReport{Detail: "not created yet"}
+	}
+	var s nodePoolStatus
+	if err := decodeStatus(oc.Resource.UnstructuredContent(), &s); err != nil {
+		return poolReport{Detail: fmt.Sprintf("its XNodePool's status cannot be read (%v)", err)}
+	}
+	r := poolReport{Status: PoolStatus{Template: s.Template, Gate: s.Gate}}
+	if s.Image != nil {
+		img := s.Image.PoolImage
+		r.Status.Image = &img
+		r.Status.SourceType = s.Image.SourceType
+	}
+	ready := condition{Status: "Unknown"}
+	for _, c := range s.Conditions {
+		if c.Type == "Ready" {
+			ready = c
+		}
+	}
+	r.Status.Ready = ready.Status == "True"
+	if r.Status.Ready {
+		return r
+	}
+	var why []string
+	if s.Gate != nil && s.Gate.State == GateHeld {
+		why = append(why, "change held: "+or(s.Gate.Reason, "no reason given"))
+	}
+	if s.Replicas != nil {
+		why = append(why, fmt.Sprintf("%d/%d workers ready", deref(s.ReadyReplicas), *s.Replicas))
+	}
+	if len(why) == 0 {
+		why = append(why, "Ready is "+ready.Status+withReason(ready.Reason))
+	}
+	r.Detail = strings.Join(why, ", ")
+	return r
+}
+
+// readiness is a composed XNodePool's readiness: Crossplane counts only
+// ReadyTrue, and the cluster is ready when every pool is.
+func readiness(r poolReport) resource.Ready {
+	if r.Status.Ready {
+		return resource.ReadyTrue
+	}
+	return resource.ReadyFalse
+}
+
+// poolsReady is the NodePoolsReady condition over every pool, in name order.
+func poolsReady(pools []Pool, reports map[string]poolReport) compose.Condition {
+	var unready []string
+	for _, p := range pools {
+		if r := reports[p.Name]; !r.Status.Ready {
+			unready = append(unready, fmt.Sprintf("%s (%s)", p.Name, r.Detail))
+		}
+	}
+	switch {
+	case len(pools) == 0:
+		return compose.Condition{Type: TypeNodePoolsReady, Status: compose.StatusTrue, Reason: ReasonAllPoolsReady,
+			Message: "The tenant cluster has no node pools."}
+	case len(unready) == 0:
+		return compose.Condition{Type: TypeNodePoolsReady, Status: compose.StatusTrue, Reason: ReasonAllPoolsReady,
+			Message: fmt.Sprintf("All %d node pools are ready.", len(pools))}
+	default:
+		return compose.Condition{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
+			Message: fmt.Sprintf("%d of %d node pools are not ready: %s.", len(unready), len(pools), strings.Join(unready, "; "))}
+	}
+}
+
+// previousStatus is what the cluster reported last time: its status.pools and
+// its conditions, read back from the observed composite. Results are emitted
+// only where the new state differs from it. Anything unreadable counts as
+// never reported.
+type previousStatus struct {
+	Pools      map[string]PoolStatus `json:"pools,omitempty"`
+	Conditions []condition           `json:"conditions,omitempty"`
+}
+
+func (p previousStatus) condition(t string) (condition, bool) {
+	for _, c := range p.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return condition{}, false
+}
+
+// transitions are the events of this call: a pool becoming ready, a ready
+// pool becoming unready, and the cluster moving onto a Talos release the
+// support matrix does not list.
+func transitions(prev previousStatus, pools []Pool, reports map[string]poolReport, support compose.Condition) []compose.Result {
+	var out []compose.Result
+	if support.Reason == ReasonUnknownTalosRelease {
+		if c, ok := prev.condition(TypeSupportMatrix); !ok || c.Reason != support.Reason || c.Message != support.Message {
+			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosRelease, Message: support.Message})
+		}
+	}
+	for _, p := range pools {
+		was, seen := prev.Pools[p.Name]
+		r := reports[p.Name]
+		switch {
+		case r.Status.Ready && !was.Ready:
+			out = append(out, compose.Result{Severity: compose.SeverityNormal, Reason: "NodePoolReady",
+				Message: fmt.Sprintf("Node pool %s is ready.", p.Name)})
+		case !r.Status.Ready && seen && was.Ready:
+			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: "NodePoolNotReady",
+				Message: fmt.Sprintf("Node pool %s is no longer ready: %s.", p.Name, r.Detail)})
+		}
+	}
+	return out
+}
+
+// decodeStatus reads the status of an unstructured object into a typed view.
+func decodeStatus(obj map[string]any, into any) error {
+	s, ok := obj["status"]
+	if !ok || s == nil {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func withReason(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (" + reason + ")"
+}
