@@ -64,15 +64,15 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 			names[g.Name] = g.Namespace
 		}
 	}
-	live := readLiveGoldens(r.Observed)
-	for name, dv := range live.ByName {
-		if _, ok := names[name]; !ok {
-			names[name] = dv.Namespace
+	// Observed goldens are named by their keys; reading their namespace off the
+	// unstructured object avoids a typed conversion that Compose does anyway.
+	for key, oc := range r.Observed {
+		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
+		if !ok || oc.Resource == nil {
+			continue
 		}
-	}
-	for name, u := range live.Unreadable {
 		if _, ok := names[name]; !ok {
-			names[name] = u.GetNamespace()
+			names[name] = oc.Resource.GetNamespace()
 		}
 	}
 	sel := required.Selectors{}
