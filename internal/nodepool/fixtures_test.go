@@ -199,3 +199,5 @@ func observedFrom(des map[resource.Name]*resource.DesiredComposed, mutate func(r
 func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed map[resource.Name]resource.ObservedComposed) compose.Request {
 	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved()}
 }
+
+type unstructuredT = unstructured.Unstructured

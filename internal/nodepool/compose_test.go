@@ -1,0 +1,403 @@
+package nodepool
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// summary is the part of an Output a case pins in the table; the whole
+// Output is compared against testdata/<case>.yaml.
+type summary struct {
+	Fatal     string
+	Resources []string // "<name> ready=<ready>", sorted
+	Gate      string   // "<state>/<reason>"
+	Template  string
+}
+
+func summarize(out compose.Output) summary {
+	s := summary{}
+	if out.Fatal != nil {
+		s.Fatal = out.Fatal.Error()
+		return s
+	}
+	for n, d := range out.Resources {
+		s.Resources = append(s.Resources, fmt.Sprintf("%s ready=%s", n, d.Ready))
+	}
+	sort.Strings(s.Resources)
+	if g, ok := out.Status["gate"].(map[string]any); ok {
+		s.Gate = fmt.Sprintf("%s/%s", g["state"], g["reason"])
+	}
+	s.Template, _ = out.Status["template"].(string)
+	return s
+}
+
+// render is the whole Output as YAML, for the golden files.
+func render(t *testing.T, out compose.Output) []byte {
+	t.Helper()
+	doc := map[string]any{}
+	if out.Fatal != nil {
+		doc["fatal"] = out.Fatal.Error()
+	} else {
+		res := map[string]any{}
+		for n, d := range out.Resources {
+			res[string(n)] = map[string]any{"ready": string(d.Ready), "resource": d.Resource.Object}
+		}
+		doc["resources"] = res
+		doc["status"] = out.Status
+		doc["conditions"] = out.Conditions
+		doc["results"] = out.Results
+		doc["ttl"] = out.TTL.String()
+	}
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".yaml")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("whole Output differs from %s\n-want, +got:\n%s", path, diff)
+	}
+}
+
+// Names of what the fixtures render, computed once from the first render of
+// each spec so that the table reads as behaviour, not as hashes.
+func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) {
+	t.Helper()
+	out := Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))
+	if out.Fatal != nil {
+		t.Fatal(out.Fatal)
+	}
+	for n := range out.Resources {
+		switch {
+		case len(n) > len(prefixMachineTemplate) && string(n)[:len(prefixMachineTemplate)] == prefixMachineTemplate:
+			kmt = string(n)[len(prefixMachineTemplate):]
+		case len(n) > len(prefixBootstrapTemplate) && string(n)[:len(prefixBootstrapTemplate)] == prefixBootstrapTemplate:
+			tct = string(n)[len(prefixBootstrapTemplate):]
+		}
+	}
+	return kmt, tct
+}
+
+// composeOnce composes spec in world w with no observed resources and
+// returns what Crossplane would then observe.
+func composeOnce(t *testing.T, spec map[string]any, w worldFixture, mutate func(resource.Name, *composed.Unstructured)) map[resource.Name]resource.ObservedComposed {
+	t.Helper()
+	out := Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))
+	if out.Fatal != nil {
+		t.Fatal(out.Fatal)
+	}
+	return observedFrom(out.Resources, mutate)
+}
+
+func mdReady(ready int64) func(resource.Name, *composed.Unstructured) {
+	return func(n resource.Name, u *composed.Unstructured) {
+		if n == resourceMachineDeployment {
+			_ = u.SetValue("status", map[string]any{"replicas": ready, "readyReplicas": ready})
+		}
+	}
+}
+
+func withStatus(xr *composite.Unstructured, status map[string]any) *composite.Unstructured {
+	xr.Object["status"] = status
+	return xr
+}
+
+var (
+	// defaultClass is the cluster's GA default, the class the golden is on.
+	defaultClass = []*unstructuredT{storageClassObj("replicated", "2025-06-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"})}
+	succeeded    = worldFixture{goldenDV: goldenDV("Succeeded", nil), goldenPVC: goldenPVC("replicated", "6Gi"), classes: defaultClass}
+	importing    = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{"progress": "45.00%"}), classes: defaultClass}
+	failed       = worldFixture{goldenDV: goldenDV("Failed", nil), classes: defaultClass}
+	restartLoop  = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{
+		"restartCount": int64(4),
+		"conditions":   []any{map[string]any{"type": "Running", "status": "False", "reason": "Error"}},
+	}), classes: defaultClass}
+	missing = worldFixture{classes: defaultClass}
+)
+
+func TestCompose(t *testing.T) {
+	httpSpec := map[string]any{}
+	builtinSpec := map[string]any{"osImage": builtin()}
+	httpKMT, httpTCT := names(t, httpSpec, missing)
+	builtinKMT, _ := names(t, builtinSpec, succeeded)
+	existingHTTP := composeOnce(t, httpSpec, missing, mdReady(1))
+	existingBuiltin := composeOnce(t, builtinSpec, succeeded, mdReady(1))
+	clonedDisk := func(w worldFixture) worldFixture {
+		w.dvs = append(w.dvs, workerDV("demo-md0-abcde-disk-system", "Succeeded", true))
+		w.pvcs = append(w.pvcs, workerPVC("demo-md0-abcde-disk-system", "replicated", nil))
+		return w
+	}
+	heldHTTP := []string{
+		"kubevirtmachinetemplate-" + httpKMT + " ready=True",
+		"machinedeployment ready=True",
+		"talosconfigtemplate-" + httpTCT + " ready=True",
+	}
+
+	cases := map[string]struct {
+		reason   string
+		xr       *composite.Unstructured
+		world    worldFixture
+		observed map[resource.Name]resource.ObservedComposed
+		want     summary
+	}{
+		"HTTPPoolWithOmittedOSImageImportsFromFactory": {
+			reason: "An omitted osImage imports the default image over HTTP; nothing is gated.",
+			xr:     nodePoolXR(httpSpec),
+			want: summary{
+				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
+				Gate:      "Open/TemplateComposed", Template: httpKMT,
+			},
+		},
+		"FactoryOverrideImportsFromItsOwnFactory": {
+			reason: "osImage.factory overrides the schematic, version and factory URL of the HTTP source.",
+			xr: nodePoolXR(map[string]any{"osImage": map[string]any{"factory": map[string]any{
+				"schematicID": "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba", "version": "v1.13.4", "imageFactoryURL": "https://factory.example.com/",
+			}}}),
+		},
+		"BuiltinPoolClonesSucceededGolden": {
+			reason: "A builtin pool whose golden is Succeeded composes the clone template at once.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  succeeded,
+		},
+		"NewBuiltinPoolComposesNothingWhileGoldenImports": {
+			reason: "A brand-new pool whose golden still imports composes nothing yet and says why.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  importing,
+			want:   summary{Gate: "Held/GoldenImporting"},
+		},
+		"ExistingHTTPPoolSwitchingToBuiltinKeepsOldTemplateWhileGoldenImports": {
+			reason:   "Switching an HTTP pool to builtin holds the new template back; every observed resource is re-emitted as observed.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    importing,
+			observed: existingHTTP,
+			want:     summary{Resources: heldHTTP, Gate: "Held/GoldenImporting", Template: httpKMT},
+		},
+		"ExistingHTTPPoolSwitchingToBuiltinRollsOnceGoldenSucceeds": {
+			reason: "Once the golden is Succeeded the clone template is composed and the old one kept while the MachineSet uses it.",
+			xr:     nodePoolXR(builtinSpec),
+			world: func() worldFixture {
+				w := succeeded
+				w.sets = []*unstructuredT{machineSet("demo-md0-old", httpKMT, httpTCT)}
+				return w
+			}(),
+			observed: existingHTTP,
+		},
+		"BuiltinPoolHeldWhileGoldenMissing": {
+			reason: "A golden that exists neither as DataVolume nor PVC holds a new pool back with the catalog fix.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  missing,
+			want:   summary{Gate: "Held/GoldenMissing"},
+		},
+		"BuiltinPoolHeldWhileGoldenFailed": {
+			reason:   "A Failed golden would block workers forever; the change is held with the retry fix.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    failed,
+			observed: existingHTTP,
+			want:     summary{Resources: heldHTTP, Gate: "Held/GoldenFailed", Template: httpKMT},
+		},
+		"BuiltinPoolHeldWhileGoldenImportRestartLoops": {
+			reason: "Three importer restarts with Running=False is a failing import, not a slow one.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  restartLoop,
+			want:   summary{Gate: "Held/GoldenFailing"},
+		},
+		"PoolThatClonedIsNotBlockedByMissingGolden": {
+			reason:   "A pool with a Succeeded clone of the golden is never blocked by the golden disappearing; class and size are not compared.",
+			xr:       nodePoolXR(map[string]any{"osImage": builtin(), "replicas": int64(2)}),
+			world:    clonedDisk(missing),
+			observed: existingBuiltin,
+			want: summary{
+				Resources: []string{"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "talosconfigtemplate-" + func() string { _, b := names(t, builtinSpec, succeeded); return b }() + " ready=True"},
+				Gate:      "Open/TemplateComposed", Template: builtinKMT,
+			},
+		},
+		"NewTemplateOfPoolThatClonedIsNotBlockedByFailedGolden": {
+			reason:   "A pool that already cloned this golden composes a changed template even though the golden now reads Failed.",
+			xr:       nodePoolXR(map[string]any{"osImage": builtin(), "diskSize": "30Gi", "storageClass": "replicated"}),
+			world:    clonedDisk(failed),
+			observed: existingBuiltin,
+		},
+		"GoldenThatExistsOnlyAsPVCIsReady": {
+			reason: "A PVC without a DataVolume is a populated source; its class and size are read from the PVC.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  worldFixture{goldenPVC: goldenPVC("replicated", "6Gi")},
+		},
+		"CrossClassCloneIsHeld": {
+			reason: "A pool declaring another class than its golden's is held, naming both classes and the remedies.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "local"}),
+			world:  succeeded,
+			want:   summary{Gate: "Held/StorageClassMismatch"},
+		},
+		"CrossClassViaDefaultSaysWhichSideWasDefaulted": {
+			reason: "A golden without a class resolves to today's default; the message says that side came from the default.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "replicated"}),
+			world: worldFixture{
+				goldenDV: obj("cdi.kubevirt.io/v1beta1", "DataVolume", "cozy-public", fxGolden, map[string]any{"status": map[string]any{"phase": "Succeeded"}}),
+				classes:  []*unstructuredT{storageClassObj("local", "2026-01-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"})},
+			},
+			want: summary{Gate: "Held/StorageClassMismatch"},
+		},
+		"ClassResolvedFromVirtDefault": {
+			reason: "With no declared class and no disk, the pool lands on the virtualization default, which is written into the template.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  withClasses(succeeded, "replicated", storageclass.AnnVirtDefault),
+		},
+		"ClassResolvedFromGADefault": {
+			reason: "Without a virtualization default, the GA default class is used.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  withClasses(succeeded, "replicated", storageclass.AnnDefault),
+		},
+		"ClassResolvedFromBetaDefault": {
+			reason: "Without GA or virtualization defaults, the beta default class is used.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  withClasses(succeeded, "replicated", storageclass.AnnBetaDefault),
+		},
+		"DiskSmallerThanGoldenIsHeld": {
+			reason: "diskSize below the golden's storage is held back with the minimum size.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "diskSize": "5Gi"}),
+			world:  succeeded,
+			want:   summary{Gate: "Held/DiskTooSmall"},
+		},
+		"MatrixViolationViaTalosVersionIsFatal": {
+			reason: "Kubernetes v1.36 is not supported by Talos v1.12; the pool's talos.version reaches it.",
+			xr:     nodePoolXR(map[string]any{"version": "v1.36", "talos": map[string]any{"version": "v1.12.4"}}),
+			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`},
+		},
+		"MatrixViolationViaOverrideIsFatalAndSaysSo": {
+			reason: "The osImage override must not bypass the matrix; the message names the override.",
+			xr:     nodePoolXR(map[string]any{"version": "v1.36", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.12.4"}}}),
+			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.osImage.builtin.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.builtin.version, not through Input talos.version. Change spec.version, change spec.osImage.builtin.version, or drop the override so the pool follows Input talos.version.`},
+		},
+		"UnknownTalosMinorPassesWithWarning": {
+			reason: "A Talos minor the matrix does not list is allowed and reported.",
+			xr:     nodePoolXR(map[string]any{"talos": map[string]any{"version": "v1.14.0"}}),
+		},
+		"BothBuiltinAndFactoryIsFatal": {
+			reason: "builtin and factory together is a spec error.",
+			xr:     nodePoolXR(map[string]any{"osImage": map[string]any{"builtin": map[string]any{}, "factory": map[string]any{}}}),
+			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory`},
+		},
+		"UnknownOSImageKeyIsFatal": {
+			reason: "A typo under osImage must not silently select HTTP.",
+			xr:     nodePoolXR(map[string]any{"osImage": map[string]any{"buitin": map[string]any{}}}),
+			want:   summary{Fatal: `XNodePool "demo-md0": spec.osImage.buitin is not a known field; osImage takes at most one of builtin {schematicID, version} or factory {schematicID, version, imageFactoryURL}`},
+		},
+		"OldTemplateKeptWhileMachineSetReferencesIt": {
+			reason:   "A changed template rolls the pool; the previous ones stay while a MachineSet points at them.",
+			xr:       nodePoolXR(map[string]any{"diskSize": "40Gi"}),
+			world:    worldFixture{sets: []*unstructuredT{machineSet("demo-md0-old", httpKMT, httpTCT)}},
+			observed: existingHTTP,
+		},
+		"OldTemplateDroppedOnceNoMachineSetReferencesIt": {
+			reason: "Once the MachineDeployment and every MachineSet point at the new template, the old one is dropped.",
+			xr:     nodePoolXR(map[string]any{"diskSize": "40Gi"}),
+			observed: func() map[resource.Name]resource.ObservedComposed {
+				o := composeOnce(t, map[string]any{"diskSize": "40Gi"}, missing, mdReady(1))
+				for n, v := range existingHTTP {
+					if n != resourceMachineDeployment {
+						o[n] = v
+					}
+				}
+				return o
+			}(),
+		},
+		"CloneWithoutSourceAndHostAssistedCopyReported": {
+			reason: "Stuck and host-assisted clones of worker disks surface as CloneHealthy=False.",
+			xr:     nodePoolXR(builtinSpec),
+			world: func() worldFixture {
+				w := succeeded
+				w.dvs = []*unstructuredT{workerDV("demo-md0-x-disk-system", "CloneWithoutSource", true)}
+				w.pvcs = []*unstructuredT{workerPVC("demo-md0-y-disk-system", "replicated", map[string]any{"cdi.kubevirt.io/cloneFallbackReason": "NoVolumeExpansion"})}
+				return w
+			}(),
+			observed: existingBuiltin,
+		},
+		"LegacyClaimXRTakesNamespaceFromClaimLabel": {
+			reason: "A cluster-scoped XR behind a claim composes into the claim's namespace.",
+			xr: func() *composite.Unstructured {
+				xr := nodePoolXR(httpSpec)
+				xr.SetNamespace("")
+				xr.SetName("demo-md0-x7k2p")
+				xr.SetLabels(map[string]string{LabelClaimNamespace: fxNamespace})
+				xr.Object["spec"].(map[string]any)["poolName"] = fxPool
+				return xr
+			}(),
+			want: summary{
+				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
+				Gate:      "Open/TemplateComposed", Template: httpKMT,
+			},
+		},
+		"SteadyStateEmitsNoResults": {
+			reason: "With the observed status already saying what this reconcile decides, no event is emitted.",
+			xr: withStatus(nodePoolXR(httpSpec), map[string]any{
+				"template": httpKMT, "gate": map[string]any{"state": "Open", "reason": "TemplateComposed"},
+			}),
+			observed: existingHTTP,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := Mode{}.Compose(request(t, tc.xr, tc.world, tc.observed))
+			if tc.want.Fatal != "" || tc.want.Gate != "" {
+				got := summarize(out)
+				if tc.want.Resources == nil && tc.want.Fatal == "" {
+					tc.want.Resources = got.Resources
+				}
+				if tc.want.Template == "" {
+					tc.want.Template = got.Template
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+				}
+			}
+			checkGolden(t, name, render(t, out))
+		})
+	}
+}
+
+func withClasses(w worldFixture, name, annotation string) worldFixture {
+	// The golden declares no class, so both sides resolve to the default.
+	w.goldenDV = obj("cdi.kubevirt.io/v1beta1", "DataVolume", "cozy-public", fxGolden, map[string]any{
+		"spec":   map[string]any{"storage": map[string]any{"resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}}},
+		"status": map[string]any{"phase": "Succeeded"},
+	})
+	w.goldenPVC = nil
+	w.classes = []*unstructuredT{
+		storageClassObj(name, "2026-02-01T00:00:00Z", map[string]any{annotation: "true"}),
+		storageClassObj("older", "2025-02-01T00:00:00Z", map[string]any{annotation: "true"}),
+	}
+	return w
+}
