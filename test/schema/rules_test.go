@@ -1,0 +1,343 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/internal/defaults"
+)
+
+const (
+	nodePoolHead = `
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: XNodePool
+metadata: {name: acme-workers, namespace: tenant-acme}
+`
+	tenantHead = `
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: XTenantCluster
+metadata: {name: acme, namespace: tenant-acme}
+`
+	catalogHead = `
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: XWorkerImageCatalog
+metadata: {name: platform}
+`
+	claimHead = `
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: NodePool
+metadata: {name: acme-workers, namespace: tenant-acme}
+`
+	schematic = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+)
+
+// TestSchemasAcceptAndReject runs creates and updates through the shipped
+// schemas: OpenAPI types, patterns and enums, list-map keys, and the CEL rules
+// (including transition rules, which only run on update). want lists
+// substrings of the expected error; none means the request is admitted.
+func TestSchemasAcceptAndReject(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		dir    string
+		old    string
+		obj    string
+		want   []string
+	}{
+		"NodePoolWithBuiltinIsAdmitted": {
+			reason: "builtin alone selects the clone path.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {version: v1.12.4}}}`,
+		},
+		"NodePoolWithBuiltinAndFactoryIsRejected": {
+			reason: "builtin and factory are exclusive (PRODUCT decision 1); the schema says so before the function does.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {}, factory: {}}}`,
+			want:   []string{"spec.osImage", "set at most one of builtin"},
+		},
+		"NodePoolWithBadTalosVersionIsRejected": {
+			reason: "A Talos version is vMAJOR.MINOR.PATCH[-pre].",
+			obj:    nodePoolHead + `spec: {clusterName: acme, talos: {version: "1.13.6"}}`,
+			want:   []string{"spec.talos.version", "should match"},
+		},
+		"NodePoolWithMinorOnlyImageVersionIsRejected": {
+			reason: "An osImage version needs the patch release: the golden name and the factory URL contain it.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {factory: {version: v1.13}}}`,
+			want:   []string{"spec.osImage.factory.version", "should match"},
+		},
+		"NodePoolWithPrereleaseVersionIsAdmitted": {
+			reason: "Pre-releases are valid Talos versions.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {version: v1.14.0-alpha.1}}}`,
+		},
+		"NodePoolWithUppercaseSchematicIsRejected": {
+			reason: "A schematic ID is a lowercase identifier; it becomes part of a DataVolume name.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {schematicID: CE4C}}}`,
+			want:   []string{"spec.osImage.builtin.schematicID", "should match"},
+		},
+		"NodePoolWithoutClusterNameIsRejected": {
+			reason: "A pool must say which Cluster API cluster it joins.",
+			obj:    nodePoolHead + `spec: {replicas: 2}`,
+			want:   []string{"spec.clusterName", "Required value"},
+		},
+		"NodePoolWithInstanceTypeAndResourcesIsRejected": {
+			reason: "KubeVirt refuses a VM whose instance type and resources both size it.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, instanceType: u1.large, resources: {cpu: "2"}}`,
+			want:   []string{"set either instanceType"},
+		},
+		"NodePoolWithBadDiskSizeIsRejected": {
+			reason: "diskSize is a quantity.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, diskSize: 20 GB}`,
+			want:   []string{"spec.diskSize", "should match"},
+		},
+		"NodePoolWithUnknownFieldIsRejected": {
+			reason: "Strict field validation refuses what the schema does not know (a typo would otherwise vanish).",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {url: "https://example.com"}}}`,
+			want:   []string{"spec.osImage.builtin.url"},
+		},
+		"NodePoolWithNegativeReplicasIsRejected": {
+			reason: "replicas cannot be negative.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, replicas: -1}`,
+			want:   []string{"spec.replicas", "greater than or equal to 0"},
+		},
+		"NodePoolStorageClassChangeIsRejected": {
+			reason: "The workers' disks live on the old class and a clone cannot cross classes.",
+			old:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated}`,
+			obj:    nodePoolHead + `spec: {clusterName: acme, storageClass: local}`,
+			want:   []string{"spec.storageClass", "storageClass is immutable"},
+		},
+		"NodePoolStorageClassRemovalIsRejected": {
+			reason: "Removing the class would let today's default decide, which may differ from the disks' class.",
+			old:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated}`,
+			obj:    nodePoolHead + `spec: {clusterName: acme}`,
+			want:   []string{"storageClass cannot be removed once set"},
+		},
+		"NodePoolStorageClassCanBeDeclaredLater": {
+			reason: "Pinning the class a pool already uses is the remedy for a default that moved; it must be allowed.",
+			old:    nodePoolHead + `spec: {clusterName: acme}`,
+			obj:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated}`,
+		},
+		"NodePoolScalesWithItsStorageClass": {
+			reason: "Updates that keep the class are not affected by the transition rules.",
+			old:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated, replicas: 1}`,
+			obj:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated, replicas: 5}`,
+		},
+		"NodePoolClusterNameChangeIsRejected": {
+			reason: "A pool cannot move to another cluster.",
+			old:    nodePoolHead + `spec: {clusterName: acme}`,
+			obj:    nodePoolHead + `spec: {clusterName: other}`,
+			want:   []string{"spec.clusterName", "clusterName is immutable"},
+		},
+		"TenantPoolWithBuiltinAndFactoryIsRejected": {
+			reason: "The exclusivity rule applies to every pool of a tenant cluster too.",
+			obj:    tenantHead + `spec: {nodePools: {gpu: {osImage: {builtin: {}, factory: {}}}}}`,
+			want:   []string{"spec.nodePools[gpu].osImage", "set at most one of builtin"},
+		},
+		"TenantPoolStorageClassChangeIsRejected": {
+			reason: "Map values are correlated by key, so a pool's class is immutable inside a tenant cluster.",
+			old:    tenantHead + `spec: {nodePools: {gpu: {storageClass: local}}}`,
+			obj:    tenantHead + `spec: {nodePools: {gpu: {storageClass: replicated}}}`,
+			want:   []string{"spec.nodePools[gpu].storageClass", "storageClass is immutable"},
+		},
+		"TenantNewPoolMayUseAnotherStorageClass": {
+			reason: "Moving to a new class means a new pool; adding one must be allowed.",
+			old:    tenantHead + `spec: {nodePools: {gpu: {storageClass: local}}}`,
+			obj:    tenantHead + `spec: {nodePools: {gpu: {storageClass: local}, gpu2: {storageClass: replicated}}}`,
+		},
+		"TenantStorageClassChangeIsRejected": {
+			reason: "Pools that inherit the cluster's class keep their disks on it.",
+			old:    tenantHead + `spec: {storageClass: replicated}`,
+			obj:    tenantHead + `spec: {storageClass: local}`,
+			want:   []string{"spec.storageClass", "storageClass is immutable"},
+		},
+		"TenantPoolNameMustBeADNSLabel": {
+			reason: "Pool names become part of object names.",
+			obj:    tenantHead + `spec: {nodePools: {GPU_pool: {}}}`,
+			want:   []string{"spec.nodePools", "nodePools keys must be DNS labels"},
+		},
+		"TenantKubernetesVersionIsAMinor": {
+			reason: "version is the Kubernetes minor, vMAJOR.MINOR.",
+			obj:    tenantHead + `spec: {version: v1.35.2}`,
+			want:   []string{"spec.version", "should match"},
+		},
+		"TenantMirrorKeyMustBeAHost": {
+			reason: "registryMirrors keys are registry hosts or *.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {"https://docker.io": {endpoints: ["https://mirror.example"]}}}}`,
+			want:   []string{"spec.talos.registryMirrors", "must be a registry host"},
+		},
+		"TenantMirrorNeedsEndpoints": {
+			reason: "A mirror without endpoints mirrors nothing.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {docker.io: {skipFallback: true}}}}`,
+			want:   []string{"spec.talos.registryMirrors.docker.io.endpoints", "Required value"},
+		},
+		"TenantWildcardMirrorIsAdmitted": {
+			reason: "Talos accepts * as a catch-all mirror.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {"*": {endpoints: ["https://mirror.example:5000/v2"]}, "registry.local:5000": {endpoints: ["http://10.0.0.1:5000"]}}}}`,
+		},
+		"CatalogDuplicateEntryIsRejected": {
+			reason: "Two entries for one (schematicID, version) would be the same golden.",
+			obj:    catalogHead + `spec: {images: [{schematicID: ` + schematic + `, version: v1.13.6}, {schematicID: ` + schematic + `, version: v1.13.6, storage: 8Gi}]}`,
+			want:   []string{"spec.images[1]", "Duplicate value"},
+		},
+		"CatalogEntryNeedsAVersion": {
+			reason: "An entry names both halves of the golden.",
+			obj:    catalogHead + `spec: {images: [{schematicID: ` + schematic + `}]}`,
+			want:   []string{"spec.images[0].version", "Required value"},
+		},
+		"CatalogEntryVersionMustBeARelease": {
+			reason: "The golden name and the factory URL contain the full release.",
+			obj:    catalogHead + `spec: {images: [{schematicID: ` + schematic + `, version: latest}]}`,
+			want:   []string{"spec.images[0].version", "should match"},
+		},
+		"CatalogFactoryURLMustBeHTTP": {
+			reason: "CDI imports over http(s) only.",
+			obj:    catalogHead + `spec: {imageFactoryURL: "ftp://factory.example"}`,
+			want:   []string{"spec.imageFactoryURL", "should match"},
+		},
+		"CatalogStorageMustBeAQuantity": {
+			reason: "storage becomes a PVC request.",
+			obj:    catalogHead + `spec: {storage: "6 GiB"}`,
+			want:   []string{"spec.storage", "should match"},
+		},
+		"ClaimWithBuiltinAndFactoryIsRejected": {
+			reason: "The legacy claim carries the same rules as the composite.",
+			dir:    legacyDir,
+			obj:    claimHead + `spec: {clusterName: acme, osImage: {builtin: {}, factory: {}}}`,
+			want:   []string{"spec.osImage", "set at most one of builtin"},
+		},
+		"ClaimStorageClassChangeIsRejected": {
+			reason: "The legacy claim carries the same transition rules as the composite.",
+			dir:    legacyDir,
+			old:    claimHead + `spec: {clusterName: acme, storageClass: replicated}`,
+			obj:    claimHead + `spec: {clusterName: acme, storageClass: local}`,
+			want:   []string{"spec.storageClass", "storageClass is immutable"},
+		},
+	}
+	vs := map[string]map[string]*Validator{
+		configurationDir: validators(t, configurationDir),
+		legacyDir:        validators(t, legacyDir),
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := tc.dir
+			if dir == "" {
+				dir = configurationDir
+			}
+			obj := fromYAML(t, tc.obj)
+			v := vs[dir][obj["kind"].(string)]
+			var got string
+			if tc.old == "" {
+				_, errs := v.Admit(obj)
+				got = errString(errs.ToAggregate())
+			} else {
+				// The old object is what the API server stored: defaulted.
+				old, errs := v.Admit(fromYAML(t, tc.old))
+				if len(errs) > 0 {
+					t.Fatalf("%s\nthe old object is invalid: %v", tc.reason, errs.ToAggregate())
+				}
+				_, errs = v.AdmitUpdate(obj, old)
+				got = errString(errs.ToAggregate())
+			}
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("%s\nwant admitted, got: %s", tc.reason, got)
+			}
+			if len(tc.want) > 0 && got == "" {
+				t.Errorf("%s\nwant rejected with %q, got admitted", tc.reason, tc.want)
+			}
+			for _, w := range tc.want {
+				if got != "" && !strings.Contains(got, w) {
+					t.Errorf("%s\nwant an error containing %q, got: %s", tc.reason, w, got)
+				}
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestSchemasApplyDefaults checks what the API server stores for minimal
+// composites: every default from internal/defaults lands where the function
+// reads it, including inside talos (defaulted to {} first) and each pool.
+func TestSchemasApplyDefaults(t *testing.T) {
+	talos := map[string]any{
+		"version":             defaults.TalosVersion,
+		"schematicID":         defaults.TalosSchematicID,
+		"imageFactoryURL":     defaults.ImageFactoryURL,
+		"installerRepository": defaults.InstallerRepository,
+	}
+	pool := func(extra map[string]any) map[string]any {
+		p := map[string]any{
+			"replicas": int64(defaults.Replicas),
+			"diskSize": defaults.DiskSize,
+			"osImage":  map[string]any{"builtin": map[string]any{}},
+		}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	cases := map[string]struct {
+		reason string
+		obj    string
+		want   map[string]any
+	}{
+		"MinimalNodePoolClonesTheDefaultGolden": {
+			reason: "A pool that says nothing takes the golden path with the platform's default image (PRODUCT: the shipped XRDs default osImage to {builtin: {}}).",
+			obj:    nodePoolHead + `spec: {clusterName: acme}`,
+			want: pool(map[string]any{
+				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
+			}),
+		},
+		"EmptyOSImageStaysHTTP": {
+			reason: "An explicit {} is not defaulted: it asks for an HTTP import with the talos defaults.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {}}`,
+			want: pool(map[string]any{
+				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
+				"osImage": map[string]any{},
+			}),
+		},
+		"TenantPoolsAreDefaultedOneByOne": {
+			reason: "Each pool of a tenant cluster gets the pool defaults; partial talos blocks are completed.",
+			obj:    tenantHead + `spec: {talos: {version: v1.12.4}, nodePools: {a: {}, b: {replicas: 3, osImage: {factory: {}}}}}`,
+			want: map[string]any{
+				"version":         defaults.KubernetesVersion,
+				"goldenNamespace": defaults.GoldenNamespace,
+				"talos": map[string]any{
+					"version":             "v1.12.4",
+					"schematicID":         defaults.TalosSchematicID,
+					"imageFactoryURL":     defaults.ImageFactoryURL,
+					"installerRepository": defaults.InstallerRepository,
+				},
+				"nodePools": map[string]any{
+					"a": pool(nil),
+					"b": pool(map[string]any{"replicas": int64(3), "osImage": map[string]any{"factory": map[string]any{}}}),
+				},
+			},
+		},
+		"MinimalCatalog": {
+			reason: "The catalog's defaults are the golden namespace, factory and size.",
+			obj:    catalogHead + `spec: {}`,
+			want: map[string]any{
+				"goldenNamespace": defaults.GoldenNamespace,
+				"imageFactoryURL": defaults.ImageFactoryURL,
+				"storage":         defaults.GoldenStorage,
+			},
+		},
+	}
+	v := validators(t, configurationDir)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			obj := fromYAML(t, tc.obj)
+			got, errs := v[obj["kind"].(string)].Admit(obj)
+			if len(errs) > 0 {
+				t.Fatalf("%s\nunexpected rejection: %v", tc.reason, errs.ToAggregate())
+			}
+			if diff := cmp.Diff(tc.want, got["spec"]); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
