@@ -26,6 +26,8 @@ type PoolImage struct {
 	Version     string `json:"version,omitempty"`
 	Golden      string `json:"golden,omitempty"`
 	ImageURL    string `json:"imageURL,omitempty"`
+	// StorageClass is the class the pool's disks are provisioned on.
+	StorageClass string `json:"storageClass,omitempty"`
 }
 
 // Gate says whether the node pool mode is holding a change back.

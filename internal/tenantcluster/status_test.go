@@ -28,11 +28,11 @@ func TestObservePool(t *testing.T) {
 		"ReadyCloningPool": {
 			reason: "A ready pool's image, source type and template are read back.",
 			observed: `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},"status":{
-				"image":{"schematicID":"abc","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/talos-worker-abc-v1.13.6"},
+				"image":{"schematicID":"abc","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/talos-worker-abc-v1.13.6","storageClass":"replicated"},
 				"template":"acme-workers-1a2b3c4d","gate":{"state":"Open"},"replicas":3,"readyReplicas":3,
 				"conditions":[{"type":"Synced","status":"True","reason":"ReconcileSuccess"},{"type":"Ready","status":"True","reason":"Available"}]}}`,
 			want: poolReport{Status: PoolStatus{
-				Image:      &PoolImage{SchematicID: "abc", Version: "v1.13.6", Golden: "cozy-public/talos-worker-abc-v1.13.6"},
+				Image:      &PoolImage{SchematicID: "abc", Version: "v1.13.6", Golden: "cozy-public/talos-worker-abc-v1.13.6", StorageClass: "replicated"},
 				SourceType: "Clone", Template: "acme-workers-1a2b3c4d", Ready: true, Gate: &Gate{State: "Open"},
 			}},
 		},
