@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"sort"
 	"testing"
 	"time"
 
@@ -201,3 +202,5 @@ func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed 
 }
 
 type unstructuredT = unstructured.Unstructured
+
+func sortStrings(s []string) { sort.Strings(s) }

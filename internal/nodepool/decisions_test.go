@@ -1,0 +1,585 @@
+package nodepool
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+var fxPoolID = pool{Namespace: fxNamespace, Cluster: fxCluster, Name: fxPool}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestSourceTypeOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		os     *v1alpha1.OSImage
+		want   SourceType
+	}{
+		"OmittedImports":      {reason: "No osImage imports over HTTP.", want: SourceHTTP},
+		"EmptyImports":        {reason: "osImage: {} imports over HTTP.", os: &v1alpha1.OSImage{}, want: SourceHTTP},
+		"EmptyFactoryImports": {reason: "factory: {} imports over HTTP.", os: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{}}, want: SourceHTTP},
+		"EmptyBuiltinClones":  {reason: "builtin: {} is selected by presence and clones.", os: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}, want: SourceClone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, sourceTypeOf(tc.os)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestResolveOSImage(t *testing.T) {
+	goldenName := "talos-worker-" + defaults.TalosSchematicID + "-" + defaults.TalosVersion
+	cases := map[string]struct {
+		reason  string
+		spec    v1alpha1.NodePoolSpec
+		want    image
+		wantErr string
+	}{
+		"OmittedUsesInputDefaultsOverHTTP": {
+			reason: "Without osImage and spec.talos the Input's defaults are imported over HTTP.",
+			want: image{
+				Source:      SourceHTTP,
+				SchematicID: setting{defaults.TalosSchematicID, "Input talos.schematicID"},
+				Version:     setting{defaults.TalosVersion, "Input talos.version"},
+				FactoryURL:  setting{defaults.ImageFactoryURL, "Input talos.imageFactoryURL"},
+				URL:         "https://factory.talos.dev/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/openstack-amd64.raw.xz",
+			},
+		},
+		"FactoryOverridesEachField": {
+			reason: "factory fields override spec.talos, each on its own.",
+			spec: v1alpha1.NodePoolSpec{
+				Talos:     v1alpha1.Talos{Version: "v1.13.2"},
+				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{SchematicID: "abc", ImageFactoryURL: "http://mirror.local/"}}},
+			},
+			want: image{
+				Source:      SourceHTTP,
+				SchematicID: setting{"abc", "spec.osImage.factory.schematicID"},
+				Version:     setting{"v1.13.2", "spec.talos.version"},
+				FactoryURL:  setting{"http://mirror.local/", "spec.osImage.factory.imageFactoryURL"},
+				URL:         "http://mirror.local/image/abc/v1.13.2/openstack-amd64.raw.xz",
+			},
+		},
+		"BuiltinLocatesGoldenInGoldenNamespace": {
+			reason: "builtin: {} clones the golden for the default pair from the golden namespace.",
+			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
+			want: image{
+				Source:          SourceClone,
+				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
+				Version:         setting{defaults.TalosVersion, "Input talos.version"},
+				FactoryURL:      setting{defaults.ImageFactoryURL, "Input talos.imageFactoryURL"},
+				GoldenNamespace: defaults.GoldenNamespace,
+				GoldenName:      goldenName,
+			},
+		},
+		"BuiltinIgnoresBadFactoryURL": {
+			reason: "A clone renders no HTTP source, so a malformed factory URL does not block it.",
+			spec: v1alpha1.NodePoolSpec{
+				Talos:     v1alpha1.Talos{ImageFactoryURL: "not a url"},
+				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}},
+			},
+			want: image{
+				Source:          SourceClone,
+				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
+				Version:         setting{defaults.TalosVersion, "Input talos.version"},
+				FactoryURL:      setting{"not a url", "spec.talos.imageFactoryURL"},
+				GoldenNamespace: defaults.GoldenNamespace,
+				GoldenName:      goldenName,
+			},
+		},
+		"BothMembersIsFatal": {
+			reason:  "builtin and factory together is refused.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}, Factory: &v1alpha1.FactoryImage{}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory`,
+		},
+		"BadSchematicNamesFieldAndValue": {
+			reason:  "An invalid schematic is fatal, naming the field it came from.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "Bad/ID"}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.builtin.schematicID: schematicID "Bad/ID" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns`,
+		},
+		"MinorOnlyVersionIsFatal": {
+			reason:  "A minor-only Talos version has no Image Factory artifact.",
+			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{Version: "v1.13"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.version: version "v1.13" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`,
+		},
+		"BadFactoryURLOnHTTPPathIsFatal": {
+			reason:  "The factory URL is validated on the HTTP path.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://x/$(id)"}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.factory.imageFactoryURL: imageFactoryURL "https://x/$(id)" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |`,
+		},
+		"BadGoldenNamespaceIsFatal": {
+			reason:  "The golden namespace must be a namespace name.",
+			spec:    v1alpha1.NodePoolSpec{GoldenNamespace: "Cozy_Public", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.goldenNamespace "Cozy_Public" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'); set it to the namespace of the golden images (default cozy-public)`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := resolveOSImage(fxPoolID, tc.spec, testConfig(t))
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestResolveShape(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	cases := map[string]struct {
+		reason  string
+		spec    v1alpha1.NodePoolSpec
+		check   func(shape) any
+		want    any
+		wantErr string
+	}{
+		"DefaultsToInstanceTypeAndDiskSize": {
+			reason: "Neither instanceType nor resources: the default instance type; diskSize defaults to 20Gi.",
+			check:  func(s shape) any { return []string{s.InstanceType, s.DiskSize.String(), s.MachineVersion} },
+			want:   []string{defaults.InstanceType, "20Gi", "v1.35.0"},
+		},
+		"FullKubernetesVersionPassesThrough": {
+			reason: "A full Kubernetes release is used as is for the Machines.",
+			spec:   v1alpha1.NodePoolSpec{Version: "v1.34.3"},
+			check:  func(s shape) any { return s.MachineVersion },
+			want:   "v1.34.3",
+		},
+		"ResourcesSizeTheVM": {
+			reason: "resources give whole cores and guest memory.",
+			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "4", Memory: "8Gi"}}},
+			check: func(s shape) any {
+				return []string{s.InstanceType, resource.NewQuantity(int64(s.Cores), resource.DecimalSI).String(), s.Memory.String()}
+			},
+			want: []string{"", "4", "8Gi"},
+		},
+		"InstanceTypeAndResourcesIsFatal": {
+			reason:  "KubeVirt takes the size from one place.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{InstanceType: "u1.large", Resources: &v1alpha1.Resources{Memory: "4Gi"}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.instanceType "u1.large" and spec.resources are both set; KubeVirt takes the VM size from one of them, so remove one`,
+		},
+		"FractionalCPUIsFatal": {
+			reason:  "VM cores are whole.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "500m", Memory: "4Gi"}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.resources.cpu "500m" is not a whole number of cores between 1 and 512, e.g. 2`,
+		},
+		"NegativeReplicasIsFatal": {
+			reason:  "Replicas cannot be negative.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(-1)}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.replicas -1 is negative; set it to 0 or more`,
+		},
+		"BadDiskSizeIsFatal": {
+			reason:  "diskSize must be a quantity.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "twenty"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "twenty" is not a positive quantity such as 20Gi`,
+		},
+		"BadKubernetesVersionIsFatal": {
+			reason:  "version must be vX.Y or vX.Y.Z.",
+			spec:    v1alpha1.NodePoolSpec{Version: "1.35"},
+			wantErr: `node pool "tenant-a/demo-md0": spec.version "1.35" is not a Kubernetes version such as v1.35 or v1.35.2`,
+		},
+		"MirrorWithoutEndpointsIsFatal": {
+			reason:  "A registry mirror needs an endpoint.",
+			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.registryMirrors["docker.io"].endpoints is empty; list at least one http(s) mirror endpoint`,
+		},
+		"MirrorEndpointMustBeURL": {
+			reason:  "Mirror endpoints are http(s) URLs.",
+			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"ftp://x"}}}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.registryMirrors["docker.io"].endpoints[0] "ftp://x" is not a plain http(s) URL`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := resolveShape(fxPoolID, tc.spec, testConfig(t))
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tc.want, tc.check(got)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCheckSupportMatrix(t *testing.T) {
+	sh := func(k8s, talos string) shape {
+		return shape{KubernetesVersion: setting{k8s, "spec.version"}, TalosVersion: setting{talos, "spec.talos.version"}}
+	}
+	img := func(v, field string) image { return image{Version: setting{v, field}} }
+	cases := map[string]struct {
+		reason  string
+		shape   shape
+		image   image
+		want    compose.Condition
+		wantErr string
+	}{
+		"SupportedPairing": {
+			reason: "v1.13 supports v1.35.",
+			shape:  sh("v1.35", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
+			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+		},
+		"UnsupportedViaTalosVersion": {
+			reason: "Kubernetes v1.36 on Talos v1.12 is refused, pointing at talos.version.",
+			shape:  sh("v1.36", "v1.12.1"), image: img("v1.12.1", "spec.talos.version"),
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.1 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`,
+		},
+		"UnsupportedViaOverrideSaysSo": {
+			reason: "talos.version is fine but the override is not: the message names the override.",
+			shape:  sh("v1.36", "v1.13.6"), image: img("v1.11.2", "spec.osImage.factory.version"),
+			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.factory.version: Kubernetes v1.36 is not supported by Talos v1.11.2 (Talos v1.11 supports v1.29, v1.30, v1.31, v1.32, v1.33, v1.34). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.factory.version, not through spec.talos.version. Change spec.version, change spec.osImage.factory.version, or drop the override so the pool follows spec.talos.version.`,
+		},
+		"PatchOfKubernetesIgnored": {
+			reason: "A full Kubernetes release is checked by its minor.",
+			shape:  sh("v1.35.2", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
+			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35.2."},
+		},
+		"UnknownMinorWarns": {
+			reason: "A Talos minor without a row passes, reported.",
+			shape:  sh("v1.35", "v1.14.0"), image: img("v1.14.0", "spec.talos.version"),
+			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusUnknown, Reason: "UnknownTalosMinor",
+				Message: `Node pool "tenant-a/demo-md0": the support matrix has no row for spec.talos.version v1.14.0, so Kubernetes v1.35 is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := checkSupportMatrix(fxPoolID, matrix.FromConfig(testConfig(t)), tc.shape, tc.image)
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func dv(phase cdiv1.DataVolumePhase, restarts int32, running corev1.ConditionStatus) *cdiv1.DataVolume {
+	d := &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: phase, RestartCount: restarts}}
+	if running != "" {
+		d.Status.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: running, Reason: "Error"}}
+	}
+	return d
+}
+
+func TestGoldenStateOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		dv     *cdiv1.DataVolume
+		pvc    *corev1.PersistentVolumeClaim
+		want   goldenCondition
+	}{
+		"NeitherIsMissing":       {reason: "No DataVolume and no PVC.", want: goldenMissing},
+		"PVCOnlyIsReady":         {reason: "A PVC no DataVolume owns is populated.", pvc: &corev1.PersistentVolumeClaim{}, want: goldenReady},
+		"SucceededIsReady":       {reason: "Succeeded is ready.", dv: dv(cdiv1.Succeeded, 0, ""), want: goldenReady},
+		"FailedIsFailed":         {reason: "Failed is terminal.", dv: dv(cdiv1.Failed, 0, ""), want: goldenFailed},
+		"InProgressIsImporting":  {reason: "An import in progress.", dv: dv(cdiv1.ImportInProgress, 0, ""), want: goldenImporting},
+		"EmptyPhaseIsImporting":  {reason: "No phase yet.", dv: dv("", 0, ""), want: goldenImporting},
+		"RestartLoopIsFailing":   {reason: "Three restarts with Running=False.", dv: dv(cdiv1.ImportInProgress, 3, corev1.ConditionFalse), want: goldenFailing},
+		"RestartsWhileRunning":   {reason: "Restarts with the importer running again are still importing.", dv: dv(cdiv1.ImportInProgress, 5, corev1.ConditionTrue), want: goldenImporting},
+		"TwoRestartsIsImporting": {reason: "Fewer than three restarts is still importing.", dv: dv(cdiv1.ImportInProgress, 2, corev1.ConditionFalse), want: goldenImporting},
+		"SucceededAfterRestarts": {reason: "A golden that succeeded after restarts is ready.", dv: dv(cdiv1.Succeeded, 7, corev1.ConditionFalse), want: goldenReady},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, goldenStateOf(tc.dv, tc.pvc)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+var fxImage = image{
+	Source: SourceClone, SchematicID: setting{Value: "abc"}, Version: setting{Value: "v1.13.6"},
+	GoldenNamespace: "cozy-public", GoldenName: "talos-worker-abc-v1.13.6",
+}
+
+func TestGateOnGolden(t *testing.T) {
+	reasonOf := func(h *hold) string {
+		if h == nil {
+			return ""
+		}
+		return h.Reason
+	}
+	cases := map[string]struct {
+		reason string
+		dv     *cdiv1.DataVolume
+		state  goldenCondition
+		cloned bool
+		want   string
+	}{
+		"ReadyOpens":                 {reason: "A ready golden opens the gate.", state: goldenReady},
+		"MissingHolds":               {reason: "A missing golden holds a pool that never cloned it.", state: goldenMissing, want: ReasonGoldenMissing},
+		"ImportingHolds":             {reason: "An importing golden holds.", dv: dv(cdiv1.ImportInProgress, 0, ""), state: goldenImporting, want: ReasonGoldenImporting},
+		"FailingHolds":               {reason: "A restart-looping golden holds.", dv: dv(cdiv1.ImportInProgress, 4, corev1.ConditionFalse), state: goldenFailing, want: ReasonGoldenFailing},
+		"FailedHolds":                {reason: "A failed golden holds.", dv: dv(cdiv1.Failed, 0, ""), state: goldenFailed, want: ReasonGoldenFailed},
+		"ClonedPoolIgnoresMissing":   {reason: "A pool that cloned is never blocked by a missing golden.", state: goldenMissing, cloned: true},
+		"ClonedPoolIgnoresFailed":    {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), state: goldenFailed, cloned: true},
+		"ClonedPoolIgnoresImporting": {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), state: goldenImporting, cloned: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, tc.dv, tc.state, tc.cloned))); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
+	got := gateOnGolden(fxPoolID, fxImage, nil, goldenMissing, false)
+	want := &hold{ReasonGoldenMissing, `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
+	}
+}
+
+func TestPoolClone(t *testing.T) {
+	gh := labels.GoldenHash(fxImage.GoldenNamespace, fxImage.GoldenName)
+	mk := func(name, pool, golden string, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
+		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labels.Pool: pool, labels.Golden: golden}}, Status: cdiv1.DataVolumeStatus{Phase: phase}}
+	}
+	cases := map[string]struct {
+		reason string
+		dvs    []cdiv1.DataVolume
+		want   string
+	}{
+		"NoDisks":              {reason: "No disks, no clone."},
+		"SucceededCloneCounts": {reason: "A Succeeded disk of this pool and golden counts.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.Succeeded)}, want: "a"},
+		"InProgressDoesNot":    {reason: "A clone still in progress does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.CloneInProgress)}},
+		"OtherGoldenDoesNot":   {reason: "A disk cloned from another golden does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, "other", cdiv1.Succeeded)}},
+		"OtherPoolDoesNot":     {reason: "A sibling pool's disk does not count.", dvs: []cdiv1.DataVolume{mk("a", "sibling", gh, cdiv1.Succeeded)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if c := poolClone(fxPoolID, fxImage, tc.dvs); c != nil {
+				got = c.Name
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestStorageClassResolution(t *testing.T) {
+	sc := func(s string) *string { return &s }
+	def := storageclass.Choice{Name: "today", Annotation: storageclass.AnnVirtDefault}
+	clone := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: "disk"}}
+	pvcs := []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: fxNamespace, Name: "disk"}, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: sc("frozen")}}}
+	cases := map[string]struct {
+		reason string
+		got    class
+		want   class
+	}{
+		"PoolDeclaredWins": {
+			reason: "A declared pool class is authoritative, even over its disks.",
+			got:    poolClassOf("declared", clone, pvcs, def),
+			want:   class{Name: "declared", From: "spec.storageClass"},
+		},
+		"PoolFrozenOnClonedDiskClass": {
+			reason: "A pool that cloned stays on its disk's class when the default moves.",
+			got:    poolClassOf("", clone, pvcs, def),
+			want:   class{Name: "frozen", From: "the pool's cloned disk tenant-a/disk"},
+		},
+		"PoolWithoutDiskUsesTodaysDefault": {
+			reason: "A pool with no disk yet lands on today's default.",
+			got:    poolClassOf("", nil, nil, def),
+			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
+		},
+		"NoDefaultNoClass": {
+			reason: "With no default there is no class to write.",
+			got:    poolClassOf("", nil, nil, storageclass.Choice{}),
+			want:   class{},
+		},
+		"GoldenDeclaredWinsOverPVC": {
+			reason: "The golden DataVolume's declared class wins over its PVC.",
+			got:    goldenClassOf(&cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: sc("spec")}}}, &pvcs[0], def),
+			want:   class{Name: "spec", From: "the golden DataVolume's spec"},
+		},
+		"GoldenPVCWhenUndeclared": {
+			reason: "An undeclared golden is on its PVC's class.",
+			got:    goldenClassOf(&cdiv1.DataVolume{}, &pvcs[0], def),
+			want:   class{Name: "frozen", From: "the golden's PVC"},
+		},
+		"GoldenDefaultWhenNothingSays": {
+			reason: "Without spec or PVC class, the golden is on today's default.",
+			got:    goldenClassOf(&cdiv1.DataVolume{}, nil, def),
+			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestGateOnStorageClass(t *testing.T) {
+	cases := map[string]struct {
+		reason     string
+		pool, gold class
+		wantHeld   bool
+	}{
+		"SameClassOpens":     {reason: "Same class, CSI clone possible.", pool: class{Name: "a"}, gold: class{Name: "a"}},
+		"EmptyPoolSkips":     {reason: "Nothing to compare when the pool resolves to no class.", gold: class{Name: "a"}},
+		"EmptyGoldenSkips":   {reason: "Nothing to compare when the golden resolves to no class.", pool: class{Name: "a"}},
+		"DifferentClassHold": {reason: "Different classes hold.", pool: class{Name: "a"}, gold: class{Name: "b"}, wantHeld: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := gateOnStorageClass(fxPoolID, fxImage, tc.pool, tc.gold)
+			if diff := cmp.Diff(tc.wantHeld, got != nil); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestGateOnSize(t *testing.T) {
+	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	cases := map[string]struct {
+		reason string
+		disk   string
+		golden *resource.Quantity
+		want   *hold
+	}{
+		"UnknownGoldenSizeSkips": {reason: "No stated golden size, no check.", disk: "1Gi"},
+		"EqualPasses":            {reason: "Equal sizes pass.", disk: "6Gi", golden: q("6Gi")},
+		"UnitsCompareByValue":    {reason: "Quantities compare by value across units.", disk: "6144Mi", golden: q("6Gi")},
+		"SmallerHolds": {
+			reason: "A smaller disk holds, giving the minimum.", disk: "5Gi", golden: q("6Gi"),
+			want: &hold{ReasonDiskTooSmall, `Node pool "tenant-a/demo-md0": spec.diskSize 5Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := gateOnSize(fxPoolID, fxImage, resource.MustParse(tc.disk), tc.golden)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCloneHealth(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		dvs    []cdiv1.DataVolume
+		pvcs   []corev1.PersistentVolumeClaim
+		want   string
+	}{
+		"HealthyDisks": {reason: "No problem, healthy.", want: "True/NoCloneProblems"},
+		"PhaseCloneWithoutSource": {
+			reason: "A worker DataVolume in CloneWithoutSource is reported.",
+			dvs:    []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: "CloneWithoutSource"}}},
+			want:   "False/CloneWithoutSource",
+		},
+		"ConditionCloneWithoutSource": {
+			reason: "The same reason on a condition is reported.",
+			dvs:    []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Pending, Conditions: []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeBound, Reason: "CloneWithoutSource"}}}}},
+			want:   "False/CloneWithoutSource",
+		},
+		"FallbackReason": {
+			reason: "A clone fallback reason on a PVC is a host-assisted copy.",
+			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneFallbackReason: "IncompatibleVolumeModes"}}}},
+			want:   "False/HostAssistedClone",
+		},
+		"CloneTypeCopy": {
+			reason: "cloneType copy is a host-assisted copy.",
+			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: "copy"}}}},
+			want:   "False/HostAssistedClone",
+		},
+		"CSICloneIsHealthy": {
+			reason: "cloneType csi-clone is the intended path.",
+			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: "csi-clone"}}}},
+			want:   "True/NoCloneProblems",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cloneHealth(fxPoolID, tc.dvs, tc.pvcs)
+			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestRequirements(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   map[string]any
+		want   []string
+	}{
+		"HTTPPoolReadsDisksAndMachineSets": {
+			reason: "An HTTP pool needs no golden and no StorageClasses.",
+			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
+		},
+		"ClonePoolAlsoReadsGoldenAndClasses": {
+			reason: "A clone pool reads the golden by name and every StorageClass.",
+			spec:   map[string]any{"osImage": builtin()},
+			want:   []string{reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqStorageClasses, reqWorkerPVCs, reqWorkerDVs},
+		},
+		"InvalidOSImageAsksNoGolden": {
+			reason: "An invalid osImage is not fatal on the first call; Compose reports it.",
+			spec:   map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "bad"}}},
+			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sel, err := Mode{}.Requirements(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sortedKeys(sel)
+			want := append([]string(nil), tc.want...)
+			sortStrings(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if g := sel[reqGoldenDataVolume]; g != nil && (g.GetNamespace() != defaults.GoldenNamespace || g.GetMatchName() == "") {
+				t.Errorf("%s: the golden is read by name in the golden namespace, got %v", tc.reason, g)
+			}
+			if d := sel[reqWorkerDVs]; d.GetNamespace() != fxNamespace || d.GetMatchLabels().GetLabels()[labels.Pool] != fxPoolHash {
+				t.Errorf("%s: worker disks are read by pool label in the pool namespace, got %v", tc.reason, d)
+			}
+		})
+	}
+}
+
+func TestRequirementsWithoutNamespaceIsFatal(t *testing.T) {
+	xr := nodePoolXR(nil)
+	xr.SetNamespace("")
+	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
+	want := `XNodePool "demo-md0" has no namespace and no crossplane.io/claim-namespace label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in`
+	if diff := cmp.Diff(want, errString(err)); diff != "" {
+		t.Errorf("a pool with nowhere to live cannot be composed\n-want, +got:\n%s", diff)
+	}
+}
