@@ -113,7 +113,7 @@ func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) 
 
 // composeOnce composes spec in world w with no observed resources and
 // returns what Crossplane would then observe.
-func composeOnce(t *testing.T, spec map[string]any, w worldFixture, mutate func(resource.Name, *composed.Unstructured)) map[resource.Name]resource.ObservedComposed {
+func composeOnce(t testing.TB, spec map[string]any, w worldFixture, mutate func(resource.Name, *composed.Unstructured)) map[resource.Name]resource.ObservedComposed {
 	t.Helper()
 	out := Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))
 	if out.Fatal != nil {

@@ -1,0 +1,33 @@
+package nodepool
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// BenchmarkCompose composes a clone pool with 0, 50 and 500 observed worker
+// DataVolumes (and their PVCs): the cost that grows with a pool's size.
+func BenchmarkCompose(b *testing.B) {
+	spec := map[string]any{"osImage": builtin()}
+	for _, n := range []int{0, 50, 500} {
+		w := succeeded
+		w.dvs, w.pvcs = make([]*unstructured.Unstructured, 0, n), make([]*unstructured.Unstructured, 0, n)
+		for i := range n {
+			name := fmt.Sprintf("demo-md0-%05d-disk-system", i)
+			w.dvs = append(w.dvs, workerDV(name, "Succeeded", true))
+			w.pvcs = append(w.pvcs, workerPVC(name, "replicated", nil))
+		}
+		observed := composeOnce(b, spec, w, mdReady(int64(n)))
+		r := request(b, nodePoolXR(spec), w, observed)
+		b.Run(fmt.Sprintf("workerDataVolumes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := (Mode{}).Compose(r); out.Fatal != nil {
+					b.Fatal(out.Fatal)
+				}
+			}
+		})
+	}
+}
