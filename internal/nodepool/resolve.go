@@ -3,7 +3,6 @@ package nodepool
 import (
 	"fmt"
 	"regexp"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -66,10 +65,6 @@ type image struct {
 	GoldenNamespace string
 	GoldenName      string
 }
-
-// ViaOverride reports whether the Talos version came from osImage rather
-// than from the pool's Talos defaults.
-func (i image) ViaOverride() bool { return strings.HasPrefix(i.Version.Field, "spec.osImage.") }
 
 // resolveOSImage resolves the osImage union against the pool's Talos
 // defaults and validates the result. builtin and factory are selected by

@@ -24,16 +24,14 @@ func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Con
 	}{
 		{s.TalosVersion, fmt.Sprintf("Change %s or set %s to a Talos release that supports it.", s.KubernetesVersion.Field, s.TalosVersion.Field)},
 	}
+	// The resolved version differs from the pool default only through an
+	// osImage override, so the remedy names the override.
 	if img.Version.Value != s.TalosVersion.Value {
-		remedy := fmt.Sprintf("Node pool %q reaches this Talos release through %s, not through %s. Change %s, change %s, or drop the override so the pool follows %s.",
-			p.Ref(), img.Version.Field, s.TalosVersion.Field, s.KubernetesVersion.Field, img.Version.Field, s.TalosVersion.Field)
-		if !img.ViaOverride() {
-			remedy = fmt.Sprintf("Change %s or %s.", s.KubernetesVersion.Field, img.Version.Field)
-		}
 		checks = append(checks, struct {
 			talos  setting
 			remedy string
-		}{img.Version, remedy})
+		}{img.Version, fmt.Sprintf("Node pool %q reaches this Talos release through %s, not through %s. Change %s, change %s, or drop the override so the pool follows %s.",
+			p.Ref(), img.Version.Field, s.TalosVersion.Field, s.KubernetesVersion.Field, img.Version.Field, s.TalosVersion.Field)})
 	}
 
 	var unknown []string
