@@ -51,3 +51,35 @@ unit:
 ## test: everything CI runs.
 .PHONY: test
 test: vet check-generate unit
+
+## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager and Crossplane core the e2e suite runs.
+.PHONY: e2e-binaries
+e2e-binaries:
+	test/e2e/hack/build-binaries.sh
+
+## e2e: end-to-end suite (test/e2e, its own module) against a real kube-apiserver and Crossplane v2.2.0 on 127.0.0.1; no Docker. Builds the control plane on its first run.
+.PHONY: e2e
+e2e:
+	@unformatted=$$(cd test/e2e && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/e2e: $$unformatted"; exit 1; }
+	cd test/e2e && $(GO) vet ./... && $(GO) test -count=1 -timeout 75m -v ./...
+
+## packages: build the Function package (runtime image embedded, no Docker), the Configuration and its legacy variant into _output/.
+.PHONY: packages
+packages:
+	hack/build-packages.sh
+
+## test-packages: build the packages, then read them back and check their contents (runtime image, package.yaml objects).
+.PHONY: test-packages
+test-packages: packages
+	@unformatted=$$(cd hack/tools/xpkg && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in hack/tools/xpkg: $$unformatted"; exit 1; }
+	cd hack/tools/xpkg && $(GO) vet ./... && $(GO) test -count=1 ./...
+	hack/check-packages.sh
+
+## test-schema: the XRDs as the API server sees them (test/schema, its own module): CRD validation, Go mirror, defaults, every example, accept/reject cases, legacy variant and docs/platform.md up to date.
+.PHONY: test-schema
+test-schema:
+	@unformatted=$$(cd test/schema && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/schema: $$unformatted"; exit 1; }
+	cd test/schema && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# make test also runs the platform tests.
+test: test-schema test-packages
