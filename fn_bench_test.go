@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/cozystack/function-worker-image/internal/fixture"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+// Benchmarks of the front door: RunFunction on the steady-state request of
+// each mode at growing sizes, built by internal/fixture and settled by
+// playing Crossplane's loop against the function itself. `make bench` runs
+// them and prints the table and scaling ratios (hack/benchtable).
+
+// benchCase is one mode at one size.
+type benchCase struct {
+	Mode, Size string
+	Scenario   func() *fixture.Scenario
+	Status     fixture.StatusFunc
+}
+
+func benchCases() []benchCase {
+	var cs []benchCase
+	for _, n := range []int{1, 10, 100, 1000} {
+		cs = append(cs, benchCase{"Catalog", fmt.Sprintf("entries=%d", n), func() *fixture.Scenario { return fixture.CatalogScenario(n) }, fixture.CatalogStatus})
+	}
+	for _, s := range []struct{ dvs, classes int }{{0, 1}, {50, 10}, {500, 100}} {
+		cs = append(cs, benchCase{"NodePool", fmt.Sprintf("dvs=%d,classes=%d,machinesets=%d", s.dvs, s.classes, s.classes),
+			func() *fixture.Scenario { return fixture.NodePoolScenario(s.dvs, s.classes, s.classes) }, fixture.NodePoolStatus})
+	}
+	for _, n := range []int{1, 10, 100} {
+		cs = append(cs, benchCase{"TenantCluster", fmt.Sprintf("pools=%d", n), func() *fixture.Scenario { return fixture.TenantClusterScenario(n) }, fixture.TenantClusterStatus})
+	}
+	return cs
+}
+
+func benchFunction() *Function { return NewFunction(logging.NewNopLogger(), time.Minute) }
+
+// settle returns the calls of one steady-state reconcile of c.
+func settle(tb testing.TB, c benchCase) []fixture.Call {
+	tb.Helper()
+	calls, err := fixture.Settle(tb.Context(), benchFunction().RunFunction, c.Scenario(), c.Status, 4)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", c.Mode, c.Size, err)
+	}
+	return calls
+}
+
+// observedObjects counts what a request hands the function: observed
+// composed resources and required resources.
+func observedObjects(req *fnv1.RunFunctionRequest) int {
+	n := len(req.GetObserved().GetResources())
+	for _, rs := range req.GetRequiredResources() {
+		n += len(rs.GetItems())
+	}
+	return n
+}
+
+// BenchmarkRunFunction measures the call that does the work: the last call
+// of a steady-state reconcile, with every requirement resolved.
+func BenchmarkRunFunction(b *testing.B) {
+	for _, c := range benchCases() {
+		calls := settle(b, c)
+		req, n := calls[len(calls)-1].Request, len(calls)
+		calls = nil
+		runtime.GC() // the setup's garbage is not this benchmark's cost
+		f := benchFunction()
+		b.Run(c.Mode+"/"+c.Size, func(b *testing.B) {
+			var rsp *fnv1.RunFunctionResponse
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if rsp, err = f.RunFunction(b.Context(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(observedObjects(req)), "objects")
+			b.ReportMetric(float64(proto.Size(req)), "req-bytes")
+			b.ReportMetric(float64(proto.Size(rsp)), "rsp-bytes")
+			b.ReportMetric(float64(n), "calls")
+		})
+	}
+}
+
+// BenchmarkReconcile measures every call of one steady-state reconcile, what
+// Crossplane pays per poll of one composite.
+func BenchmarkReconcile(b *testing.B) {
+	for _, c := range benchCases() {
+		calls := settle(b, c)
+		runtime.GC()
+		f := benchFunction()
+		b.Run(c.Mode+"/"+c.Size, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, call := range calls {
+					if _, err := f.RunFunction(b.Context(), call.Request); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(calls)), "calls")
+		})
+	}
+}
+
+// TestSteadyStateReconcileCalls pins how many calls one reconcile takes per
+// mode: requirements are a function of the spec and observed composed
+// resources, so Crossplane fetches them once and the second call settles.
+func TestSteadyStateReconcileCalls(t *testing.T) {
+	want := map[string]int{"Catalog": 2, "NodePool": 2, "TenantCluster": 1}
+	for _, c := range benchCases() {
+		if c.Size != "entries=10" && c.Size != "pools=10" && c.Mode != "NodePool" {
+			continue
+		}
+		t.Run(c.Mode+"/"+c.Size, func(t *testing.T) {
+			calls := settle(t, c)
+			if len(calls) != want[c.Mode] {
+				t.Errorf("one steady-state reconcile of %s should take %d calls, took %d", c.Mode, want[c.Mode], len(calls))
+			}
+			if n := proto.Size(calls[len(calls)-1].Response); n >= 4<<20 {
+				t.Errorf("response of %d bytes exceeds gRPC's default 4 MiB limit", n)
+			}
+		})
+	}
+}
+
+// Micro-benchmarks of the rules that run per observed object.
+
+func BenchmarkDefaultStorageClass(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		classes := make([]storagev1.StorageClass, n)
+		for i := range classes {
+			classes[i].Name = fmt.Sprintf("class-%03d", i)
+			classes[i].CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC))
+			classes[i].Annotations = map[string]string{storageclass.AnnDefault: map[bool]string{true: "true", false: "false"}[i%7 == 0]}
+		}
+		b.Run(fmt.Sprintf("classes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if storageclass.Default(classes).Name == "" {
+					b.Fatal("no default")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLabelHash(b *testing.B) {
+	b.Run("PoolHash", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = labels.PoolHash(fixture.NodePoolNamespace, fixture.NodePoolCluster, fixture.NodePoolName)
+		}
+	})
+	b.Run("GoldenHash", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = labels.GoldenHash("cozy-public", "talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6")
+		}
+	})
+}
+
+// BenchmarkTypedDataVolume is the per-object cost of the typed view of one
+// observed worker DataVolume.
+func BenchmarkTypedDataVolume(b *testing.B) {
+	s := fixture.NodePoolScenario(1, 1, 0)
+	var dv *unstructured.Unstructured
+	for _, o := range s.Objects {
+		if o.GetKind() == observed.KindDataVolume && o.GetNamespace() == fixture.NodePoolNamespace {
+			dv = o
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := observed.DataVolume(dv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
