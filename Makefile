@@ -83,3 +83,24 @@ test-schema:
 
 # make test also runs the platform tests.
 test: test-schema test-packages
+
+## bench: RunFunction benchmarks per mode and size plus per-rule micro-benchmarks,
+## printed as a table with scaling ratios (hack/benchtable). Not part of make test.
+BENCH ?= .
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 3
+.PHONY: bench
+bench:
+	@set -o pipefail; uptime; $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) . | tee /dev/stderr | $(GO) run ./hack/benchtable
+
+## load: gRPC load generator against the built function and an echo floor, as
+## separate processes (peak RSS from VmHWM); bounded: LOADTIME per concurrency
+## level per server per case. Not part of make test.
+LOADTIME ?= 5s
+LOADCASES ?= nodepool-dvs50,catalog-examples,tenantcluster-examples
+.PHONY: load
+load:
+	$(GO) build -o bin/function-worker-image .
+	$(GO) build -o bin/loadgen ./cmd/loadgen
+	@uptime
+	bin/loadgen -function-binary bin/function-worker-image -cases $(LOADCASES) -concurrency 1,16,64 -duration $(LOADTIME)
