@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
+# kube-controller-manager, Crossplane core) from the Go module proxy at the
+# versions pinned by test/e2e/tools/*/go.mod, and caches them by version under
+# the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
+# run takes well under a second. Builds run one after the other on purpose: a
+# cold kube-apiserver build alone saturates a 2-core machine for ~8 minutes.
+#
+# Usage: test/e2e/hack/build-binaries.sh
+# Prints one NAME=PATH line per binary on stdout; progress goes to stderr.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tools="$here/../tools"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/function-worker-image/bin"
+
+# pinned MODULE GOMOD prints the version GOMOD requires for MODULE.
+pinned() {
+  local v
+  v=$(sed -nE "s#^(require)?[[:space:]]*$1 (v[^ ]+).*#\2#p" "$2" | head -1)
+  [ -n "$v" ] || { echo "$1 is not pinned in $2" >&2; exit 1; }
+  echo "$v"
+}
+
+k8s_version=$(pinned k8s.io/kubernetes "$tools/k8s/go.mod")
+etcd_version=$(pinned go.etcd.io/etcd/server/v3 "$tools/k8s/go.mod")
+xp_version=$(pinned github.com/crossplane/crossplane/v2 "$tools/crossplane/go.mod")
+k8s_minor=$(echo "$k8s_version" | cut -d. -f2)
+k8s_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor"
+xp_ldflags="-s -w -X github.com/crossplane/crossplane/v2/internal/version.version=$xp_version"
+
+# build NAME VERSION DIR LDFLAGS PKG builds PKG from the module in DIR into
+# $cache/NAME-VERSION unless it is already there.
+build() {
+  local name=$1 version=$2 dir=$3 ldflags=$4 pkg=$5
+  local bin="$cache/$name-$version"
+  if [ ! -x "$bin" ]; then
+    mkdir -p "$cache"
+    echo "building $name $version into $bin (once per version)" >&2
+    local start=$SECONDS tmp="$bin.tmp.$$"
+    (cd "$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
+    mv "$tmp" "$bin"
+    echo "built $name $version in $((SECONDS - start))s" >&2
+  fi
+  echo "$name=$bin"
+}
+
+build kube-apiserver "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-apiserver
+build etcd "$etcd_version" "$tools/k8s" "-s -w" go.etcd.io/etcd/server/v3
+build kube-controller-manager "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-controller-manager
+# Crossplane core binds its metrics and health-probe servers (and the webhook
+# server, which the suite disables) to ":port", that is every interface, and
+# has no flag to change it. The suite runs everything on loopback only, so
+# Crossplane core is built from a copy of its module source whose
+# cmd/crossplane/core/core.go binds 127.0.0.1 (go build -overlay cannot
+# replace files in the module cache). Bump xp_patch when the patch changes so
+# the cache rebuilds.
+xp_patch=loopback1
+xp_bin="$cache/crossplane-core-$xp_version-$xp_patch"
+if [ ! -x "$xp_bin" ]; then
+  src=$(cd "$tools/crossplane" && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+  work=$(mktemp -d)
+  trap 'chmod -R u+w "$work" && rm -rf "$work"' EXIT
+  cp -r "$src" "$work/crossplane"
+  chmod -R u+w "$work/crossplane"
+  core="$work/crossplane/cmd/crossplane/core/core.go"
+  sed -i -e 's#fmt.Sprintf(":%d", c.MetricsPort)#fmt.Sprintf("127.0.0.1:%d", c.MetricsPort)#' \
+         -e 's#fmt.Sprintf(":%d", c.HealthProbePort)#fmt.Sprintf("127.0.0.1:%d", c.HealthProbePort)#' \
+         -e 's#^\([[:space:]]*\)Port: c.WebhookPort,#\1Host: "127.0.0.1",\n\1Port: c.WebhookPort,#' "$core"
+  if [ "$(grep -c '127.0.0.1' "$core")" -ne 3 ]; then
+    echo "cannot patch $core to bind to loopback: the Crossplane source changed; update build-binaries.sh" >&2
+    exit 1
+  fi
+  mkdir "$work/build"
+  cp "$tools/crossplane/go.mod" "$tools/crossplane/go.sum" "$tools/crossplane/tools.go" "$work/build/"
+  printf '\nreplace github.com/crossplane/crossplane/v2 => ../crossplane\n' >> "$work/build/go.mod"
+  build crossplane-core "$xp_version-$xp_patch" "$work/build" "$xp_ldflags" github.com/crossplane/crossplane/v2/cmd/crossplane
+else
+  echo "crossplane-core=$xp_bin"
+fi

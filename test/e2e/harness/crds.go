@@ -1,0 +1,127 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Pinned versions of the modules whose CRDs the suite installs. Crossplane's
+// must match test/e2e/tools/crossplane/go.mod, which builds the core binary.
+const (
+	CrossplaneModule  = "github.com/crossplane/crossplane/v2"
+	CrossplaneVersion = "v2.2.0"
+	CAPIModule        = "sigs.k8s.io/cluster-api"
+	CAPIVersion       = "v1.11.4"
+	CAPKModule        = "sigs.k8s.io/cluster-api-provider-kubevirt"
+	CAPKVersion       = "v0.11.2"
+)
+
+// MinimalCRD returns a structural CRD for a kind whose real CRD the suite
+// does not install: spec and status preserve unknown fields, and status is a
+// subresource so that the fake controllers write it the way real ones do.
+func MinimalCRD(group, version, kind, plural, scope string) *unstructured.Unstructured {
+	return MustObject(fmt.Sprintf(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %[4]s.%[1]s
+spec:
+  group: %[1]s
+  scope: %[5]s
+  names:
+    kind: %[3]s
+    listKind: %[3]sList
+    plural: %[4]s
+    singular: %[6]s
+  versions:
+  - name: %[2]s
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+`, group, version, kind, plural, scope, strings.ToLower(kind)))
+}
+
+// MinimalCRDs are the kinds the function composes or reads whose projects
+// (CDI, the Talos bootstrap provider) the suite does not pull in.
+func MinimalCRDs() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		MinimalCRD("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "Namespaced"),
+		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate", "talosconfigtemplates", "Namespaced"),
+		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig", "talosconfigs", "Namespaced"),
+		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
+	}
+}
+
+// UpstreamCRDs reads the CRDs of Crossplane, Cluster API and the KubeVirt
+// provider from their modules, downloading them through the module proxy on
+// a cold module cache.
+func UpstreamCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	sources := []struct{ module, version, dir string }{
+		{CrossplaneModule, CrossplaneVersion, "cluster/crds"},
+		{CAPIModule, CAPIVersion, "config/crd/bases"},
+		{CAPKModule, CAPKVersion, "config/crd/bases"},
+	}
+	var out []*unstructured.Unstructured
+	for _, s := range sources {
+		dir, err := ModuleDir(ctx, s.module, s.version)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := ReadYAMLFiles(filepath.Join(dir, filepath.FromSlash(s.dir)))
+		if err != nil {
+			return nil, err
+		}
+		if len(objs) == 0 {
+			return nil, fmt.Errorf("no CRDs in %s@%s/%s", s.module, s.version, s.dir)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// StoreVersion makes version the storage version of every CRD of group
+// among objs. The suite runs no conversion webhooks, so a CRD that stores
+// another version than the one the function writes (Cluster API stores
+// v1beta2, the function speaks v1beta1) would convert with strategy None and
+// lose the fields whose shape differs between versions. Storing the version
+// the function speaks keeps its objects intact.
+func StoreVersion(objs []*unstructured.Unstructured, group, version string) {
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		if g, _, _ := unstructured.NestedString(o.Object, "spec", "group"); g != group {
+			continue
+		}
+		versions, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions")
+		has := false
+		for _, v := range versions {
+			if v.(map[string]any)["name"] == version {
+				has = true
+			}
+		}
+		if !has {
+			continue
+		}
+		for _, v := range versions {
+			m := v.(map[string]any)
+			m["storage"] = m["name"] == version
+		}
+		_ = unstructured.SetNestedSlice(o.Object, versions, "spec", "versions")
+	}
+}

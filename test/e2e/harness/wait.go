@@ -1,0 +1,226 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// pollEvery is how often the wait helpers look again.
+const pollEvery = 250 * time.Millisecond
+
+// Eventually polls check until it returns nil. It fails the test, naming
+// what it waited for and the last thing check saw, when timeout passes
+// first or when a control-plane process exits meanwhile. A wait never ends
+// quietly: either the expectation is met or the test fails.
+func (cp *ControlPlane) Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last error
+	for {
+		if err := cp.Healthy(); err != nil {
+			t.Fatalf("while waiting for %s: %v", what, err)
+		}
+		// Each check gets its own short deadline so that one hung request
+		// cannot eat the whole budget silently.
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		last = check(cctx)
+		ccancel()
+		if last == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not met within %s; last observation: %v", what, timeout, last)
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// Consistently checks, for the whole of d, that check keeps returning nil,
+// and fails the test on the first observation that it does not. Use it only
+// after something proves the system had the chance to act (for example a
+// condition the function set), so that it asserts "did not change" rather
+// than "was too slow to change".
+func (cp *ControlPlane) Consistently(t testing.TB, d time.Duration, what string, check func(ctx context.Context) error) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		if err := cp.Healthy(); err != nil {
+			t.Fatalf("while checking that %s: %v", what, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := check(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("expected that %s for %s, but: %v", what, d, err)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// MustGet returns the object or fails the test if it is missing.
+func (cp *ControlPlane) MustGet(t testing.TB, gvk schema.GroupVersionKind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	u, err := cp.Get(ctx, gvk, ns, name)
+	if err != nil {
+		t.Fatalf("cannot get %s %s/%s: %v", gvk.Kind, ns, name, err)
+	}
+	if u == nil {
+		t.Fatalf("%s %s/%s does not exist", gvk.Kind, ns, name)
+	}
+	return u
+}
+
+// MustApply applies objs or fails the test.
+func (cp *ControlPlane) MustApply(t testing.TB, objs ...*unstructured.Unstructured) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.Apply(ctx, objs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MustDelete deletes the object or fails the test.
+func (cp *ControlPlane) MustDelete(t testing.TB, gvk schema.GroupVersionKind, ns, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.Delete(ctx, gvk, ns, name); err != nil {
+		t.Fatalf("cannot delete %s %s/%s: %v", gvk.Kind, ns, name, err)
+	}
+}
+
+// WaitCondition waits until the object's condition typ has status and a
+// message containing every one of contains.
+func (cp *ControlPlane) WaitCondition(t testing.TB, timeout time.Duration, gvk schema.GroupVersionKind, ns, name, typ, status string, contains ...string) *unstructured.Unstructured {
+	t.Helper()
+	var got *unstructured.Unstructured
+	what := fmt.Sprintf("%s %s to have condition %s=%s", gvk.Kind, joinName(ns, name), typ, status)
+	if len(contains) > 0 {
+		what += fmt.Sprintf(" with a message containing %q", contains)
+	}
+	cp.Eventually(t, timeout, what, func(ctx context.Context) error {
+		u, err := cp.Get(ctx, gvk, ns, name)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return fmt.Errorf("%s does not exist", joinName(ns, name))
+		}
+		c := Condition(u, typ)
+		if c == nil || c["status"] != status {
+			return fmt.Errorf("conditions are %s", ConditionsString(u))
+		}
+		msg, _ := c["message"].(string)
+		for _, s := range contains {
+			if !strings.Contains(msg, s) {
+				return fmt.Errorf("conditions are %s", ConditionsString(u))
+			}
+		}
+		got = u
+		return nil
+	})
+	return got
+}
+
+// WaitExists waits until the object exists and returns it.
+func (cp *ControlPlane) WaitExists(t testing.TB, timeout time.Duration, gvk schema.GroupVersionKind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	var got *unstructured.Unstructured
+	cp.Eventually(t, timeout, fmt.Sprintf("%s %s to exist", gvk.Kind, joinName(ns, name)), func(ctx context.Context) error {
+		u, err := cp.Get(ctx, gvk, ns, name)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return fmt.Errorf("not found")
+		}
+		got = u
+		return nil
+	})
+	return got
+}
+
+// WaitGone waits until the object no longer exists.
+func (cp *ControlPlane) WaitGone(t testing.TB, timeout time.Duration, gvk schema.GroupVersionKind, ns, name string) {
+	t.Helper()
+	cp.Eventually(t, timeout, fmt.Sprintf("%s %s to be deleted", gvk.Kind, joinName(ns, name)), func(ctx context.Context) error {
+		u, err := cp.Get(ctx, gvk, ns, name)
+		if err != nil {
+			return err
+		}
+		if u != nil {
+			return fmt.Errorf("still exists (deletionTimestamp %v, finalizers %v, owners %v)", u.GetDeletionTimestamp(), u.GetFinalizers(), ownerNames(u))
+		}
+		return nil
+	})
+}
+
+// Events returns the events recorded for obj, oldest first.
+func (cp *ControlPlane) Events(ctx context.Context, obj *unstructured.Unstructured) ([]corev1.Event, error) {
+	l, err := cp.Kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.uid=" + string(obj.GetUID())})
+	if err != nil {
+		return nil, err
+	}
+	ev := l.Items
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].FirstTimestamp.Before(&ev[j].FirstTimestamp) })
+	return ev, nil
+}
+
+// WaitEvent waits until obj has an event of type typ whose message contains
+// every one of contains, and returns it.
+func (cp *ControlPlane) WaitEvent(t testing.TB, timeout time.Duration, obj *unstructured.Unstructured, typ string, contains ...string) corev1.Event {
+	t.Helper()
+	var got corev1.Event
+	cp.Eventually(t, timeout, fmt.Sprintf("a %s event on %s %s containing %q", typ, obj.GetKind(), joinName(obj.GetNamespace(), obj.GetName()), contains), func(ctx context.Context) error {
+		ev, err := cp.Events(ctx, obj)
+		if err != nil {
+			return err
+		}
+		var seen []string
+	next:
+		for _, e := range ev {
+			seen = append(seen, e.Type+" "+e.Reason+": "+e.Message)
+			if e.Type != typ {
+				continue
+			}
+			for _, s := range contains {
+				if !strings.Contains(e.Message, s) {
+					continue next
+				}
+			}
+			got = e
+			return nil
+		}
+		return fmt.Errorf("events so far: %q", seen)
+	})
+	return got
+}
+
+func joinName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func ownerNames(u *unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range u.GetOwnerReferences() {
+		out = append(out, o.Kind+"/"+o.Name)
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// goldenSource is what the suite checks of a golden DataVolume's spec.
+type goldenSource struct {
+	URL         string
+	ContentType string
+	Storage     string
+}
+
+func goldenSourceOf(dv *unstructured.Unstructured) goldenSource {
+	url, _, _ := unstructured.NestedString(dv.Object, "spec", "source", "http", "url")
+	ct, _, _ := unstructured.NestedString(dv.Object, "spec", "contentType")
+	st, _, _ := unstructured.NestedString(dv.Object, "spec", "storage", "resources", "requests", "storage")
+	return goldenSource{URL: url, ContentType: ct, Storage: st}
+}
+
+// Scenario 1: the catalog composes one golden DataVolume per entry and the
+// clone RBAC, and its status follows the goldens' phases as CDI moves them.
+func TestCatalogComposesGoldensAndReportsPhases(t *testing.T) {
+	requireMode(t, "Catalog")
+	const name = "e2e-catalog"
+	sidA, sidB := schematicID("catalog-a"), schematicID("catalog-b")
+	goldenA, goldenB := goldenName(sidA, talosVersion), goldenName(sidB, talosVersion)
+
+	xr := catalogXR(name, sidA+" "+talosVersion, sidB+" "+talosVersion+" 8Gi")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+
+	dvA := cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenA)
+	dvB := cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenB)
+	for _, c := range []struct {
+		dv   *unstructured.Unstructured
+		want goldenSource
+	}{
+		{dvA, goldenSource{URL: "https://factory.talos.dev/image/" + sidA + "/" + talosVersion + "/openstack-amd64.raw.xz", ContentType: "kubevirt", Storage: "6Gi"}},
+		{dvB, goldenSource{URL: "https://factory.talos.dev/image/" + sidB + "/" + talosVersion + "/openstack-amd64.raw.xz", ContentType: "kubevirt", Storage: "8Gi"}},
+	} {
+		if diff := cmp.Diff(c.want, goldenSourceOf(c.dv)); diff != "" {
+			t.Errorf("golden DataVolume %s: the catalog entry's source, type and size\n-want, +got:\n%s", c.dv.GetName(), diff)
+		}
+	}
+
+	// Clone RBAC: tenant VMs may create datavolumes/source in the golden
+	// namespace.
+	role := cp.WaitExists(t, reconcileTimeout, harness.ClusterRole, "", "workerimage-clone-"+name)
+	if !grants(role, "cdi.kubevirt.io", "datavolumes/source", "create") {
+		t.Errorf("ClusterRole %s does not grant create on cdi.kubevirt.io datavolumes/source: %v", role.GetName(), role.Object["rules"])
+	}
+	rb := cp.WaitExists(t, reconcileTimeout, harness.RoleBinding, goldenNamespace, "workerimage-clone-"+name)
+	if ref, _, _ := unstructured.NestedString(rb.Object, "roleRef", "name"); ref != role.GetName() {
+		t.Errorf("RoleBinding %s/%s binds %q, want the clone ClusterRole %q", goldenNamespace, rb.GetName(), ref, role.GetName())
+	}
+
+	// CDI starts importing A: the catalog reports the phase and progress.
+	setPhase(t, goldenNamespace, goldenA, harness.PhaseImportInProgress, "42.00%")
+	waitGoldenReported(t, name, goldenA, harness.PhaseImportInProgress, "42.00%")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenA)
+
+	// A succeeds, B fails: both are reported, each transition once as an
+	// event, and the catalog is not ready while B is Failed.
+	setPhase(t, goldenNamespace, goldenA, harness.PhaseSucceeded, "100.0%")
+	waitGoldenReported(t, name, goldenA, harness.PhaseSucceeded, "100.0%")
+	setPhase(t, goldenNamespace, goldenB, harness.PhaseImportInProgress, "10.00%")
+	waitGoldenReported(t, name, goldenB, harness.PhaseImportInProgress, "10.00%")
+	setPhase(t, goldenNamespace, goldenB, harness.PhaseFailed, "10.00%")
+	waitGoldenReported(t, name, goldenB, harness.PhaseFailed, "")
+	got := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenB, "failed to import")
+	cp.WaitEvent(t, reconcileTimeout, got, "Normal", goldenA, "is Succeeded")
+	cp.WaitEvent(t, reconcileTimeout, got, "Warning", goldenB, "failed to import")
+
+	// B re-imported (the operator deleted it; CDI retried): all Succeeded.
+	setPhase(t, goldenNamespace, goldenB, harness.PhaseSucceeded, "100.0%")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "True")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
+}
+
+// Scenario 2: changing an entry after its golden exists is drift. The golden
+// is left exactly as it is, and the catalog says which entry changed what
+// and how to fix it.
+func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
+	requireMode(t, "Catalog")
+	const name = "e2e-catalog-drift"
+	sid := schematicID("catalog-drift")
+	golden := goldenName(sid, talosVersion)
+
+	xr := catalogXR(name, sid+" "+talosVersion+" 6Gi")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
+	setPhase(t, goldenNamespace, golden, harness.PhaseSucceeded, "100.0%")
+	waitGoldenReported(t, name, golden, harness.PhaseSucceeded, "")
+	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, golden)
+
+	cp.MustApply(t, catalogXR(name, sid+" "+talosVersion+" 8Gi"))
+	got := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "False",
+		"images[0]", golden, `"6Gi" -> "8Gi"`, "add a NEW entry")
+	cp.WaitEvent(t, reconcileTimeout, got, "Warning", golden, `"6Gi" -> "8Gi"`)
+
+	// The function has now refused the change at least once; the golden
+	// must be exactly as it was, and stay so on the following reconciles.
+	cp.Consistently(t, 3*functionTTL, fmt.Sprintf("golden DataVolume %s/%s keeps its spec and generation", goldenNamespace, golden), func(ctx context.Context) error {
+		now, err := cp.Get(ctx, harness.DataVolume, goldenNamespace, golden)
+		if err != nil {
+			return err
+		}
+		if now == nil {
+			return fmt.Errorf("it was deleted")
+		}
+		if diff := cmp.Diff(before.Object["spec"], now.Object["spec"]); diff != "" {
+			return fmt.Errorf("its spec changed\n-before, +now:\n%s", diff)
+		}
+		if before.GetGeneration() != now.GetGeneration() {
+			return fmt.Errorf("its generation moved from %d to %d", before.GetGeneration(), now.GetGeneration())
+		}
+		return nil
+	})
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "False", `"6Gi" -> "8Gi"`)
+}
+
+// grants reports whether a ClusterRole has a rule allowing verb on
+// group/resource.
+func grants(role *unstructured.Unstructured, group, resource, verb string) bool {
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	for _, r := range rules {
+		m, _ := r.(map[string]any)
+		if contains(m["apiGroups"], group) && contains(m["resources"], resource) && contains(m["verbs"], verb) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list any, s string) bool {
+	l, _ := list.([]any)
+	for _, v := range l {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,407 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// oneGatedReconcile bounds "within one reconcile" of a gated pool: the
+// function asks to be called again after the Input's polling.inProgress
+// (15s by default) while it holds a change back, Crossplane jitters that by
+// up to 10%, and the call needs one more round trip for its required
+// resources. A golden is a required, not a composed, resource of the pool,
+// so no watch wakes the pool earlier.
+const oneGatedReconcile = 15*time.Second + 1500*time.Millisecond + 8*time.Second
+
+// poolXR returns an XNodePool <cluster>-<pool> in ns, joining cluster on
+// Kubernetes v1.35 with Talos talosVersion and schematic sid by default, and
+// the given osImage (YAML flow, e.g. "{builtin: {}}").
+func poolXR(ns, cluster, pool, sid, osImage string) *unstructured.Unstructured {
+	return harness.MustObject(fmt.Sprintf(`
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: XNodePool
+metadata:
+  name: %[2]s-%[3]s
+  namespace: %[1]s
+spec:
+  clusterName: %[2]s
+  poolName: %[3]s
+  version: v1.35
+  replicas: 1
+  instanceType: u1.medium
+  diskSize: 20Gi
+  talos:
+    version: %[4]s
+    schematicID: %[5]s
+  osImage: %[6]s
+`, ns, cluster, pool, talosVersion, sid, osImage))
+}
+
+// inNamespace creates a fresh namespace for a scenario.
+func inNamespace(t *testing.T, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readyGolden composes a catalog with the given schematic IDs (at
+// talosVersion) and plays CDI until every golden is Succeeded.
+func readyGolden(t *testing.T, catalog string, sids ...string) *unstructured.Unstructured {
+	t.Helper()
+	var images []string
+	for _, sid := range sids {
+		images = append(images, sid+" "+talosVersion)
+	}
+	xr := catalogXR(catalog, images...)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	for _, sid := range sids {
+		g := goldenName(sid, talosVersion)
+		cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, g)
+		setPhase(t, goldenNamespace, g, harness.PhaseSucceeded, "100.0%")
+	}
+	return xr
+}
+
+// poolTemplate waits until the pool reports a template in effect that
+// exists, and returns it.
+func poolTemplate(t *testing.T, timeout time.Duration, ns, xrName string) *unstructured.Unstructured {
+	t.Helper()
+	var got *unstructured.Unstructured
+	cp.Eventually(t, timeout, fmt.Sprintf("XNodePool %s/%s to compose its KubevirtMachineTemplate", ns, xrName), func(ctx context.Context) error {
+		xr, err := cp.Get(ctx, harness.NodePool, ns, xrName)
+		if err != nil || xr == nil {
+			return fmt.Errorf("pool: %v (found %t)", err, xr != nil)
+		}
+		name, _, _ := unstructured.NestedString(xr.Object, "status", "template")
+		if name == "" {
+			return fmt.Errorf("status.template is empty; conditions %s", harness.ConditionsString(xr))
+		}
+		kmt, err := cp.Get(ctx, harness.KubevirtMachineTemplate, ns, name)
+		if err != nil || kmt == nil {
+			return fmt.Errorf("status.template is %s, which does not exist (%v); conditions %s", name, err, harness.ConditionsString(xr))
+		}
+		got = kmt
+		return nil
+	})
+	return got
+}
+
+// diskSource is what the suite checks of a template's system disk.
+type diskSource struct {
+	CloneFrom string // <namespace>/<name> of source.pvc
+	HTTP      string // source.http.url
+	Storage   string
+	Class     string
+}
+
+func diskSourceOf(kmt *unstructured.Unstructured) diskSource {
+	dvts, _, _ := unstructured.NestedSlice(kmt.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	if len(dvts) == 0 {
+		return diskSource{}
+	}
+	dvt, _ := dvts[0].(map[string]any)
+	var d diskSource
+	if ns, ok, _ := unstructured.NestedString(dvt, "spec", "source", "pvc", "namespace"); ok {
+		n, _, _ := unstructured.NestedString(dvt, "spec", "source", "pvc", "name")
+		d.CloneFrom = ns + "/" + n
+	}
+	d.HTTP, _, _ = unstructured.NestedString(dvt, "spec", "source", "http", "url")
+	d.Storage, _, _ = unstructured.NestedString(dvt, "spec", "storage", "resources", "requests", "storage")
+	d.Class, _, _ = unstructured.NestedString(dvt, "spec", "storage", "storageClassName")
+	return d
+}
+
+// machineDeploymentTemplate returns the KubevirtMachineTemplate the pool's
+// MachineDeployment points at, or "".
+func machineDeploymentTemplate(ctx context.Context, ns, md string) (string, error) {
+	u, err := cp.Get(ctx, harness.MachineDeployment, ns, md)
+	if err != nil || u == nil {
+		return "", err
+	}
+	n, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "infrastructureRef", "name")
+	return n, nil
+}
+
+// poolKinds are the kinds a node pool composes.
+var poolKinds = []schema.GroupVersionKind{harness.KubevirtMachineTemplate, harness.TalosConfigTemplate, harness.MachineDeployment}
+
+// composedIn lists, per kind, the names of the pool kinds' objects in ns.
+func composedIn(ctx context.Context, ns string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, gvk := range poolKinds {
+		items, err := cp.List(ctx, gvk, ns, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range items {
+			out[gvk.Kind] = append(out[gvk.Kind], i.GetName())
+		}
+	}
+	return out, nil
+}
+
+// unchanged returns a check that obj's spec, labels and annotations and
+// generation stay as they are now.
+func unchanged(before *unstructured.Unstructured) func(context.Context) error {
+	return func(ctx context.Context) error {
+		now, err := cp.Get(ctx, before.GroupVersionKind(), before.GetNamespace(), before.GetName())
+		if err != nil {
+			return err
+		}
+		if now == nil {
+			return fmt.Errorf("%s %s was deleted", before.GetKind(), before.GetName())
+		}
+		type view struct {
+			Spec                any
+			Labels, Annotations map[string]string
+			Generation          int64
+		}
+		b := view{before.Object["spec"], before.GetLabels(), before.GetAnnotations(), before.GetGeneration()}
+		n := view{now.Object["spec"], now.GetLabels(), now.GetAnnotations(), now.GetGeneration()}
+		if diff := cmp.Diff(b, n); diff != "" {
+			return fmt.Errorf("%s %s changed\n-before, +now:\n%s", before.GetKind(), before.GetName(), diff)
+		}
+		return nil
+	}
+}
+
+// Scenario 3: a builtin pool composes nothing while its golden imports,
+// composes the clone template within one reconcile of the golden being
+// Succeeded, and, once it has a template, never touches it while a change
+// is held back by another golden that is still importing.
+func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, pool = "e2e-gating", "c3", "workers"
+	inNamespace(t, ns)
+	sidA, sidB := schematicID("gating-a"), schematicID("gating-b")
+	goldenA, goldenB := goldenName(sidA, talosVersion), goldenName(sidB, talosVersion)
+
+	cat := catalogXR("e2e-gating", sidA+" "+talosVersion)
+	cp.MustApply(t, cat)
+	deleteOnCleanup(t, cat)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenA)
+	setPhase(t, goldenNamespace, goldenA, harness.PhaseImportInProgress, "30.00%")
+
+	xr := poolXR(ns, cluster, pool, sidA, "{builtin: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	held := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "False", goldenA, "still importing")
+	if c := harness.Condition(held, "WorkerImageReady"); c["reason"] != "GoldenImporting" {
+		t.Errorf("WorkerImageReady reason = %v, want GoldenImporting", c["reason"])
+	}
+	cp.WaitEvent(t, reconcileTimeout, held, "Warning", goldenA, "still importing")
+
+	// Held means nothing at all is composed, for as long as the golden
+	// imports; the condition above proves the function has decided already.
+	cp.Consistently(t, 2*functionTTL, "nothing is composed in "+ns+" while the golden imports", func(ctx context.Context) error {
+		got, err := composedIn(ctx, ns)
+		if err != nil {
+			return err
+		}
+		if len(got) > 0 {
+			return fmt.Errorf("composed %v", got)
+		}
+		return nil
+	})
+
+	// The golden is Succeeded: the clone template follows within one
+	// reconcile.
+	setPhase(t, goldenNamespace, goldenA, harness.PhaseSucceeded, "100.0%")
+	kmtA := poolTemplate(t, oneGatedReconcile, ns, xr.GetName())
+	want := diskSource{CloneFrom: goldenNamespace + "/" + goldenA, Storage: "20Gi", Class: harness.DefaultStorageClass}
+	if diff := cmp.Diff(want, diskSourceOf(kmtA)); diff != "" {
+		t.Errorf("KubevirtMachineTemplate %s: the system disk clones the golden on the golden's class\n-want, +got:\n%s", kmtA.GetName(), diff)
+	}
+	md := cluster + "-" + pool
+	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to point at "+kmtA.GetName(), func(ctx context.Context) error {
+		got, err := machineDeploymentTemplate(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if got != kmtA.GetName() {
+			return fmt.Errorf("it points at %q", got)
+		}
+		return nil
+	})
+	open := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "True")
+	cp.WaitEvent(t, reconcileTimeout, open, "Normal", "held change is composed now")
+
+	// A change to a golden that is still importing is held back, and the
+	// existing template and MachineDeployment are left exactly as they are.
+	cp.MustApply(t, catalogXR("e2e-gating", sidA+" "+talosVersion, sidB+" "+talosVersion))
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenB)
+	setPhase(t, goldenNamespace, goldenB, harness.PhaseImportInProgress, "5.00%")
+	kmtA = cp.MustGet(t, harness.KubevirtMachineTemplate, ns, kmtA.GetName())
+	mdBefore := cp.MustGet(t, harness.MachineDeployment, ns, md)
+	cp.MustApply(t, poolXR(ns, cluster, pool, sidA, fmt.Sprintf("{builtin: {schematicID: %s}}", sidB)))
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "False", goldenB, "still importing")
+	cp.Consistently(t, 2*functionTTL, "the existing template "+kmtA.GetName()+" is untouched while gated", unchanged(kmtA))
+	cp.Consistently(t, time.Second, "MachineDeployment "+md+" is untouched while gated", unchanged(mdBefore))
+
+	setPhase(t, goldenNamespace, goldenB, harness.PhaseSucceeded, "100.0%")
+	cp.Eventually(t, oneGatedReconcile, "the pool to roll onto golden "+goldenB, func(ctx context.Context) error {
+		got, err := machineDeploymentTemplate(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if got == kmtA.GetName() || got == "" {
+			return fmt.Errorf("MachineDeployment still points at %q", got)
+		}
+		kmt, err := cp.Get(ctx, harness.KubevirtMachineTemplate, ns, got)
+		if err != nil || kmt == nil {
+			return fmt.Errorf("template %s: %v", got, err)
+		}
+		if d := diskSourceOf(kmt); d.CloneFrom != goldenNamespace+"/"+goldenB {
+			return fmt.Errorf("template %s clones %q", got, d.CloneFrom)
+		}
+		return nil
+	})
+}
+
+// Scenario 4: switching an existing pool from HTTP import to the builtin
+// golden rolls it onto a clone template, and the old template survives as
+// long as a MachineSet still references it.
+func TestHTTPPoolSwitchesToBuiltinKeepingTheOldTemplateWhileReferenced(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, pool = "e2e-switch", "c4", "workers"
+	inNamespace(t, ns)
+	sid := schematicID("switch")
+	golden := goldenName(sid, talosVersion)
+	readyGolden(t, "e2e-switch", sid)
+
+	xr := poolXR(ns, cluster, pool, sid, "{factory: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	httpKMT := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+	if d := diskSourceOf(httpKMT); d.HTTP != "https://factory.talos.dev/image/"+sid+"/"+talosVersion+"/openstack-amd64.raw.xz" || d.CloneFrom != "" {
+		t.Fatalf("HTTP pool's template %s: system disk %+v, want an HTTP import of the factory image", httpKMT.GetName(), d)
+	}
+	md := cluster + "-" + pool
+	httpBootstrap := bootstrapTemplateOf(t, ns, md)
+
+	// Cluster API rolled the pool out on the HTTP template.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cp.CreateMachineSet(ctx, ns, md+"-http", cluster, md, httpKMT.GetName(), httpBootstrap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.CreateWorkerDisk(ctx, ns, httpKMT.GetName(), md+"-http-0"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Switch to the golden.
+	cp.MustApply(t, poolXR(ns, cluster, pool, sid, "{builtin: {}}"))
+	var cloneKMT string
+	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to roll onto a clone template", func(ctx context.Context) error {
+		got, err := machineDeploymentTemplate(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if got == httpKMT.GetName() || got == "" {
+			return fmt.Errorf("it points at %q", got)
+		}
+		cloneKMT = got
+		return nil
+	})
+	kmt := cp.MustGet(t, harness.KubevirtMachineTemplate, ns, cloneKMT)
+	if d := diskSourceOf(kmt); d.CloneFrom != goldenNamespace+"/"+golden {
+		t.Errorf("template %s after the switch: system disk %+v, want a clone of %s/%s", cloneKMT, d, goldenNamespace, golden)
+	}
+	// The old MachineSet still references the HTTP template: it stays.
+	cp.Consistently(t, 2*functionTTL, "the HTTP template "+httpKMT.GetName()+" survives while MachineSet "+md+"-http references it", unchanged(httpKMT))
+
+	// Cluster API finished the roll: the new MachineSet takes over and the
+	// old one is gone. Nothing references the HTTP template any more.
+	if err := cp.CreateMachineSet(ctx, ns, md+"-clone", cluster, md, cloneKMT, bootstrapTemplateOf(t, ns, md)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.CreateWorkerDisk(ctx, ns, cloneKMT, md+"-clone-0"); err != nil {
+		t.Fatal(err)
+	}
+	cp.MustDelete(t, harness.MachineSet, ns, md+"-http")
+	cp.WaitGone(t, reconcileTimeout, harness.KubevirtMachineTemplate, ns, httpKMT.GetName())
+	cp.MustGet(t, harness.KubevirtMachineTemplate, ns, cloneKMT)
+
+	// A pool that has cloned is never blocked by its golden's later fate.
+	setPhase(t, goldenNamespace, golden, harness.PhaseFailed, "0.00%")
+	cp.Consistently(t, 2*functionTTL, "the pool keeps its clone template after its golden failed", func(ctx context.Context) error {
+		got, err := machineDeploymentTemplate(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if got != cloneKMT {
+			return fmt.Errorf("MachineDeployment points at %q, want %q", got, cloneKMT)
+		}
+		return nil
+	})
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "True")
+}
+
+// bootstrapTemplateOf returns the TalosConfigTemplate the MachineDeployment
+// points at.
+func bootstrapTemplateOf(t *testing.T, ns, md string) string {
+	t.Helper()
+	u := cp.MustGet(t, harness.MachineDeployment, ns, md)
+	n, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
+	if n == "" {
+		t.Fatalf("MachineDeployment %s/%s has no bootstrap configRef", ns, md)
+	}
+	return n
+}
+
+// Scenario 5: removing a catalog entry whose golden a pool pins keeps the
+// golden (reported as retiring); once the pool moves to another golden, the
+// old one is deleted.
+func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, pool = "e2e-retention", "c5", "workers"
+	const catalog = "e2e-retention"
+	inNamespace(t, ns)
+	sidOld, sidNew := schematicID("retention-old"), schematicID("retention-new")
+	goldenOld := goldenName(sidOld, talosVersion)
+	readyGolden(t, catalog, sidOld, sidNew)
+
+	xr := poolXR(ns, cluster, pool, sidOld, "{builtin: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	kmtOld := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+
+	// The entry goes; the pool still pins its golden.
+	cp.MustApply(t, catalogXR(catalog, sidNew+" "+talosVersion))
+	retiring := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "True", goldenOld, ns+"/")
+	cp.WaitEvent(t, reconcileTimeout, retiring, "Normal", goldenOld, "left the catalog and is kept")
+	cp.Consistently(t, 2*functionTTL, "golden "+goldenOld+" is kept while "+kmtOld.GetName()+" pins it", func(ctx context.Context) error {
+		dv, err := cp.Get(ctx, harness.DataVolume, goldenNamespace, goldenOld)
+		if err != nil {
+			return err
+		}
+		if dv == nil || dv.GetDeletionTimestamp() != nil {
+			return fmt.Errorf("the golden is gone or being deleted")
+		}
+		return nil
+	})
+
+	// The pool moves to the new golden; its old template goes; the old
+	// golden is retired.
+	cp.MustApply(t, poolXR(ns, cluster, pool, sidNew, "{builtin: {}}"))
+	cp.WaitGone(t, reconcileTimeout, harness.KubevirtMachineTemplate, ns, kmtOld.GetName())
+	cp.WaitGone(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenOld)
+	done := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "False")
+	cp.WaitEvent(t, reconcileTimeout, done, "Normal", goldenOld, "deleted")
+	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidNew, talosVersion))
+}
