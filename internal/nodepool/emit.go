@@ -58,7 +58,7 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 
 	prev := readPrevious(r.Composite)
 	out.Status = pl.status(machineTemplate, bootstrapTemplate)
-	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix}
+	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.readableCondition()}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
 		out.TTL = r.Config.InProgressTTL
@@ -235,16 +235,24 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		}
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
-	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix} {
+	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.readableCondition()} {
 		if c.Status != compose.StatusTrue && prev.Conditions[c.Type] != string(c.Status)+"/"+c.Reason {
 			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
 		}
 	}
-	// Unreadable objects are not a state the composite records, so they are
-	// reported each time they are met; the API server validates what it
-	// stores, so in practice they do not occur.
-	for _, u := range pl.World.Unreadable {
-		rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnreadable, Message: fmt.Sprintf("Node pool %q: ignoring an object that cannot be read: %s.", pl.Pool.Ref(), u)})
-	}
 	return rs
+}
+
+// ConditionObservedReadable reports observed or required objects the function
+// could not read. They are ignored for decisions (never dropped), and the
+// condition makes that visible without an event on every reconcile.
+const ConditionObservedReadable = "ObservedStateReadable"
+
+func (pl plan) readableCondition() compose.Condition {
+	if len(pl.World.Unreadable) == 0 {
+		return compose.Condition{Type: ConditionObservedReadable, Status: compose.StatusTrue, Reason: "AllReadable",
+			Message: fmt.Sprintf("Every object node pool %q reads is readable.", pl.Pool.Ref())}
+	}
+	return compose.Condition{Type: ConditionObservedReadable, Status: compose.StatusFalse, Reason: ReasonUnreadable,
+		Message: fmt.Sprintf("Node pool %q ignores objects it cannot read: %s. Check them with kubectl; they are never deleted by this function.", pl.Pool.Ref(), strings.Join(pl.World.Unreadable, "; "))}
 }
