@@ -3,12 +3,33 @@
 package main
 
 import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
+	grpcprometheus "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/pkg/errors"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/crossplane/function-sdk-go"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/proto/v1beta1"
 )
+
+// drainTimeout bounds how long a SIGTERM waits for in-flight calls before the
+// remaining ones are cut: inside Kubernetes' default 30s termination grace
+// period, far above the milliseconds one RunFunction takes.
+const drainTimeout = 25 * time.Second
 
 // CLI of this function. The flags follow the Crossplane function
 // specification and crossplane/function-template-go.
@@ -24,19 +45,120 @@ type CLI struct {
 	TTL                time.Duration `default:"1m"    help:"Response TTL when the Input sets none: how soon Crossplane calls again in steady state."`
 }
 
-// Run this function.
+// Run this function until SIGTERM or SIGINT, then drain in-flight calls.
 func (c *CLI) Run() error {
 	log, err := function.NewLogger(c.Debug)
 	if err != nil {
 		return err
 	}
+	so, err := c.serveOptions()
+	if err != nil {
+		return err
+	}
+	lis, err := (&net.ListenConfig{}).Listen(context.Background(), so.Network, so.Address)
+	if err != nil {
+		return errors.Wrapf(err, "cannot listen for %s connections at address %q", so.Network, so.Address)
+	}
+	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so)
+}
 
-	return function.Serve(NewFunction(log, c.TTL),
+// serveUntilSignalled serves fn until the process receives SIGTERM (what
+// Kubernetes sends on pod deletion) or SIGINT, then drains.
+func serveUntilSignalled(fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return serve(ctx, fn, lis, so)
+}
+
+// serveOptions turns the flags into the SDK's ServeOptions, with the SDK's
+// own option functions and defaults. Serving needs credentials: mTLS from
+// --tls-certs-dir, or plaintext only when --insecure is given.
+func (c *CLI) serveOptions() (*function.ServeOptions, error) {
+	so := &function.ServeOptions{
+		Network:        function.DefaultNetwork,
+		Address:        function.DefaultAddress,
+		MaxRecvMsgSize: function.DefaultMaxRecvMsgSize,
+	}
+	for _, o := range []function.ServeOption{
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSCertsDir),
 		function.Insecure(c.Insecure),
-		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
-		function.WithMetricsServer(c.MetricsAddress))
+		function.MaxRecvMessageSize(c.MaxRecvMessageSize * 1024 * 1024),
+		function.WithMetricsServer(c.MetricsAddress),
+	} {
+		if err := o(so); err != nil {
+			return nil, errors.Wrap(err, "cannot apply ServeOption")
+		}
+	}
+	if so.Credentials == nil {
+		return nil, errors.New("no credentials: set --tls-certs-dir (or TLS_SERVER_CERTS_DIR) to a directory holding tls.crt, tls.key and ca.crt for mTLS, or pass --insecure for local development")
+	}
+	return so, nil
+}
+
+// serve serves fn on lis the way function.Serve does (same server options,
+// v1 and v1beta1 services, reflection, health and metrics), and adds what
+// function.Serve in SDK v0.7.1 lacks: when ctx is done it stops accepting,
+// lets in-flight calls finish (GracefulStop, bounded by drainTimeout) and
+// returns nil.
+func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions) error {
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(so.MaxRecvMsgSize), grpc.Creds(so.Credentials)}
+	var metrics *grpcprometheus.ServerMetrics
+	registry := so.MetricsRegistry
+	if so.MetricsAddress != "" {
+		if registry == nil {
+			registry = prometheus.NewRegistry()
+			registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		}
+		metrics = grpcprometheus.NewServerMetrics(so.MetricsServerOpts...)
+		interceptors := append([]grpc.UnaryServerInterceptor{metrics.UnaryServerInterceptor()}, so.UnaryInterceptors...)
+		opts = append(opts, grpc.ChainUnaryInterceptor(interceptors...))
+		if err := registry.Register(metrics); err != nil {
+			return errors.Wrap(err, "cannot register gRPC server metrics")
+		}
+	}
+	srv := grpc.NewServer(opts...)
+	reflection.Register(srv)
+	fnv1.RegisterFunctionRunnerServiceServer(srv, fn)
+	v1beta1.RegisterFunctionRunnerServiceServer(srv, function.ServeBeta(fn))
+	if so.HealthServer != nil {
+		healthgrpc.RegisterHealthServer(srv, so.HealthServer)
+	}
+
+	var metricsServer *http.Server
+	if metrics != nil {
+		metrics.InitializeMetrics(srv)
+		metricsServer = &http.Server{
+			Addr:              so.MetricsAddress,
+			Handler:           promhttp.HandlerFor(registry, promhttp.HandlerOpts{}),
+			ReadHeaderTimeout: 30 * time.Second,
+		}
+		go func() { _ = metricsServer.ListenAndServe() }()
+		defer func() { _ = metricsServer.Close() }()
+	}
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	select {
+	case err := <-served:
+		return errors.Wrap(err, "cannot serve gRPC connections")
+	case <-ctx.Done():
+	}
+
+	drained := make(chan struct{})
+	go func() {
+		srv.GracefulStop()
+		close(drained)
+	}()
+	deadline := time.NewTimer(drainTimeout)
+	defer deadline.Stop()
+	select {
+	case <-drained:
+	case <-deadline.C:
+		srv.Stop()
+		<-drained
+	}
+	return errors.Wrap(<-served, "cannot serve gRPC connections")
 }
 
 func main() {

