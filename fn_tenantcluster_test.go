@@ -62,8 +62,8 @@ func TestRunFunctionTenantCluster(t *testing.T) {
 				Meta: &fnv1.ResponseMeta{Tag: "t", Ttl: durationpb.New(time.Minute)},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"pools":{
-						"gpu":{"image":{"schematicID":"` + sidA + `","version":"v1.13.6","imageURL":"` + urlA + `"},"sourceType":"HTTP","template":"acme-gpu-fedcba9876543210","ready":false,"gate":{"state":"Open"}},
-						"workers":{"image":{"schematicID":"` + sidA + `","version":"v1.13.6","golden":"cozy-public/` + goldenA + `"},"sourceType":"Clone","template":"acme-workers-0123456789abcdef","ready":true,"gate":{"state":"Open"}}}}}`)},
+						"gpu":{"image":{"schematicID":"` + sidA + `","version":"v1.13.6","sourceType":"HTTP","imageURL":"` + urlA + `"},"sourceType":"HTTP","template":"acme-gpu-fedcba9876543210","ready":false,"gate":{"state":"Open"}},
+						"workers":{"image":{"schematicID":"` + sidA + `","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/` + goldenA + `"},"sourceType":"Clone","template":"acme-workers-0123456789abcdef","ready":true,"gate":{"state":"Open"}}}}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"nodepool-gpu": desired(`{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-gpu"},
 							"spec":{"clusterName":"acme","poolName":"gpu","version":"v1.35","goldenNamespace":"cozy-public","talos":`+tenantTalos+`,"storageClass":"local"}}`, fnv1.Ready_READY_FALSE),

@@ -118,3 +118,48 @@ type NodePoolSpec struct {
 	Talos           Talos  `json:"talos,omitempty"`
 	GoldenNamespace string `json:"goldenNamespace,omitempty"`
 }
+
+// Source types of a node pool's boot disk.
+const (
+	SourceTypeClone = "Clone"
+	SourceTypeHTTP  = "HTTP"
+)
+
+// Gate states of a node pool.
+const (
+	GateOpen = "Open"
+	GateHeld = "Held"
+)
+
+// NodePoolStatus is the status node-pool mode writes on an XNodePool, and the
+// contract tenant-cluster mode reads back. Pointers tell "not reported" from
+// a zero value on the reading side.
+type NodePoolStatus struct {
+	Image             *NodePoolImage `json:"image,omitempty"`
+	Template          string         `json:"template"`
+	BootstrapTemplate string         `json:"bootstrapTemplate"`
+	Gate              *Gate          `json:"gate,omitempty"`
+	Replicas          *int64         `json:"replicas,omitempty"`
+	ReadyReplicas     *int64         `json:"readyReplicas,omitempty"`
+}
+
+// NodePoolImage is the image a pool resolved to.
+type NodePoolImage struct {
+	SchematicID string `json:"schematicID,omitempty"`
+	Version     string `json:"version,omitempty"`
+	// SourceType is Clone (a CDI clone of the golden) or HTTP (an import).
+	SourceType string `json:"sourceType,omitempty"`
+	// Golden is "<namespace>/<name>" of the golden a Clone pool clones.
+	Golden string `json:"golden,omitempty"`
+	// ImageURL is what an HTTP pool imports.
+	ImageURL string `json:"imageURL,omitempty"`
+	// StorageClass is the class the pool's disks are provisioned on.
+	StorageClass string `json:"storageClass,omitempty"`
+}
+
+// Gate says whether node-pool mode is holding a change back, and why.
+type Gate struct {
+	State   string `json:"state,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}

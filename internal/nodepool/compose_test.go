@@ -3,6 +3,7 @@ package nodepool
 import (
 	"flag"
 	"fmt"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,8 +41,8 @@ func summarize(out compose.Output) summary {
 		s.Resources = append(s.Resources, fmt.Sprintf("%s ready=%s", n, d.Ready))
 	}
 	sort.Strings(s.Resources)
-	if g, ok := out.Status["gate"].(map[string]any); ok {
-		s.Gate = fmt.Sprintf("%s/%s", g["state"], g["reason"])
+	if g, ok := out.Status["gate"].(*v1alpha1.Gate); ok && g != nil {
+		s.Gate = fmt.Sprintf("%s/%s", g.State, g.Reason)
 	}
 	s.Template, _ = out.Status["template"].(string)
 	return s

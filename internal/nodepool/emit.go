@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"strings"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -57,7 +58,11 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	}
 
 	prev := readPrevious(r.Composite)
-	out.Status = pl.status(machineTemplate, bootstrapTemplate)
+	st := pl.status(machineTemplate, bootstrapTemplate)
+	out.Status = map[string]any{
+		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
+		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
+	}
 	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.readableCondition()}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
@@ -146,31 +151,30 @@ func deploymentReady(md *clusterv1.MachineDeployment, want *int32) resource.Read
 }
 
 // status is the XNodePool status the tenant cluster reads back.
-func (pl plan) status(machineTemplate, bootstrapTemplate string) map[string]any {
-	img := map[string]any{
-		"schematicID": pl.Image.SchematicID.Value,
-		"version":     pl.Image.Version.Value,
-		"sourceType":  string(pl.Image.Source),
+func (pl plan) status(machineTemplate, bootstrapTemplate string) v1alpha1.NodePoolStatus {
+	img := &v1alpha1.NodePoolImage{
+		SchematicID:  pl.Image.SchematicID.Value,
+		Version:      pl.Image.Version.Value,
+		SourceType:   string(pl.Image.Source),
+		StorageClass: pl.StorageClass.Name,
 	}
 	if pl.Image.Source == SourceClone {
-		img["golden"] = pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
+		img.Golden = pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
 	} else {
-		img["imageURL"] = pl.Image.URL
+		img.ImageURL = pl.Image.URL
 	}
-	if pl.StorageClass.Name != "" {
-		img["storageClass"] = pl.StorageClass.Name
-	}
-	gate := map[string]any{"state": GateOpen, "reason": ReasonTemplateComposed, "message": pl.openMessage()}
+	gate := &v1alpha1.Gate{State: GateOpen, Reason: ReasonTemplateComposed, Message: pl.openMessage()}
 	if pl.Hold != nil {
-		gate = map[string]any{"state": GateHeld, "reason": pl.Hold.Reason, "message": pl.Hold.Message}
+		gate = &v1alpha1.Gate{State: GateHeld, Reason: pl.Hold.Reason, Message: pl.Hold.Message}
 	}
-	return map[string]any{
-		"image":             img,
-		"template":          machineTemplate,
-		"bootstrapTemplate": bootstrapTemplate,
-		"gate":              gate,
-		"replicas":          int64(pl.Shape.Replicas),
-		"readyReplicas":     int64(pl.Observed.readyReplicas()),
+	replicas, ready := int64(pl.Shape.Replicas), int64(pl.Observed.readyReplicas())
+	return v1alpha1.NodePoolStatus{
+		Image:             img,
+		Template:          machineTemplate,
+		BootstrapTemplate: bootstrapTemplate,
+		Gate:              gate,
+		Replicas:          &replicas,
+		ReadyReplicas:     &ready,
 	}
 }
 

@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,8 +14,8 @@ import (
 
 // Gate states, as written to status.gate.state.
 const (
-	GateOpen = "Open"
-	GateHeld = "Held"
+	GateOpen = v1alpha1.GateOpen
+	GateHeld = v1alpha1.GateHeld
 )
 
 // Reasons a gate holds a new or changed template back. They are also the

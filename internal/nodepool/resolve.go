@@ -19,9 +19,9 @@ type SourceType string
 // Source types, as written to status.image.sourceType.
 const (
 	// SourceClone clones the golden DataVolume of the catalog.
-	SourceClone SourceType = "Clone"
+	SourceClone SourceType = v1alpha1.SourceTypeClone
 	// SourceHTTP imports the disk from the Image Factory per worker.
-	SourceHTTP SourceType = "HTTP"
+	SourceHTTP SourceType = v1alpha1.SourceTypeHTTP
 )
 
 // sourceTypeOf is the pool's disk source. It is a function of the spec alone:

@@ -3,6 +3,7 @@ package tenantcluster
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"slices"
 	"testing"
 
@@ -70,7 +71,7 @@ func TestCompose(t *testing.T) {
 					"conditions":[{"type":"Ready","status":"False","reason":"Creating"}]}}`,
 			},
 			want: func(t *testing.T) compose.Output {
-				img := &PoolImage{SchematicID: schematic, Version: "v1.13.6", Golden: "cozy-public/talos-worker-" + schematic + "-v1.13.6"}
+				img := &v1alpha1.NodePoolImage{SourceType: "Clone", SchematicID: schematic, Version: "v1.13.6", Golden: "cozy-public/talos-worker-" + schematic + "-v1.13.6"}
 				return compose.Output{
 					Resources: map[resource.Name]*resource.DesiredComposed{
 						"nodepool-gpu": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-gpu"},
@@ -79,8 +80,8 @@ func TestCompose(t *testing.T) {
 							"spec":{"clusterName":"acme","poolName":"workers","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"osImage":{"builtin":{}}}}`),
 					},
 					Status: map[string]any{"pools": map[string]PoolStatus{
-						"gpu":     {Image: img, SourceType: "Clone", Gate: &Gate{State: "Held", Reason: "GoldenImporting", Message: "Golden is importing."}},
-						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &Gate{State: "Open"}},
+						"gpu":     {Image: img, SourceType: "Clone", Gate: &v1alpha1.Gate{State: "Held", Reason: "GoldenImporting", Message: "Golden is importing."}},
+						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &v1alpha1.Gate{State: "Open"}},
 					}},
 					Conditions: []compose.Condition{
 						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},

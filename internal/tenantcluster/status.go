@@ -3,6 +3,7 @@ package tenantcluster
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"strings"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -13,44 +14,19 @@ import (
 // PoolStatus is one entry of the cluster's status.pools: what the pool's
 // XNodePool reports, summarised.
 type PoolStatus struct {
-	Image      *PoolImage `json:"image,omitempty"`
-	SourceType string     `json:"sourceType,omitempty"`
-	Template   string     `json:"template,omitempty"`
-	Ready      bool       `json:"ready"`
-	Gate       *Gate      `json:"gate,omitempty"`
+	Image      *v1alpha1.NodePoolImage `json:"image,omitempty"`
+	SourceType string                  `json:"sourceType,omitempty"`
+	Template   string                  `json:"template,omitempty"`
+	Ready      bool                    `json:"ready"`
+	Gate       *v1alpha1.Gate          `json:"gate,omitempty"`
 }
 
-// PoolImage is the image a pool resolved to.
-type PoolImage struct {
-	SchematicID string `json:"schematicID,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Golden      string `json:"golden,omitempty"`
-	ImageURL    string `json:"imageURL,omitempty"`
-	// StorageClass is the class the pool's disks are provisioned on.
-	StorageClass string `json:"storageClass,omitempty"`
-}
-
-// Gate says whether the node pool mode is holding a change back.
-type Gate struct {
-	State   string `json:"state,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
-// GateHeld is the gate state of a pool whose change is held back.
-const GateHeld = "Held"
-
-// nodePoolStatus is the status the node pool mode writes on an XNodePool.
+// nodePoolStatus is the status the node pool mode writes on an XNodePool,
+// with the conditions Crossplane adds.
 type nodePoolStatus struct {
-	Image *struct {
-		PoolImage
-		SourceType string `json:"sourceType,omitempty"`
-	} `json:"image,omitempty"`
-	Template      string      `json:"template,omitempty"`
-	Gate          *Gate       `json:"gate,omitempty"`
-	Replicas      *int64      `json:"replicas,omitempty"`
-	ReadyReplicas *int64      `json:"readyReplicas,omitempty"`
-	Conditions    []condition `json:"conditions,omitempty"`
+	v1alpha1.NodePoolStatus `json:",inline"`
+
+	Conditions []condition `json:"conditions,omitempty"`
 }
 
 type condition struct {
@@ -80,8 +56,7 @@ func observePool(oc resource.ObservedComposed, ok bool) poolReport {
 	}
 	r := poolReport{Status: PoolStatus{Template: s.Template, Gate: s.Gate}}
 	if s.Image != nil {
-		img := s.Image.PoolImage
-		r.Status.Image = &img
+		r.Status.Image = s.Image
 		r.Status.SourceType = s.Image.SourceType
 	}
 	ready := condition{Status: "Unknown"}
@@ -95,7 +70,7 @@ func observePool(oc resource.ObservedComposed, ok bool) poolReport {
 		return r
 	}
 	var why []string
-	if s.Gate != nil && s.Gate.State == GateHeld {
+	if s.Gate != nil && s.Gate.State == v1alpha1.GateHeld {
 		why = append(why, "change held: "+or(s.Gate.Reason, "no reason given"))
 	}
 	if s.Replicas != nil {

@@ -1,6 +1,7 @@
 package tenantcluster
 
 import (
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,8 +33,8 @@ func TestObservePool(t *testing.T) {
 				"template":"acme-workers-1a2b3c4d","gate":{"state":"Open"},"replicas":3,"readyReplicas":3,
 				"conditions":[{"type":"Synced","status":"True","reason":"ReconcileSuccess"},{"type":"Ready","status":"True","reason":"Available"}]}}`,
 			want: poolReport{Status: PoolStatus{
-				Image:      &PoolImage{SchematicID: "abc", Version: "v1.13.6", Golden: "cozy-public/talos-worker-abc-v1.13.6", StorageClass: "replicated"},
-				SourceType: "Clone", Template: "acme-workers-1a2b3c4d", Ready: true, Gate: &Gate{State: "Open"},
+				Image:      &v1alpha1.NodePoolImage{SourceType: "Clone", SchematicID: "abc", Version: "v1.13.6", Golden: "cozy-public/talos-worker-abc-v1.13.6", StorageClass: "replicated"},
+				SourceType: "Clone", Template: "acme-workers-1a2b3c4d", Ready: true, Gate: &v1alpha1.Gate{State: "Open"},
 			}},
 		},
 		"HeldPoolSaysWhy": {
@@ -44,9 +45,9 @@ func TestObservePool(t *testing.T) {
 				"conditions":[{"type":"Ready","status":"False","reason":"Creating"}]}}`,
 			want: poolReport{
 				Status: PoolStatus{
-					Image:      &PoolImage{SchematicID: "abc", Version: "v1.13.6"},
+					Image:      &v1alpha1.NodePoolImage{SourceType: "Clone", SchematicID: "abc", Version: "v1.13.6"},
 					SourceType: "Clone",
-					Gate:       &Gate{State: "Held", Reason: "GoldenImporting", Message: "The golden is importing (42%)."},
+					Gate:       &v1alpha1.Gate{State: "Held", Reason: "GoldenImporting", Message: "The golden is importing (42%)."},
 				},
 				Detail: "change held: GoldenImporting, 1/2 workers ready",
 			},
