@@ -93,6 +93,11 @@ func render(t *testing.T, xp, target string, s scenario) result {
 		"--function-annotations=render.crossplane.io/runtime-development-target=" + target,
 		"--timeout=60s",
 	}
+	// A mode directory may ship its XRD (xrd.yaml), so that render applies the
+	// schema defaults the API server would.
+	if p := filepath.Join(s.mode, "xrd.yaml"); exists(p) {
+		args = append(args, "--xrd="+p)
+	}
 	for _, f := range []struct{ file, flag string }{{"observed.yaml", "--observed-resources="}, {"required.yaml", "--required-resources="}} {
 		if p := filepath.Join(s.dir, f.file); exists(p) {
 			args = append(args, f.flag+p)
