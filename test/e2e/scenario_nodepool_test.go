@@ -152,6 +152,18 @@ func composedIn(ctx context.Context, ns string) (map[string][]string, error) {
 	return out, nil
 }
 
+// allOf returns a check that passes when every one of checks does.
+func allOf(checks ...func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for _, c := range checks {
+			if err := c(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // unchanged returns a check that obj's spec, labels and annotations and
 // generation stay as they are now.
 func unchanged(before *unstructured.Unstructured) func(context.Context) error {
@@ -248,8 +260,7 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 	mdBefore := cp.MustGet(t, harness.MachineDeployment, ns, md)
 	cp.MustApply(t, poolXR(ns, cluster, pool, sidA, fmt.Sprintf("{builtin: {schematicID: %s}}", sidB)))
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "False", goldenB, "still importing")
-	cp.Consistently(t, 2*functionTTL, "the existing template "+kmtA.GetName()+" is untouched while gated", unchanged(kmtA))
-	cp.Consistently(t, time.Second, "MachineDeployment "+md+" is untouched while gated", unchanged(mdBefore))
+	cp.Consistently(t, 2*functionTTL, "the existing template "+kmtA.GetName()+" and MachineDeployment "+md+" are untouched while gated", allOf(unchanged(kmtA), unchanged(mdBefore)))
 
 	setPhase(t, goldenNamespace, goldenB, harness.PhaseSucceeded, "100.0%")
 	cp.Eventually(t, oneGatedReconcile, "the pool to roll onto golden "+goldenB, func(ctx context.Context) error {

@@ -77,7 +77,9 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 // downloading it through the module proxy if needed.
 func ModuleDir(ctx context.Context, module, version string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	// Outside any module, so that no go.mod or go.sum of the repository is
+	// consulted or touched.
+	cmd.Dir = os.TempDir()
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go mod download %s@%s: %w", module, version, err)
