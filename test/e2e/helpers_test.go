@@ -25,8 +25,8 @@ func schematicID(seed string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// goldenName is the product's golden DataVolume name.
-func goldenName(sid, version string) string { return "talos-worker-" + sid + "-" + version }
+// goldenName is the product's golden DataVolume name for sid at talosVersion.
+func goldenName(sid string) string { return "talos-worker-" + sid + "-" + talosVersion }
 
 // goldenStatus returns the entry of the catalog's status.goldens for name.
 func goldenStatus(catalog *unstructured.Unstructured, name string) (map[string]any, bool) {
@@ -40,13 +40,13 @@ func goldenStatus(catalog *unstructured.Unstructured, name string) (map[string]a
 	return nil, false
 }
 
-// setPhase plays CDI for a DataVolume or fails the test.
-func setPhase(t *testing.T, ns, name, phase, progress string) {
+// setGoldenPhase plays CDI for a golden DataVolume or fails the test.
+func setGoldenPhase(t *testing.T, name, phase, progress string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := cp.SetDataVolumePhase(ctx, ns, name, phase, progress, ""); err != nil {
-		t.Fatalf("cannot play CDI for DataVolume %s/%s: %v", ns, name, err)
+	if err := cp.SetDataVolumePhase(ctx, goldenNamespace, name, phase, progress, ""); err != nil {
+		t.Fatalf("cannot play CDI for DataVolume %s/%s: %v", goldenNamespace, name, err)
 	}
 }
 
@@ -55,9 +55,9 @@ func setPhase(t *testing.T, ns, name, phase, progress string) {
 func waitGoldenReported(t *testing.T, catalog, name, phase, progress string) {
 	t.Helper()
 	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("catalog %s to report golden %s in phase %s %s", catalog, name, phase, progress), func(ctx context.Context) error {
-		u, err := cp.Get(ctx, harness.WorkerImageCatalog, "", catalog)
-		if err != nil || u == nil {
-			return fmt.Errorf("catalog: %v (found: %t)", err, u != nil)
+		u, err := cp.Existing(ctx, harness.WorkerImageCatalog, "", catalog)
+		if err != nil {
+			return err
 		}
 		g, ok := goldenStatus(u, name)
 		if !ok {

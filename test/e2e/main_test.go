@@ -275,7 +275,7 @@ func dumpObjects(path string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	kinds := []schema.GroupVersionKind{
 		harness.WorkerImageCatalog, harness.TenantCluster, harness.NodePool,
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
@@ -286,13 +286,13 @@ func dumpObjects(path string) error {
 	for _, k := range kinds {
 		items, err := cp.List(ctx, k, "", "")
 		if err != nil {
-			fmt.Fprintf(f, "# %s: %v\n", k.Kind, err)
+			_, _ = fmt.Fprintf(f, "# %s: %v\n", k.Kind, err)
 			continue
 		}
 		for i := range items {
 			items[i].SetManagedFields(nil)
 			b, _ := yaml.Marshal(items[i].Object)
-			fmt.Fprintf(f, "---\n%s", b)
+			_, _ = fmt.Fprintf(f, "---\n%s", b)
 		}
 	}
 	return nil

@@ -31,7 +31,7 @@ func TestCatalogComposesGoldensAndReportsPhases(t *testing.T) {
 	requireMode(t, "Catalog")
 	const name = "e2e-catalog"
 	sidA, sidB := schematicID("catalog-a"), schematicID("catalog-b")
-	goldenA, goldenB := goldenName(sidA, talosVersion), goldenName(sidB, talosVersion)
+	goldenA, goldenB := goldenName(sidA), goldenName(sidB)
 
 	xr := catalogXR(name, sidA+" "+talosVersion, sidB+" "+talosVersion+" 8Gi")
 	cp.MustApply(t, xr)
@@ -63,24 +63,24 @@ func TestCatalogComposesGoldensAndReportsPhases(t *testing.T) {
 	}
 
 	// CDI starts importing A: the catalog reports the phase and progress.
-	setPhase(t, goldenNamespace, goldenA, harness.PhaseImportInProgress, "42.00%")
+	setGoldenPhase(t, goldenA, harness.PhaseImportInProgress, "42.00%")
 	waitGoldenReported(t, name, goldenA, harness.PhaseImportInProgress, "42.00%")
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenA)
 
 	// A succeeds, B fails: both are reported, each transition once as an
 	// event, and the catalog is not ready while B is Failed.
-	setPhase(t, goldenNamespace, goldenA, harness.PhaseSucceeded, "100.0%")
+	setGoldenPhase(t, goldenA, harness.PhaseSucceeded, "100.0%")
 	waitGoldenReported(t, name, goldenA, harness.PhaseSucceeded, "100.0%")
-	setPhase(t, goldenNamespace, goldenB, harness.PhaseImportInProgress, "10.00%")
+	setGoldenPhase(t, goldenB, harness.PhaseImportInProgress, "10.00%")
 	waitGoldenReported(t, name, goldenB, harness.PhaseImportInProgress, "10.00%")
-	setPhase(t, goldenNamespace, goldenB, harness.PhaseFailed, "10.00%")
+	setGoldenPhase(t, goldenB, harness.PhaseFailed, "10.00%")
 	waitGoldenReported(t, name, goldenB, harness.PhaseFailed, "")
 	got := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenB, "failed to import")
 	cp.WaitEvent(t, reconcileTimeout, got, "Normal", goldenA, "is Succeeded")
 	cp.WaitEvent(t, reconcileTimeout, got, "Warning", goldenB, "failed to import")
 
 	// B re-imported (the operator deleted it; CDI retried): all Succeeded.
-	setPhase(t, goldenNamespace, goldenB, harness.PhaseSucceeded, "100.0%")
+	setGoldenPhase(t, goldenB, harness.PhaseSucceeded, "100.0%")
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "True")
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
 }
@@ -92,13 +92,13 @@ func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
 	requireMode(t, "Catalog")
 	const name = "e2e-catalog-drift"
 	sid := schematicID("catalog-drift")
-	golden := goldenName(sid, talosVersion)
+	golden := goldenName(sid)
 
 	xr := catalogXR(name, sid+" "+talosVersion+" 6Gi")
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
-	setPhase(t, goldenNamespace, golden, harness.PhaseSucceeded, "100.0%")
+	setGoldenPhase(t, golden, harness.PhaseSucceeded, "100.0%")
 	waitGoldenReported(t, name, golden, harness.PhaseSucceeded, "")
 	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, golden)
 

@@ -21,10 +21,13 @@ import (
 // so no watch wakes the pool earlier.
 const oneGatedReconcile = 15*time.Second + 1500*time.Millisecond + 8*time.Second
 
-// poolXR returns an XNodePool <cluster>-<pool> in ns, joining cluster on
+// poolName is the name of the one pool each scenario gives a cluster.
+const poolName = "workers"
+
+// poolXR returns the XNodePool <cluster>-workers in ns, joining cluster on
 // Kubernetes v1.35 with Talos talosVersion and schematic sid by default, and
 // the given osImage (YAML flow, e.g. "{builtin: {}}").
-func poolXR(ns, cluster, pool, sid, osImage string) *unstructured.Unstructured {
+func poolXR(ns, cluster, sid, osImage string) *unstructured.Unstructured {
 	return harness.MustObject(fmt.Sprintf(`
 apiVersion: workerimage.cozystack.io/v1alpha1
 kind: XNodePool
@@ -42,7 +45,7 @@ spec:
     version: %[4]s
     schematicID: %[5]s
   osImage: %[6]s
-`, ns, cluster, pool, talosVersion, sid, osImage))
+`, ns, cluster, poolName, talosVersion, sid, osImage))
 }
 
 // inNamespace creates a fresh namespace for a scenario.
@@ -57,7 +60,7 @@ func inNamespace(t *testing.T, ns string) {
 
 // readyGolden composes a catalog with the given schematic IDs (at
 // talosVersion) and plays CDI until every golden is Succeeded.
-func readyGolden(t *testing.T, catalog string, sids ...string) *unstructured.Unstructured {
+func readyGolden(t *testing.T, catalog string, sids ...string) {
 	t.Helper()
 	var images []string
 	for _, sid := range sids {
@@ -67,11 +70,10 @@ func readyGolden(t *testing.T, catalog string, sids ...string) *unstructured.Uns
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	for _, sid := range sids {
-		g := goldenName(sid, talosVersion)
+		g := goldenName(sid)
 		cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, g)
-		setPhase(t, goldenNamespace, g, harness.PhaseSucceeded, "100.0%")
+		setGoldenPhase(t, g, harness.PhaseSucceeded, "100.0%")
 	}
-	return xr
 }
 
 // poolTemplate waits until the pool reports a template in effect that
@@ -80,17 +82,17 @@ func poolTemplate(t *testing.T, timeout time.Duration, ns, xrName string) *unstr
 	t.Helper()
 	var got *unstructured.Unstructured
 	cp.Eventually(t, timeout, fmt.Sprintf("XNodePool %s/%s to compose its KubevirtMachineTemplate", ns, xrName), func(ctx context.Context) error {
-		xr, err := cp.Get(ctx, harness.NodePool, ns, xrName)
-		if err != nil || xr == nil {
-			return fmt.Errorf("pool: %v (found %t)", err, xr != nil)
+		xr, err := cp.Existing(ctx, harness.NodePool, ns, xrName)
+		if err != nil {
+			return err
 		}
 		name, _, _ := unstructured.NestedString(xr.Object, "status", "template")
 		if name == "" {
 			return fmt.Errorf("status.template is empty; conditions %s", harness.ConditionsString(xr))
 		}
-		kmt, err := cp.Get(ctx, harness.KubevirtMachineTemplate, ns, name)
-		if err != nil || kmt == nil {
-			return fmt.Errorf("status.template is %s, which does not exist (%v); conditions %s", name, err, harness.ConditionsString(xr))
+		kmt, err := cp.Existing(ctx, harness.KubevirtMachineTemplate, ns, name)
+		if err != nil {
+			return fmt.Errorf("status.template is %s: %w; conditions %s", name, err, harness.ConditionsString(xr))
 		}
 		got = kmt
 		return nil
@@ -152,6 +154,21 @@ func composedIn(ctx context.Context, ns string) (map[string][]string, error) {
 	return out, nil
 }
 
+// nothingComposedIn returns a check that no object of the pool kinds
+// exists in ns.
+func nothingComposedIn(ns string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		got, err := composedIn(ctx, ns)
+		if err != nil {
+			return err
+		}
+		if len(got) > 0 {
+			return fmt.Errorf("composed in %s: %v", ns, got)
+		}
+		return nil
+	}
+}
+
 // allOf returns a check that passes when every one of checks does.
 func allOf(checks ...func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
@@ -196,18 +213,18 @@ func unchanged(before *unstructured.Unstructured) func(context.Context) error {
 func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
-	const ns, cluster, pool = "e2e-gating", "c3", "workers"
+	const ns, cluster = "e2e-gating", "c3"
 	inNamespace(t, ns)
 	sidA, sidB := schematicID("gating-a"), schematicID("gating-b")
-	goldenA, goldenB := goldenName(sidA, talosVersion), goldenName(sidB, talosVersion)
+	goldenA, goldenB := goldenName(sidA), goldenName(sidB)
 
 	cat := catalogXR("e2e-gating", sidA+" "+talosVersion)
 	cp.MustApply(t, cat)
 	deleteOnCleanup(t, cat)
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenA)
-	setPhase(t, goldenNamespace, goldenA, harness.PhaseImportInProgress, "30.00%")
+	setGoldenPhase(t, goldenA, harness.PhaseImportInProgress, "30.00%")
 
-	xr := poolXR(ns, cluster, pool, sidA, "{builtin: {}}")
+	xr := poolXR(ns, cluster, sidA, "{builtin: {}}")
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	held := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "False", goldenA, "still importing")
@@ -218,26 +235,17 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 
 	// Held means nothing at all is composed, for as long as the golden
 	// imports; the condition above proves the function has decided already.
-	cp.Consistently(t, 2*functionTTL, "nothing is composed in "+ns+" while the golden imports", func(ctx context.Context) error {
-		got, err := composedIn(ctx, ns)
-		if err != nil {
-			return err
-		}
-		if len(got) > 0 {
-			return fmt.Errorf("composed %v", got)
-		}
-		return nil
-	})
+	cp.Consistently(t, 2*functionTTL, "nothing is composed in "+ns+" while the golden imports", nothingComposedIn(ns))
 
 	// The golden is Succeeded: the clone template follows within one
 	// reconcile.
-	setPhase(t, goldenNamespace, goldenA, harness.PhaseSucceeded, "100.0%")
+	setGoldenPhase(t, goldenA, harness.PhaseSucceeded, "100.0%")
 	kmtA := poolTemplate(t, oneGatedReconcile, ns, xr.GetName())
 	want := diskSource{CloneFrom: goldenNamespace + "/" + goldenA, Storage: "20Gi", Class: harness.DefaultStorageClass}
 	if diff := cmp.Diff(want, diskSourceOf(kmtA)); diff != "" {
 		t.Errorf("KubevirtMachineTemplate %s: the system disk clones the golden on the golden's class\n-want, +got:\n%s", kmtA.GetName(), diff)
 	}
-	md := cluster + "-" + pool
+	md := cluster + "-" + poolName
 	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to point at "+kmtA.GetName(), func(ctx context.Context) error {
 		got, err := machineDeploymentTemplate(ctx, ns, md)
 		if err != nil {
@@ -255,14 +263,14 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 	// existing template and MachineDeployment are left exactly as they are.
 	cp.MustApply(t, catalogXR("e2e-gating", sidA+" "+talosVersion, sidB+" "+talosVersion))
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenB)
-	setPhase(t, goldenNamespace, goldenB, harness.PhaseImportInProgress, "5.00%")
+	setGoldenPhase(t, goldenB, harness.PhaseImportInProgress, "5.00%")
 	kmtA = cp.MustGet(t, harness.KubevirtMachineTemplate, ns, kmtA.GetName())
 	mdBefore := cp.MustGet(t, harness.MachineDeployment, ns, md)
-	cp.MustApply(t, poolXR(ns, cluster, pool, sidA, fmt.Sprintf("{builtin: {schematicID: %s}}", sidB)))
+	cp.MustApply(t, poolXR(ns, cluster, sidA, fmt.Sprintf("{builtin: {schematicID: %s}}", sidB)))
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "False", goldenB, "still importing")
 	cp.Consistently(t, 2*functionTTL, "the existing template "+kmtA.GetName()+" and MachineDeployment "+md+" are untouched while gated", allOf(unchanged(kmtA), unchanged(mdBefore)))
 
-	setPhase(t, goldenNamespace, goldenB, harness.PhaseSucceeded, "100.0%")
+	setGoldenPhase(t, goldenB, harness.PhaseSucceeded, "100.0%")
 	cp.Eventually(t, oneGatedReconcile, "the pool to roll onto golden "+goldenB, func(ctx context.Context) error {
 		got, err := machineDeploymentTemplate(ctx, ns, md)
 		if err != nil {
@@ -271,9 +279,9 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 		if got == kmtA.GetName() || got == "" {
 			return fmt.Errorf("MachineDeployment still points at %q", got)
 		}
-		kmt, err := cp.Get(ctx, harness.KubevirtMachineTemplate, ns, got)
-		if err != nil || kmt == nil {
-			return fmt.Errorf("template %s: %v", got, err)
+		kmt, err := cp.Existing(ctx, harness.KubevirtMachineTemplate, ns, got)
+		if err != nil {
+			return err
 		}
 		if d := diskSourceOf(kmt); d.CloneFrom != goldenNamespace+"/"+goldenB {
 			return fmt.Errorf("template %s clones %q", got, d.CloneFrom)
@@ -288,20 +296,20 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 func TestHTTPPoolSwitchesToBuiltinKeepingTheOldTemplateWhileReferenced(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
-	const ns, cluster, pool = "e2e-switch", "c4", "workers"
+	const ns, cluster = "e2e-switch", "c4"
 	inNamespace(t, ns)
 	sid := schematicID("switch")
-	golden := goldenName(sid, talosVersion)
+	golden := goldenName(sid)
 	readyGolden(t, "e2e-switch", sid)
 
-	xr := poolXR(ns, cluster, pool, sid, "{factory: {}}")
+	xr := poolXR(ns, cluster, sid, "{factory: {}}")
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	httpKMT := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
 	if d := diskSourceOf(httpKMT); d.HTTP != "https://factory.talos.dev/image/"+sid+"/"+talosVersion+"/openstack-amd64.raw.xz" || d.CloneFrom != "" {
 		t.Fatalf("HTTP pool's template %s: system disk %+v, want an HTTP import of the factory image", httpKMT.GetName(), d)
 	}
-	md := cluster + "-" + pool
+	md := cluster + "-" + poolName
 	httpBootstrap := bootstrapTemplateOf(t, ns, md)
 
 	// Cluster API rolled the pool out on the HTTP template.
@@ -315,7 +323,7 @@ func TestHTTPPoolSwitchesToBuiltinKeepingTheOldTemplateWhileReferenced(t *testin
 	}
 
 	// Switch to the golden.
-	cp.MustApply(t, poolXR(ns, cluster, pool, sid, "{builtin: {}}"))
+	cp.MustApply(t, poolXR(ns, cluster, sid, "{builtin: {}}"))
 	var cloneKMT string
 	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to roll onto a clone template", func(ctx context.Context) error {
 		got, err := machineDeploymentTemplate(ctx, ns, md)
@@ -348,7 +356,7 @@ func TestHTTPPoolSwitchesToBuiltinKeepingTheOldTemplateWhileReferenced(t *testin
 	cp.MustGet(t, harness.KubevirtMachineTemplate, ns, cloneKMT)
 
 	// A pool that has cloned is never blocked by its golden's later fate.
-	setPhase(t, goldenNamespace, golden, harness.PhaseFailed, "0.00%")
+	setGoldenPhase(t, golden, harness.PhaseFailed, "0.00%")
 	cp.Consistently(t, 2*functionTTL, "the pool keeps its clone template after its golden failed", func(ctx context.Context) error {
 		got, err := machineDeploymentTemplate(ctx, ns, md)
 		if err != nil {
@@ -380,14 +388,14 @@ func bootstrapTemplateOf(t *testing.T, ns, md string) string {
 func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
-	const ns, cluster, pool = "e2e-retention", "c5", "workers"
+	const ns, cluster = "e2e-retention", "c5"
 	const catalog = "e2e-retention"
 	inNamespace(t, ns)
 	sidOld, sidNew := schematicID("retention-old"), schematicID("retention-new")
-	goldenOld := goldenName(sidOld, talosVersion)
+	goldenOld := goldenName(sidOld)
 	readyGolden(t, catalog, sidOld, sidNew)
 
-	xr := poolXR(ns, cluster, pool, sidOld, "{builtin: {}}")
+	xr := poolXR(ns, cluster, sidOld, "{builtin: {}}")
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	kmtOld := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
@@ -409,10 +417,10 @@ func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
 
 	// The pool moves to the new golden; its old template goes; the old
 	// golden is retired.
-	cp.MustApply(t, poolXR(ns, cluster, pool, sidNew, "{builtin: {}}"))
+	cp.MustApply(t, poolXR(ns, cluster, sidNew, "{builtin: {}}"))
 	cp.WaitGone(t, reconcileTimeout, harness.KubevirtMachineTemplate, ns, kmtOld.GetName())
 	cp.WaitGone(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenOld)
 	done := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "False")
 	cp.WaitEvent(t, reconcileTimeout, done, "Normal", goldenOld, "deleted")
-	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidNew, talosVersion))
+	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidNew))
 }

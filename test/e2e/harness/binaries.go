@@ -32,7 +32,7 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 	if err != nil {
 		return Binaries{}, err
 	}
-	defer log.Close()
+	defer func() { _ = log.Close() }()
 
 	script := filepath.Join(repoRoot, "test", "e2e", "hack", "build-binaries.sh")
 	var out bytes.Buffer

@@ -256,7 +256,7 @@ func (cp *ControlPlane) StartControllerManager(_ context.Context) error {
 func (cp *ControlPlane) Healthy() error {
 	for _, p := range cp.procs {
 		if exited, err := p.Exited(); exited {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", p.Name, err, p.LogPath, p.LogTail(30))
+			return fmt.Errorf("%s exited (%s); last lines of %s:\n%s", p.Name, exitReason(err), p.LogPath, p.LogTail(30))
 		}
 	}
 	return nil
@@ -288,7 +288,7 @@ func (cp *ControlPlane) waitHTTP(ctx context.Context, p *Process, url string, de
 		if err != nil {
 			return err
 		}
-		defer rsp.Body.Close()
+		defer func() { _ = rsp.Body.Close() }()
 		if rsp.StatusCode != http.StatusOK {
 			return fmt.Errorf("status %s", rsp.Status)
 		}
@@ -314,15 +314,23 @@ func poll(ctx context.Context, p *Process, timeout time.Duration, what string, c
 	var last error
 	for {
 		if exited, err := p.Exited(); exited {
-			return fmt.Errorf("%s exited (%v) while waiting for %s; last lines of %s:\n%s", p.Name, err, what, p.LogPath, p.LogTail(30))
+			return fmt.Errorf("%s exited (%s) while waiting for %s; last lines of %s:\n%s", p.Name, exitReason(err), what, p.LogPath, p.LogTail(30))
 		}
 		if last = check(ctx); last == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: no %s within %s (last error: %v); last lines of %s:\n%s", p.Name, what, timeout, last, p.LogPath, p.LogTail(30))
+			return fmt.Errorf("%s: no %s within %s (last error: %w); last lines of %s:\n%s", p.Name, what, timeout, last, p.LogPath, p.LogTail(30))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// exitReason describes how a process ended.
+func exitReason(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
 }

@@ -54,9 +54,9 @@ spec:
 // CheckFunctionRegistered returns an error unless the FunctionRevision of
 // name still carries the endpoint and capability the suite gave it.
 func (cp *ControlPlane) CheckFunctionRegistered(ctx context.Context, name string) error {
-	u, err := cp.Get(ctx, FunctionRevision, "", name+"-e2e")
-	if err != nil || u == nil {
-		return fmt.Errorf("FunctionRevision %s-e2e: %v (found: %t)", name, err, u != nil)
+	u, err := cp.Existing(ctx, FunctionRevision, "", name+"-e2e")
+	if err != nil {
+		return err
 	}
 	ep, _, _ := unstructured.NestedString(u.Object, "status", "endpoint")
 	caps, _, _ := unstructured.NestedStringSlice(u.Object, "status", "capabilities")

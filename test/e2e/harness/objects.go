@@ -153,6 +153,18 @@ func (cp *ControlPlane) Get(ctx context.Context, gvk schema.GroupVersionKind, ns
 	return u, err
 }
 
+// Existing returns the object, or an error saying that it does not exist.
+func (cp *ControlPlane) Existing(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, error) {
+	u, err := cp.Get(ctx, gvk, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if u == nil {
+		return nil, fmt.Errorf("%s %s does not exist", gvk.Kind, joinName(ns, name))
+	}
+	return u, nil
+}
+
 // List returns the objects of gvk in ns ("" for all) matching the label
 // selector, sorted by namespace and name.
 func (cp *ControlPlane) List(ctx context.Context, gvk schema.GroupVersionKind, ns, selector string) ([]unstructured.Unstructured, error) {
@@ -215,7 +227,10 @@ func (cp *ControlPlane) WaitEstablished(ctx context.Context, gvk schema.GroupVer
 				return err
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("%s %s not Established within %s (last error: %v, conditions: %s)", gvk.Kind, n, timeout, err, conditionsOf(u))
+				if err != nil {
+					return fmt.Errorf("%s %s not Established within %s: %w", gvk.Kind, n, timeout, err)
+				}
+				return fmt.Errorf("%s %s not Established within %s (conditions: %s)", gvk.Kind, n, timeout, conditionsOf(u))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}

@@ -48,7 +48,7 @@ func StartProcess(logDir, name, bin string, args, env []string) (*Process, error
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "# %s %s\n", bin, strings.Join(args, " "))
+	_, _ = fmt.Fprintf(logFile, "# %s %s\n", bin, strings.Join(args, " "))
 
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
