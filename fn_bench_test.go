@@ -122,7 +122,7 @@ func BenchmarkReconcile(b *testing.B) {
 func TestSteadyStateReconcileCalls(t *testing.T) {
 	want := map[string]int{"Catalog": 2, "NodePool": 2, "TenantCluster": 1}
 	for _, c := range benchCases() {
-		if c.Size != "entries=10" && c.Size != "pools=10" && c.Mode != "NodePool" {
+		if c.Size != "entries=10" && c.Size != "pools=10" && c.Size != "dvs=50,classes=10,machinesets=10" {
 			continue
 		}
 		t.Run(c.Mode+"/"+c.Size, func(t *testing.T) {
