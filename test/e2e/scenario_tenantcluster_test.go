@@ -75,10 +75,22 @@ func TestTenantClusterComposesPoolsAndDeletesThemButNoGolden(t *testing.T) {
 				t.Errorf("pool %s: template %s system disk %+v, want an HTTP import", pool, kmt.GetName(), d)
 			}
 		}
+		if !controlledBy(kmt, p) {
+			t.Errorf("KubevirtMachineTemplate %s/%s is not controlled by XNodePool %s (owners %v)", ns, kmt.GetName(), p.GetName(), kmt.GetOwnerReferences())
+		}
 		templates = append(templates, kmt.GetName())
 		cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, name+"-"+pool)
 	}
-	cp.WaitCondition(t, reconcileTimeout, harness.TenantCluster, ns, name, "Synced", "True")
+	live := cp.WaitCondition(t, reconcileTimeout, harness.TenantCluster, ns, name, "Synced", "True")
+
+	// Deletion relies on the garbage collector: Crossplane v2 deletes the
+	// composite, and kube-controller-manager deletes what it controls.
+	for _, pool := range []string{"clone", "http"} {
+		p := cp.MustGet(t, harness.NodePool, ns, name+"-"+pool)
+		if !controlledBy(p, live) {
+			t.Errorf("XNodePool %s/%s is not controlled by XTenantCluster %s (owners %v): deleting the cluster would orphan it", ns, p.GetName(), name, p.GetOwnerReferences())
+		}
+	}
 
 	cp.MustDelete(t, harness.TenantCluster, ns, name)
 	cp.WaitGone(t, gcTimeout, harness.TenantCluster, ns, name)
@@ -131,4 +143,14 @@ func TestMatrixViolationComposesNothing(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// controlledBy reports whether owner is obj's controller owner reference.
+func controlledBy(obj, owner *unstructured.Unstructured) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == owner.GetUID() && r.Controller != nil && *r.Controller {
+			return true
+		}
+	}
+	return false
 }

@@ -241,6 +241,7 @@ func (cp *ControlPlane) StartControllerManager(_ context.Context) error {
 		"--secure-port=0",
 		"--concurrent-gc-syncs=5",
 		"--profiling=false",
+		"--v=2", // the garbage collector logs what it deletes
 	}, nil)
 	if err != nil {
 		return err
