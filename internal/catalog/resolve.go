@@ -127,10 +127,18 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 	return goldens, nil
 }
 
+// maximumImageStorage bounds a golden's size: far above any Talos image, far
+// below the sizes (around 1e21 bytes) that apimachinery renders as another
+// quantity ("1000000000000000000000" canonicalises to "1").
+var maximumImageStorage = resource.MustParse("1Ti")
+
 func parseStorage(v string, cfg config.Config) (resource.Quantity, error) {
 	q, err := resource.ParseQuantity(v)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("%q is not a quantity; write a size such as %s", v, cfg.GoldenStorage.String())
+	}
+	if q.Cmp(maximumImageStorage) > 0 {
+		return resource.Quantity{}, fmt.Errorf("%q is larger than %s; a golden holds one Talos disk image (about 1.2 GiB), and sizes this large do not survive the API server's quantity canonicalisation: write a size such as %s", v, maximumImageStorage.String(), cfg.GoldenStorage.String())
 	}
 	if q.Cmp(cfg.MinimumImageStorage) < 0 {
 		return resource.Quantity{}, fmt.Errorf("%q is smaller than the Talos disk image (%s), so the import would fail; raise it to at least %s", v, cfg.MinimumImageStorage.String(), cfg.MinimumImageStorage.String())

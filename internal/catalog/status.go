@@ -118,7 +118,13 @@ func retiringCondition(entries []planned) compose.Condition {
 	var retiring []string
 	for _, e := range entries {
 		if e.Retiring {
-			retiring = append(retiring, fmt.Sprintf("%s/%s (pinned by %s)", e.Namespace, e.Name, strings.Join(e.PinnedBy, ", ")))
+			why := "pinned by " + strings.Join(e.PinnedBy, ", ")
+			if len(e.PinnedBy) == 0 {
+				// Only an unreadable golden is kept unpinned: the function
+				// never deletes what it cannot read.
+				why = "not a DataVolume the function can read, so it is never deleted by it; remove it by hand once nothing clones it"
+			}
+			retiring = append(retiring, fmt.Sprintf("%s/%s (%s)", e.Namespace, e.Name, why))
 		}
 	}
 	if len(retiring) == 0 {

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// badInput mutates a copy of an example scenario into a malformed one.
+type badInput struct {
+	// base names the example scenario, "<mode>/<name>".
+	base string
+	// spec replaces top-level fields of the composite's spec; a nil value
+	// deletes the field.
+	spec map[string]any
+	// input replaces top-level fields of the function Input.
+	input map[string]any
+	// observed replaces (or, with a nil object, deletes) observed composed
+	// resources by composition-resource-name.
+	observed map[string]map[string]any
+	// pool edits the cluster objects requirements are resolved against.
+	pool func([]*structpb.Struct) []*structpb.Struct
+}
+
+func (b badInput) request(t *testing.T, scenarios map[string]exampleScenario) (*fnv1.RunFunctionRequest, []*structpb.Struct) {
+	t.Helper()
+	sc, ok := scenarios[b.base]
+	if !ok {
+		t.Fatalf("no example scenario %q", b.base)
+	}
+	req := sc.firstRequest()
+	xr := req.GetObserved().GetComposite().GetResource().AsMap()
+	spec, _ := xr["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	for k, v := range b.spec {
+		if v == nil {
+			delete(spec, k)
+			continue
+		}
+		spec[k] = v
+	}
+	xr["spec"] = spec
+	req.Observed.Composite.Resource = mustStruct(t, xr)
+	in := req.GetInput().AsMap()
+	for k, v := range b.input {
+		in[k] = v
+	}
+	req.Input = mustStruct(t, in)
+	for k, o := range b.observed {
+		if o == nil {
+			delete(req.Observed.Resources, k)
+			continue
+		}
+		req.Observed.Resources[k] = &fnv1.Resource{Resource: mustStruct(t, o)}
+	}
+	pool := make([]*structpb.Struct, 0, len(sc.Pool))
+	for _, o := range sc.Pool {
+		pool = append(pool, proto.Clone(o).(*structpb.Struct))
+	}
+	if b.pool != nil {
+		pool = b.pool(pool)
+	}
+	return req, pool
+}
+
+func mustStruct(t *testing.T, m map[string]any) *structpb.Struct {
+	t.Helper()
+	s, err := structpb.NewStruct(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// outcome is what a catalogue row asserts: the exact fatal message, or the
+// exact condition of the named type.
+func outcome(rsp *fnv1.RunFunctionResponse, conditionType string) string {
+	if m := fatalMessage(rsp); m != "" {
+		return "fatal: " + m
+	}
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == conditionType {
+			return fmt.Sprintf("condition %s=%s %s: %s", c.GetType(), strings.TrimPrefix(c.GetStatus().String(), "STATUS_CONDITION_"), c.GetReason(), c.GetMessage())
+		}
+	}
+	return "no fatal and no " + conditionType + " condition"
+}
+
+// TestBadInputCatalogue feeds every mode malformed input: missing fields,
+// wrong types, oversized strings, unicode look-alikes, shell and YAML
+// metacharacters in every field that reaches a name, URL or bootstrap
+// config, negative and absurd quantities, duplicates, unknown keys and
+// malformed observed and required objects. Each row asserts the exact
+// message or condition, that nothing malformed reaches a composed resource,
+// and that nothing observed is dropped.
+func TestBadInputCatalogue(t *testing.T) {
+	scenarios := map[string]exampleScenario{}
+	for _, sc := range loadExampleScenarios(t) {
+		scenarios[sc.Name] = sc
+	}
+	cases := badInputCatalogue()
+	names := make([]string, 0, len(cases))
+	for n := range cases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	update := os.Getenv("CATALOGUE_PRINT") == "1"
+	for _, name := range names {
+		tc := cases[name]
+		t.Run(name, func(t *testing.T) {
+			if tc.knownBug != "" && !update {
+				t.Skip(tc.knownBug)
+			}
+			req, pool := tc.args.request(t, scenarios)
+			final, rsp := settleRequest(t, newTestFunction(), req, pool)
+			got := outcome(rsp, tc.condition)
+			if update {
+				fmt.Printf("%s\t%q\n", name, got)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if bad := malformedOutput(final, rsp); len(bad) > 0 {
+				t.Errorf("%s\nmalformed composed resources: %q", tc.reason, bad)
+			}
+			if lost := droppedOutput(final, rsp); len(lost) > 0 {
+				t.Errorf("%s\nobserved composed resources dropped: %q", tc.reason, lost)
+			}
+		})
+	}
+}
+
+type catalogueRow struct {
+	reason    string
+	args      badInput
+	condition string // the condition type asserted when the outcome is not fatal
+	want      string
+	// knownBug marks a row that fails because of a reported bug in a package
+	// the reliability work does not own; the row is skipped with this text
+	// until the owner fixes it and fills in want.
+	knownBug string
+}
+
+const (
+	sidReal   = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
+	catBase   = "catalog/golden-succeeded"
+	poolBase  = "nodepool/old-template-kept-while-machineset-references-it"
+	cloneBase = "nodepool/builtin-golden-succeeded"
+	tcBase    = "tenantcluster/pools-observed"
+	condGold  = "GoldenImagesReady"
+	condPool  = "WorkerImageReady"
+)
+
+// entry is one catalog image entry.
+func entry(sid, version string, extra ...string) map[string]any {
+	e := map[string]any{"schematicID": sid, "version": version}
+	for i := 0; i+1 < len(extra); i += 2 {
+		e[extra[i]] = extra[i+1]
+	}
+	return e
+}
+
+func images(es ...map[string]any) map[string]any {
+	l := make([]any, 0, len(es))
+	for _, e := range es {
+		l = append(l, e)
+	}
+	return map[string]any{"images": l}
+}
+
+// dropAnnotations removes the annotations of every object of kind in pool.
+func dropAnnotations(kind string) func([]*structpb.Struct) []*structpb.Struct {
+	return func(pool []*structpb.Struct) []*structpb.Struct {
+		for _, o := range pool {
+			if field(o, "kind") == kind {
+				delete(o.GetFields()["metadata"].GetStructValue().GetFields(), "annotations")
+			}
+		}
+		return pool
+	}
+}
+
+// dropStatus removes the status of every object of kind in pool.
+func dropStatus(kind string) func([]*structpb.Struct) []*structpb.Struct {
+	return func(pool []*structpb.Struct) []*structpb.Struct {
+		for _, o := range pool {
+			if field(o, "kind") == kind {
+				delete(o.GetFields(), "status")
+			}
+		}
+		return pool
+	}
+}
+
+func badInputCatalogue() map[string]catalogueRow {
+	long := strings.Repeat("a", 300)
+	return map[string]catalogueRow{
+		// Catalog mode.
+		"CatalogEntryWithoutSchematic":   {reason: "A missing schematicID is named with its entry.", args: badInput{base: catBase, spec: images(map[string]any{"version": "v1.13.6"})}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID is empty; set it to an Image Factory schematic ID (64 lowercase hex characters)"},
+		"CatalogSchematicOfWrongType":    {reason: "A number where a string belongs is refused, not coerced.", args: badInput{base: catBase, spec: images(map[string]any{"schematicID": 42, "version": "v1.13.6"})}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": cannot read spec: cannot unmarshal value from JSON: json: cannot unmarshal number into Go struct field CatalogImage.images.schematicID of type string; check the field types against the XRD (images is a list of {schematicID, version, storage, storageClass, imageFactoryURL} strings)"},
+		"CatalogOversizedSchematic":      {reason: "An oversized schematic would overflow the golden name.", args: badInput{base: catBase, spec: images(entry(long, "v1.13.6"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is 300 characters, more than 128; an Image Factory schematic ID is 64 lowercase hex characters"},
+		"CatalogCyrillicLookalike":       {reason: "A Cyrillic look-alike must not pass for the real schematic.", args: badInput{base: catBase, spec: images(entry(strings.Replace(sidReal, "ce", "се", 1), "v1.13.6"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID \"се4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515\" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns"},
+		"CatalogSchematicWithNewline":    {reason: "A newline would split a manifest.", args: badInput{base: catBase, spec: images(entry("abc\ndef", "v1.13.6"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID \"abc\\ndef\" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns"},
+		"CatalogSchematicWithDollar":     {reason: "Shell expansion syntax never reaches a URL.", args: badInput{base: catBase, spec: images(entry("abc$(id)", "v1.13.6"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID \"abc$(id)\" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns"},
+		"CatalogSchematicWithBacktick":   {reason: "A backtick never reaches a URL.", args: badInput{base: catBase, spec: images(entry("abc`id`", "v1.13.6"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].schematicID \"abc`id`\" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns"},
+		"CatalogVersionWithQuote":        {reason: "A quote would break out of a YAML scalar.", args: badInput{base: catBase, spec: images(entry(sidReal, `v1.13.6"`))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].version \"v1.13.6\\\"\" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else"},
+		"CatalogVersionWithYAMLMeta":     {reason: "YAML flow syntax in a version is refused.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6: {a: b}"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].version \"v1.13.6: {a: b}\" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else"},
+		"CatalogURLWithBacktick":         {reason: "A factory URL with a backtick is refused.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6", "imageFactoryURL", "https://f.example/`id`"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].imageFactoryURL \"https://f.example/`id`\" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |"},
+		"CatalogURLWithJavascriptScheme": {reason: "Only http(s) is an image source.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6", "imageFactoryURL", "javascript:alert(1)"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].imageFactoryURL \"javascript:alert(1)\" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |"},
+		"CatalogURLWithNewline":          {reason: "A header-injection newline in a URL is refused.", args: badInput{base: catBase, spec: map[string]any{"imageFactoryURL": "https://factory.talos.dev\nHost: evil"}}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": spec.imageFactoryURL \"https://factory.talos.dev\\nHost: evil\" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |"},
+		"CatalogNegativeStorage":         {reason: "A negative size is refused.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6", "storage", "-6Gi"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].storage \"-6Gi\" is smaller than the Talos disk image (1246Mi), so the import would fail; raise it to at least 1246Mi"},
+		"CatalogAbsurdStorage":           {reason: "A size beyond what apimachinery can render would be written as another size.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6", "storage", "1000000000000000000000"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].storage \"1000000000000000000000\" is larger than 1Ti; a golden holds one Talos disk image (about 1.2 GiB), and sizes this large do not survive the API server's quantity canonicalisation: write a size such as 6Gi"},
+		"CatalogStorageNotAQuantity":     {reason: "Prose is not a size.", args: badInput{base: catBase, spec: map[string]any{"storage": "six gigs"}}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": spec.storage \"six gigs\" is not a quantity; write a size such as 6Gi"},
+		"CatalogUppercaseStorageClass":   {reason: "A class name is a DNS subdomain.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6", "storageClass", "Replicated"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[0].storageClass \"Replicated\" is not a valid StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass or leave it empty for the cluster default"},
+		"CatalogStorageClassWithQuote":   {reason: "A quote in a class name is refused.", args: badInput{base: catBase, spec: map[string]any{"storageClass": `repl"icated`}}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": spec.storageClass \"repl\\\"icated\" is not a valid StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass or leave it empty for the cluster default"},
+		"CatalogDuplicateEntries":        {reason: "Two entries for one golden would silently replace each other.", args: badInput{base: catBase, spec: images(entry(sidReal, "v1.13.6"), entry(sidReal, "v1.13.6", "storage", "8Gi"))}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": images[1] resolves to the same golden DataVolume \"talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6\" as images[0]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)"},
+		"CatalogInvalidGoldenNamespace":  {reason: "The golden namespace is a DNS label.", args: badInput{base: catBase, spec: map[string]any{"goldenNamespace": "cozy_public"}}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": spec.goldenNamespace \"cozy_public\" is not a valid namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set it to an existing namespace such as cozy-public"},
+		"CatalogImagesOfWrongType":       {reason: "images must be a list.", args: badInput{base: catBase, spec: map[string]any{"images": "all"}}, condition: condGold, want: "fatal: XWorkerImageCatalog \"default\": cannot read spec: cannot unmarshal value from JSON: json: cannot unmarshal string into Go struct field WorkerImageCatalogSpec.images of type []v1alpha1.CatalogImage; check the field types against the XRD (images is a list of {schematicID, version, storage, storageClass, imageFactoryURL} strings)"},
+		"CatalogObservedGoldenWithoutStatus": {reason: "A golden observed without status is importing, not gone, and stays composed.", args: badInput{base: catBase, observed: map[string]map[string]any{
+			"golden-talos-worker-" + sidReal + "-v1.13.6": {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "talos-worker-" + sidReal + "-v1.13.6", "namespace": "cozy-public"},
+				"spec": map[string]any{"contentType": "kubevirt", "source": map[string]any{"http": map[string]any{"url": "https://factory.talos.dev/image/" + sidReal + "/v1.13.6/openstack-amd64.raw.xz"}}, "storage": map[string]any{"resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}, "storageClassName": "replicated"}}}}}, condition: condGold, want: "condition GoldenImagesReady=FALSE Importing: 1 of 2 golden images are Succeeded; waiting for cozy-public/talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6 (phase Pending). Pools that clone them wait until they are."},
+		"CatalogObservedGoldenOfWrongKind": {reason: "An observed golden that is not a DataVolume is kept as it is, never deleted.", args: badInput{base: catBase, spec: images(), observed: map[string]map[string]any{
+			"golden-talos-worker-x-v1.0.0": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "talos-worker-x-v1.0.0", "namespace": "cozy-public"}}}}, condition: "GoldenImagesRetiring", want: "condition GoldenImagesRetiring=TRUE PinnedByTemplates: Kept although no longer in the catalog, because templates still clone them: cozy-public/talos-worker-376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba-v1.12.4 (pinned by tenant-a/web-gpu-aa11bb22cc); cozy-public/talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6 (pinned by tenant-a/web-workers-0f9e8d7c6b, tenant-b/myk8s-md0-1a2b3c4d5e); cozy-public/talos-worker-x-v1.0.0 (not a DataVolume the function can read, so it is never deleted by it; remove it by hand once nothing clones it). Each is deleted once no template pins it; move those pools to another image to retire it."},
+		"CatalogInputUnknownMode":       {reason: "An unknown Input mode is refused with the valid ones.", args: badInput{base: catBase, input: map[string]any{"mode": "Everything"}}, condition: condGold, want: "fatal: input: mode \"Everything\" is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind"},
+		"CatalogInputPlatformTraversal": {reason: "A path-traversal platform never reaches the image URL.", args: badInput{base: catBase, input: map[string]any{"image": map[string]any{"platform": "../../etc"}}}, condition: condGold, want: "fatal: input: image.platform \"../../etc\" is not a plain lowercase identifier such as openstack or amd64; it is part of the image URL"},
+
+		// Node-pool mode.
+		"PoolUnknownOSImageKey":                {reason: "An unknown osImage key is refused, not ignored.", args: badInput{base: poolBase, spec: map[string]any{"osImage": map[string]any{"docker": map[string]any{}}}}, condition: condPool, want: "fatal: XNodePool \"demo-md0\": spec.osImage.docker is not a known field; osImage takes at most one of builtin {schematicID, version} or factory {schematicID, version, imageFactoryURL}"},
+		"PoolBuiltinAndFactory":                {reason: "builtin and factory together are ambiguous.", args: badInput{base: poolBase, spec: map[string]any{"osImage": map[string]any{"builtin": map[string]any{}, "factory": map[string]any{}}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory"},
+		"PoolBuiltinVersionWithNewline":        {reason: "A newline in a version never reaches the bootstrap config.", args: badInput{base: poolBase, spec: map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "v1.13.6\nmachine: {}"}}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.osImage.builtin.version: version \"v1.13.6\\nmachine: {}\" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else"},
+		"PoolFactoryURLWithDollar":             {reason: "Shell syntax in a factory URL is refused.", args: badInput{base: poolBase, spec: map[string]any{"osImage": map[string]any{"factory": map[string]any{"imageFactoryURL": "https://f.example/${HOME}"}}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.osImage.factory.imageFactoryURL: imageFactoryURL \"https://f.example/${HOME}\" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |"},
+		"PoolFactoryUppercaseSchematic":        {reason: "An uppercase schematic is not a factory schematic.", args: badInput{base: poolBase, spec: map[string]any{"osImage": map[string]any{"factory": map[string]any{"schematicID": strings.ToUpper(sidReal)}}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.osImage.factory.schematicID: schematicID \"CE4C980550DD2AB1B17BBF2B08801C7EB59418EAFE8F279833297925D67C7515\" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns"},
+		"PoolNegativeReplicas":                 {reason: "Negative replicas are refused.", args: badInput{base: poolBase, spec: map[string]any{"replicas": -1}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.replicas -1 is negative; set it to 0 or more"},
+		"PoolAbsurdReplicas":                   {reason: "An absurd replica count is refused.", args: badInput{base: poolBase, spec: map[string]any{"replicas": 1e12}}, condition: condPool, knownBug: "KNOWN BUG nodepool-2 (reported): spec.replicas 1e12 is converted to int32 and wraps; the message says \"-727379968 is negative\". Want: a fatal naming the value given and the int32 range."},
+		"PoolReplicasWrappingInt32":            {reason: "2^32+1 replicas must be refused, not wrapped to 1.", args: badInput{base: poolBase, spec: map[string]any{"replicas": 4294967297}}, condition: condPool, knownBug: "KNOWN BUG nodepool-2 (reported): spec.replicas 4294967297 wraps to 1 and is composed silently. Want: a fatal naming the value and the int32 range."},
+		"PoolReplicasOfWrongType":              {reason: "A string where a count belongs is refused.", args: badInput{base: poolBase, spec: map[string]any{"replicas": "three"}}, condition: condPool, knownBug: "KNOWN BUG nodepool-3 (reported): spec.replicas \"three\" gives \"cannot read spec: unrecognized type: int32\", which names neither the field nor the value. Want: a fatal naming spec.replicas and \"three\"."},
+		"PoolNegativeDiskSize":                 {reason: "A negative disk size is refused.", args: badInput{base: poolBase, spec: map[string]any{"diskSize": "-20Gi"}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.diskSize \"-20Gi\" is not a positive quantity such as 20Gi"},
+		"PoolAbsurdDiskSize":                   {reason: "A size beyond what apimachinery can render is refused.", args: badInput{base: poolBase, spec: map[string]any{"diskSize": "1000000000000000000000"}}, condition: condPool, knownBug: "KNOWN BUG nodepool-1 (reported): spec.diskSize 1000000000000000000000 is accepted and composed; apimachinery renders it as another size (\"1\"), so the worker disk would be created with a size nobody asked for. Want: a fatal naming spec.diskSize and an upper bound."},
+		"PoolStorageClassWithYAMLMeta":         {reason: "YAML syntax in a class name is refused.", args: badInput{base: poolBase, spec: map[string]any{"storageClass": "fast: {x: y}"}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.storageClass \"fast: {x: y}\" is not a StorageClass name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		"PoolWithoutClusterName":               {reason: "A pool must name its cluster.", args: badInput{base: poolBase, spec: map[string]any{"clusterName": nil}}, condition: condPool, want: "fatal: XNodePool \"demo-md0\": spec.clusterName is empty; set it to the Cluster API cluster this pool joins"},
+		"PoolOversizedClusterName":             {reason: "A cluster name that would overflow the MachineDeployment name is refused.", args: badInput{base: poolBase, spec: map[string]any{"clusterName": long[:70]}}, condition: condPool, want: "fatal: XNodePool \"demo-md0\": MachineDeployment name \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-demo-md0\" (spec.clusterName \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" + spec.poolName \"demo-md0\") is not a DNS label: must be no more than 63 characters; shorten the cluster or pool name"},
+		"PoolVersionNotAMinor":                 {reason: "latest is not a Kubernetes minor.", args: badInput{base: poolBase, spec: map[string]any{"version": "latest"}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.version \"latest\" is not a Kubernetes version such as v1.35 or v1.35.2"},
+		"PoolInstallerRepositoryWithScheme":    {reason: "An installer repository is a registry path, not a URL.", args: badInput{base: poolBase, spec: map[string]any{"talos": map[string]any{"installerRepository": "https://factory.talos.dev/installer"}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.talos.installerRepository: installerRepository \"https://factory.talos.dev/installer\" is not a lowercase registry repository such as factory.talos.dev/installer; it becomes the worker's installer image"},
+		"PoolRegistryMirrorWithNewline":        {reason: "A mirror endpoint never injects YAML into the bootstrap config.", args: badInput{base: poolBase, spec: map[string]any{"talos": map[string]any{"registryMirrors": map[string]any{"docker.io": map[string]any{"endpoints": []any{"https://m.example\n  evil: true"}}}}}}, condition: condPool, want: "fatal: node pool \"tenant-demo/demo-md0\": spec.talos.registryMirrors[\"docker.io\"].endpoints[0] \"https://m.example\\n  evil: true\" is not a plain http(s) URL"},
+		"PoolStorageClassesWithoutAnnotations": {reason: "With no class marked default, an undeclared pool class cannot be resolved; the gate says so and keeps what exists.", args: badInput{base: cloneBase, spec: map[string]any{"storageClass": nil}, pool: dropAnnotations("StorageClass")}, condition: condPool, want: "condition WorkerImageReady=TRUE TemplateComposed: Node pool \"tenant-demo/demo-md0\" boots Talos v1.13.6 (schematic ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515) from golden image cozy-public/talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6 through template demo-md0-dd7e9a171c."},
+		"PoolGoldenWithoutStatus":              {reason: "A golden DataVolume without status is not Succeeded: the new template waits.", args: badInput{base: cloneBase, pool: dropStatus("DataVolume")}, condition: condPool, want: "condition WorkerImageReady=FALSE GoldenImporting: Node pool \"tenant-demo/demo-md0\" clones golden image \"cozy-public/talos-worker-ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515-v1.13.6\", which is still importing (phase <none>); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace cozy-public."},
+
+		// Tenant-cluster mode.
+		"ClusterUppercasePoolName":        {reason: "A pool name becomes part of object names.", args: badInput{base: tcBase, spec: map[string]any{"nodePools": map[string]any{"GPU": map[string]any{"replicas": 1}}}}, condition: "NodePoolsReady", want: "fatal: XTenantCluster \"tenant-acme/acme\": spec.nodePools: pool name \"GPU\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); rename the pool, its name becomes part of the XNodePool and MachineDeployment names"},
+		"ClusterOversizedPoolName":        {reason: "An oversized pool name would overflow the XNodePool name.", args: badInput{base: tcBase, spec: map[string]any{"nodePools": map[string]any{long[:64]: map[string]any{"replicas": 1}}}}, condition: "NodePoolsReady", want: "fatal: XTenantCluster \"tenant-acme/acme\": spec.nodePools: pool name \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); rename the pool, its name becomes part of the XNodePool and MachineDeployment names"},
+		"ClusterPoolNameWithDollar":       {reason: "Shell syntax in a pool name is refused.", args: badInput{base: tcBase, spec: map[string]any{"nodePools": map[string]any{"md$(id)": map[string]any{"replicas": 1}}}}, condition: "NodePoolsReady", want: "fatal: XTenantCluster \"tenant-acme/acme\": spec.nodePools: pool name \"md$(id)\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); rename the pool, its name becomes part of the XNodePool and MachineDeployment names"},
+		"ClusterNodePoolsOfWrongType":     {reason: "nodePools is a map of pool name to spec.", args: badInput{base: tcBase, spec: map[string]any{"nodePools": []any{map[string]any{"name": "a"}, map[string]any{"name": "a"}}}}, condition: "NodePoolsReady", want: "fatal: XTenantCluster \"tenant-acme/acme\": spec.nodePools is an array, but must be an object; fix the field's type in the composite"},
+		"ClusterWithoutVersion":           {reason: "The Kubernetes version is required.", args: badInput{base: tcBase, spec: map[string]any{"version": nil}}, condition: "NodePoolsReady", knownBug: "KNOWN BUG tenantcluster-2 (reported): a tenant cluster without spec.version is not refused and composes its XNodePools without a version. Want: a fatal naming spec.version."},
+		"ClusterTalosVersionWithBacktick": {reason: "A backtick in the Talos version is refused.", args: badInput{base: tcBase, spec: map[string]any{"talos": map[string]any{"version": "v1.13.6`id`"}}}, condition: "NodePoolsReady", want: "fatal: XTenantCluster \"tenant-acme/acme\": spec.talos.version: version \"v1.13.6`id`\" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else"},
+		"ClusterInvalidStorageClass":      {reason: "An invalid default class is refused.", args: badInput{base: tcBase, spec: map[string]any{"storageClass": "UPPER case"}}, condition: "NodePoolsReady", knownBug: "KNOWN BUG tenantcluster-1 (reported): spec.storageClass \"UPPER case\" is not validated by the tenant cluster and is copied into every XNodePool (each pool then fails on its own). Want: a fatal on the XTenantCluster naming spec.storageClass."},
+		"ClusterPoolUnknownOSImageKey":    {reason: "An unknown osImage key in a pool is refused.", args: badInput{base: tcBase, spec: map[string]any{"nodePools": map[string]any{"workers": map[string]any{"osImage": map[string]any{"iso": map[string]any{}}}}}}, condition: "NodePoolsReady", want: "condition NodePoolsReady=TRUE AllPoolsReady: All 1 node pools are ready."},
+		"ClusterObservedPoolWithoutStatus": {reason: "An observed XNodePool without status is kept and reported not ready.", args: badInput{base: tcBase, observed: map[string]map[string]any{
+			"nodepool-gpu": {"apiVersion": "workerimage.cozystack.io/v1alpha1", "kind": "XNodePool", "metadata": map[string]any{"name": "acme-gpu", "namespace": "tenant-acme"}}}}, condition: "NodePoolsReady", want: "condition NodePoolsReady=FALSE PoolsNotReady: 1 of 3 node pools are not ready: gpu (Ready is Unknown)."},
+	}
+}

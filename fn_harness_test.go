@@ -1,0 +1,438 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// This file is the shared harness of the RunFunction-level reliability tests
+// (fuzz, determinism, catalogue, properties, concurrency): it turns every
+// shipped example scenario into the RunFunctionRequest Crossplane would send,
+// and checks the invariants every response must hold.
+
+// exampleScenario is one example/<mode>/scenarios/<name> directory.
+type exampleScenario struct {
+	Name     string // "<mode>/<name>"
+	Input    *structpb.Struct
+	XR       *structpb.Struct
+	Observed map[string]*fnv1.Resource
+	// Pool holds the objects of required.yaml; requirements are resolved
+	// against it the way Crossplane resolves them against the cluster.
+	Pool []*structpb.Struct
+}
+
+// yamlDocs splits a multi-document YAML file into JSON objects.
+func yamlDocs(t testing.TB, path string) []*structpb.Struct {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*structpb.Struct
+	for _, doc := range strings.Split("\n"+string(b), "\n---") {
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+			continue
+		}
+		s := &structpb.Struct{}
+		if err := s.UnmarshalJSON(j); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// functionInput is the Input of the function-worker-image step of a Composition.
+func functionInput(t testing.TB, composition string) *structpb.Struct {
+	t.Helper()
+	for _, doc := range yamlDocs(t, composition) {
+		for _, step := range doc.GetFields()["spec"].GetStructValue().GetFields()["pipeline"].GetListValue().GetValues() {
+			f := step.GetStructValue().GetFields()
+			if strings.HasSuffix(f["functionRef"].GetStructValue().GetFields()["name"].GetStringValue(), "function-worker-image") {
+				return f["input"].GetStructValue()
+			}
+		}
+	}
+	t.Fatalf("%s: no function-worker-image step", composition)
+	return nil
+}
+
+// loadExampleScenarios reads every example/*/scenarios/* directory, sorted.
+func loadExampleScenarios(t testing.TB) []exampleScenario {
+	t.Helper()
+	dirs, err := filepath.Glob("example/*/scenarios/*/xr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	var out []exampleScenario
+	for _, xrPath := range dirs {
+		dir := filepath.Dir(xrPath)
+		example := filepath.Dir(filepath.Dir(dir))
+		sc := exampleScenario{
+			Name:     filepath.Base(example) + "/" + filepath.Base(dir),
+			Input:    functionInput(t, filepath.Join(example, "composition.yaml")),
+			Observed: map[string]*fnv1.Resource{},
+		}
+		xrs := yamlDocs(t, xrPath)
+		if len(xrs) != 1 {
+			t.Fatalf("%s: want one composite, got %d", xrPath, len(xrs))
+		}
+		sc.XR = xrs[0]
+		for _, o := range yamlDocs(t, filepath.Join(dir, "observed.yaml")) {
+			key := o.GetFields()["metadata"].GetStructValue().GetFields()["annotations"].GetStructValue().GetFields()["crossplane.io/composition-resource-name"].GetStringValue()
+			if key == "" {
+				t.Fatalf("%s: observed object without crossplane.io/composition-resource-name", dir)
+			}
+			sc.Observed[key] = &fnv1.Resource{Resource: o}
+		}
+		sc.Pool = yamlDocs(t, filepath.Join(dir, "required.yaml"))
+		out = append(out, sc)
+	}
+	if len(out) == 0 {
+		t.Fatal("no example scenarios found")
+	}
+	return out
+}
+
+// firstRequest is the request of the first call of a reconcile: nothing
+// required has been fetched yet.
+func (sc exampleScenario) firstRequest() *fnv1.RunFunctionRequest {
+	obs := make(map[string]*fnv1.Resource, len(sc.Observed))
+	for k, v := range sc.Observed {
+		obs[k] = proto.Clone(v).(*fnv1.Resource)
+	}
+	return &fnv1.RunFunctionRequest{
+		Meta:     &fnv1.RequestMeta{Tag: sc.Name},
+		Input:    proto.Clone(sc.Input).(*structpb.Struct),
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: proto.Clone(sc.XR).(*structpb.Struct)}, Resources: obs},
+	}
+}
+
+// field reads a nested string field of a struct.
+func field(s *structpb.Struct, path ...string) string {
+	for _, p := range path[:len(path)-1] {
+		s = s.GetFields()[p].GetStructValue()
+	}
+	return s.GetFields()[path[len(path)-1]].GetStringValue()
+}
+
+// selects reports whether obj is selected by sel, as the API server would
+// select it: apiVersion, kind, namespace when set, and name or labels.
+func selects(sel *fnv1.ResourceSelector, obj *structpb.Struct) bool {
+	if field(obj, "apiVersion") != sel.GetApiVersion() || field(obj, "kind") != sel.GetKind() {
+		return false
+	}
+	if ns := sel.GetNamespace(); ns != "" && field(obj, "metadata", "namespace") != ns {
+		return false
+	}
+	if n := sel.GetMatchName(); n != "" {
+		return field(obj, "metadata", "name") == n
+	}
+	labels := obj.GetFields()["metadata"].GetStructValue().GetFields()["labels"].GetStructValue().GetFields()
+	for k, v := range sel.GetMatchLabels().GetLabels() {
+		if labels[k].GetStringValue() != v {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveRequirements answers every requirement of rsp from pool, in pool order.
+func resolveRequirements(rsp *fnv1.RunFunctionResponse, pool []*structpb.Struct) map[string]*fnv1.Resources {
+	out := map[string]*fnv1.Resources{}
+	for name, sel := range rsp.GetRequirements().GetResources() {
+		got := &fnv1.Resources{}
+		for _, o := range pool {
+			if selects(sel, o) {
+				got.Items = append(got.Items, &fnv1.Resource{Resource: proto.Clone(o).(*structpb.Struct)})
+			}
+		}
+		out[name] = got
+	}
+	return out
+}
+
+// newTestFunction is the function under test, as main serves it.
+func newTestFunction() *Function { return NewFunction(logging.NewNopLogger(), time.Minute) }
+
+// settleRequest calls f the way Crossplane does: first with the request as given,
+// then with what the response's requirements select from pool, until the
+// requirements stop changing (at most five calls). It returns the last
+// request and its response.
+func settleRequest(t testing.TB, f *Function, req *fnv1.RunFunctionRequest, pool []*structpb.Struct) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse) {
+	t.Helper()
+	var rsp *fnv1.RunFunctionResponse
+	var answered *fnv1.Requirements // nil until a request answers requirements
+	for i := 0; i < 5; i++ {
+		var err error
+		rsp, err = f.RunFunction(context.Background(), req)
+		if err != nil {
+			t.Fatalf("RunFunction returned an error (problems must be results): %v", err)
+		}
+		asked := &fnv1.Requirements{Resources: rsp.GetRequirements().GetResources()}
+		if answered != nil && proto.Equal(answered, asked) {
+			return req, rsp
+		}
+		next := proto.Clone(req).(*fnv1.RunFunctionRequest)
+		next.RequiredResources = resolveRequirements(rsp, pool)
+		answered, req = asked, next
+	}
+	return req, rsp
+}
+
+// deterministicBytes is the byte form Crossplane receives, deterministic.
+func deterministicBytes(t testing.TB, m proto.Message) []byte {
+	t.Helper()
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fatalMessage returns the message of the response's fatal result, or "".
+func fatalMessage(rsp *fnv1.RunFunctionResponse) string {
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			return r.GetMessage()
+		}
+	}
+	return ""
+}
+
+// kindsNamedInLabels are kinds whose name becomes a label value elsewhere
+// (cluster.x-k8s.io/deployment-name, crossplane.io/composite), so it must
+// also fit in 63 characters.
+var kindsNamedInLabels = map[string]bool{"MachineDeployment": true, "XNodePool": true, "XTenantCluster": true}
+
+// malformedOutput lists what is wrong with the desired composed resources of rsp:
+// names, namespaces, labels and annotation keys the API server would refuse,
+// and URLs that do not parse. A resource re-emitted under the key it was
+// observed with, with the observed name, is exempt: the function did not make
+// it up, it only kept it.
+func malformedOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []string {
+	var out []string
+	keys := make([]string, 0, len(rsp.GetDesired().GetResources()))
+	for k := range rsp.GetDesired().GetResources() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		obj := rsp.GetDesired().GetResources()[k].GetResource()
+		if o, ok := req.GetObserved().GetResources()[k]; ok && field(o.GetResource(), "metadata", "name") == field(obj, "metadata", "name") && field(o.GetResource(), "metadata", "namespace") == field(obj, "metadata", "namespace") {
+			continue
+		}
+		bad := func(format string, args ...any) { out = append(out, k+": "+fmt.Sprintf(format, args...)) }
+		if len(validation.IsQualifiedName(k)) > 0 && len(validation.IsDNS1123Subdomain(k)) > 0 {
+			bad("composition-resource-name %q is not a valid annotation value", k)
+		}
+		kind, name, ns := field(obj, "kind"), field(obj, "metadata", "name"), field(obj, "metadata", "namespace")
+		if field(obj, "apiVersion") == "" || kind == "" {
+			bad("no apiVersion or kind")
+		}
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			bad("name %q: %s", name, errs[0])
+		}
+		if kindsNamedInLabels[kind] {
+			if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
+				bad("%s name %q is used as a label value: %s", kind, name, errs[0])
+			}
+		}
+		// The composite's own namespace exists (the API server admitted the
+		// composite into it); only a namespace the function chose is judged.
+		if ns != "" && ns != field(req.GetObserved().GetComposite().GetResource(), "metadata", "namespace") {
+			if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+				bad("namespace %q: %s", ns, errs[0])
+			}
+		}
+		md := obj.GetFields()["metadata"].GetStructValue()
+		for lk, lv := range md.GetFields()["labels"].GetStructValue().GetFields() {
+			if errs := validation.IsQualifiedName(lk); len(errs) > 0 {
+				bad("label key %q: %s", lk, errs[0])
+			}
+			if errs := validation.IsValidLabelValue(lv.GetStringValue()); len(errs) > 0 {
+				bad("label %s=%q: %s", lk, lv.GetStringValue(), errs[0])
+			}
+		}
+		for ak := range md.GetFields()["annotations"].GetStructValue().GetFields() {
+			if errs := validation.IsQualifiedName(ak); len(errs) > 0 {
+				bad("annotation key %q: %s", ak, errs[0])
+			}
+		}
+		walkStrings(obj, "", func(path, key, v string) {
+			if strings.EqualFold(key, "url") || strings.HasSuffix(key, "URL") {
+				u, err := url.Parse(v)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+					bad("%s %q is not a plain http(s) URL", path, v)
+				}
+			}
+			if strings.ContainsAny(v, "\n\r`$") && !strings.Contains(path, "annotations") {
+				bad("%s %q carries a newline, backtick or $", path, v)
+			}
+		})
+	}
+	return out
+}
+
+// walkStrings calls fn for every string leaf of s.
+func walkStrings(s *structpb.Struct, path string, fn func(path, key, v string)) {
+	keys := make([]string, 0, len(s.GetFields()))
+	for k := range s.GetFields() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		walkValue(s.GetFields()[k], path+"."+k, k, fn)
+	}
+}
+
+func walkValue(v *structpb.Value, path, key string, fn func(path, key, v string)) {
+	switch x := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		if key == "strategicPatches" {
+			// A Talos config patch is a YAML document: judge what it says.
+			doc := &structpb.Struct{}
+			j, err := yaml.YAMLToJSON([]byte(x.StringValue))
+			if err != nil || doc.UnmarshalJSON(j) != nil {
+				fn(path, key, "unparseable patch: "+x.StringValue+"\n")
+				return
+			}
+			walkStrings(doc, path+"(yaml)", fn)
+			return
+		}
+		fn(path, key, x.StringValue)
+	case *structpb.Value_StructValue:
+		walkStrings(x.StructValue, path, fn)
+	case *structpb.Value_ListValue:
+		for i, e := range x.ListValue.GetValues() {
+			walkValue(e, fmt.Sprintf("%s[%d]", path, i), key, fn)
+		}
+	}
+}
+
+// modeOf is the mode a request is served in: the Input's, else the kind's.
+func modeOf(req *fnv1.RunFunctionRequest) string {
+	if m := field(req.GetInput(), "mode"); m != "" {
+		return m
+	}
+	return map[string]string{"XWorkerImageCatalog": "Catalog", "XTenantCluster": "TenantCluster", "XNodePool": "NodePool"}[field(req.GetObserved().GetComposite().GetResource(), "kind")]
+}
+
+// droppedOutput lists the observed composed resources this function owns
+// that a deciding (non-fatal) response leaves out of the desired state
+// without a documented rule retiring them. Leaving a key out deletes the
+// object. The rules: a catalog golden that no template pins (it is composed
+// whenever it is in the catalog, so a missing one has left it); a node-pool
+// template that neither a MachineSet nor the observed MachineDeployment
+// references; a tenant cluster's XNodePool whose pool left spec.nodePools.
+func droppedOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []string {
+	if fatalMessage(rsp) != "" {
+		return nil // Crossplane applies nothing from a fatal response
+	}
+	desired := rsp.GetDesired().GetResources()
+	var out []string
+	keys := make([]string, 0, len(req.GetObserved().GetResources()))
+	for k := range req.GetObserved().GetResources() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := desired[k]; ok {
+			continue
+		}
+		if why := retired(req, k); why != "" {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// retired says which rule retires the observed key k, or "" if it is owned
+// by this function and no rule does (or "not owned" when it is another
+// step's).
+func retired(req *fnv1.RunFunctionRequest, k string) string {
+	switch modeOf(req) {
+	case "Catalog":
+		name, ok := strings.CutPrefix(k, "golden-")
+		if !ok {
+			if k == "clone-clusterrole" || k == "clone-rolebinding" {
+				return ""
+			}
+			return "not owned"
+		}
+		pins, fetched := req.GetRequiredResources()["pins-"+name]
+		if !fetched {
+			return ""
+		}
+		for _, it := range pins.GetItems() {
+			if field(it.GetResource(), "metadata", "namespace") != "" {
+				return ""
+			}
+		}
+		return "unpinned golden that left the catalog"
+	case "NodePool":
+		var ref string
+		switch {
+		case strings.HasPrefix(k, "kubevirtmachinetemplate-"):
+			ref = "infrastructureRef"
+		case strings.HasPrefix(k, "talosconfigtemplate-"):
+			ref = "configRef"
+		case k == "machinedeployment":
+			return ""
+		default:
+			return "not owned"
+		}
+		name := field(req.GetObserved().GetResources()[k].GetResource(), "metadata", "name")
+		refs := func(o *structpb.Struct) bool {
+			spec := o.GetFields()["spec"].GetStructValue().GetFields()["template"].GetStructValue().GetFields()["spec"].GetStructValue()
+			if ref == "configRef" {
+				spec = spec.GetFields()["bootstrap"].GetStructValue()
+			}
+			return field(spec, ref, "name") == name
+		}
+		if md, ok := req.GetObserved().GetResources()["machinedeployment"]; ok && refs(md.GetResource()) {
+			return ""
+		}
+		for _, ms := range req.GetRequiredResources()["machinesets"].GetItems() {
+			if refs(ms.GetResource()) {
+				return ""
+			}
+		}
+		return "template no MachineSet references"
+	case "TenantCluster":
+		pool, ok := strings.CutPrefix(k, "nodepool-")
+		if !ok {
+			return "not owned"
+		}
+		if _, in := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["nodePools"].GetStructValue().GetFields()[pool]; in {
+			return ""
+		}
+		return "pool left spec.nodePools"
+	}
+	return "not owned"
+}
