@@ -75,7 +75,6 @@ func BenchmarkRunFunction(b *testing.B) {
 	for _, c := range benchCases() {
 		calls := settle(b, c)
 		req, n := calls[len(calls)-1].Request, len(calls)
-		calls = nil
 		runtime.GC() // the setup's garbage is not this benchmark's cost
 		f := benchFunction()
 		b.Run(c.Mode+"/"+c.Size, func(b *testing.B) {

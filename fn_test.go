@@ -49,9 +49,9 @@ func goldenJSON(name, sid, version, url, storage, class string) string {
 		"spec":{"contentType":"kubevirt","source":{"http":{"url":"` + url + `"}},"storage":{"resources":{"requests":{"storage":"` + storage + `"}}` + cls + `}}}`
 }
 
-func observedGolden(name, sid, version, url, storage, class, phase string) *fnv1.Resource {
+func observedGolden(name, sid, version, url, storage, class string) *fnv1.Resource {
 	u := resource.MustStructJSON(goldenJSON(name, sid, version, url, storage, class))
-	u.Fields["status"] = resource.MustStructJSON(`{"status":{"phase":"` + phase + `","progress":"100.0%"}}`).Fields["status"]
+	u.Fields["status"] = resource.MustStructJSON(`{"status":{"phase":"Succeeded","progress":"100.0%"}}`).Fields["status"]
 	return &fnv1.Resource{Resource: u}
 }
 
@@ -139,7 +139,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","storage":"8Gi"}]}`),
-					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated", "Succeeded")},
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated")},
 				},
 				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
 			}},
@@ -160,8 +160,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Observed: &fnv1.State{
 					Composite: catalogXR(oneEntry),
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated", "Succeeded"),
-						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated", "Succeeded"),
+						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
+						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
 						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON)},
 						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(""))},
 					},
@@ -200,7 +200,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"images":[]}`),
-					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", "", "Succeeded")},
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", "")},
 				},
 				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
 			}},

@@ -136,8 +136,8 @@ func freeLoopbackAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	addr := l.Addr().String()
+	return addr, l.Close()
 }
 
 func start(ctx context.Context, name string, args []string) (*server, error) {
@@ -200,7 +200,7 @@ func (s *server) peakRSS() int {
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only /proc file; a close error changes nothing
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
@@ -262,14 +262,14 @@ func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.R
 }
 
 type result struct {
-	calls                   int
-	errs                    int
-	elapsed                 time.Duration
-	p50, p99, max           time.Duration
-	firstErr                error
-	throughput              float64
-	server                  string
-	concurrency, requestSet int
+	calls         int
+	errs          int
+	elapsed       time.Duration
+	p50, p99, max time.Duration
+	firstErr      error
+	throughput    float64
+	server        string
+	concurrency   int
 }
 
 // wire is a message already in its wire form. The callers send requests

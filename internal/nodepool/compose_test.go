@@ -3,11 +3,12 @@ package nodepool
 import (
 	"flag"
 	"fmt"
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"

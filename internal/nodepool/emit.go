@@ -2,13 +2,14 @@ package nodepool
 
 import (
 	"fmt"
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"strings"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/resource/composite"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 )

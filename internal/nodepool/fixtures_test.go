@@ -105,19 +105,12 @@ func storageClassObj(name, created string, ann map[string]any) *unstructured.Uns
 	return obj("storage.k8s.io/v1", "StorageClass", "", name, f)
 }
 
-func workerDV(name, phase string, golden bool, conds ...map[string]any) *unstructured.Unstructured {
+func workerDV(name, phase string, golden bool) *unstructured.Unstructured {
 	l := map[string]any{labels.Pool: fxPoolHash}
 	if golden {
 		l[labels.Golden] = fxGoldenHash
 	}
 	status := map[string]any{"phase": phase}
-	if len(conds) > 0 {
-		cs := []any{}
-		for _, c := range conds {
-			cs = append(cs, c)
-		}
-		status["conditions"] = cs
-	}
 	return obj("cdi.kubevirt.io/v1beta1", "DataVolume", fxNamespace, name, map[string]any{
 		"labels": l,
 		"spec":   map[string]any{"source": map[string]any{"pvc": map[string]any{"namespace": defaults.GoldenNamespace, "name": fxGolden}}},

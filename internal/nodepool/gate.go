@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	corev1 "k8s.io/api/core/v1"

@@ -3,9 +3,10 @@ package tenantcluster
 import (
 	"encoding/json"
 	"errors"
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"slices"
 	"testing"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -3,8 +3,9 @@ package tenantcluster
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"strings"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/crossplane/function-sdk-go/resource"
 

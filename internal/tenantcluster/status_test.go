@@ -1,8 +1,9 @@
 package tenantcluster
 
 import (
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"testing"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -8,8 +8,8 @@ package render
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -112,7 +112,8 @@ func render(t *testing.T, xp, target string, s scenario) result {
 	if err == nil {
 		return result{output: stdout.String()}
 	}
-	if _, ok := err.(*exec.ExitError); !ok || ctx.Err() != nil {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || ctx.Err() != nil {
 		t.Fatalf("cannot run %s %s: %v\n%s", xp, strings.Join(args, " "), err, stderr.String())
 	}
 	// A fatal result: the CLI prints the message on stderr and nothing else.
@@ -195,8 +196,11 @@ func freeAddr(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
 
 func repoRoot(t *testing.T) string {
@@ -210,7 +214,7 @@ func repoRoot(t *testing.T) string {
 			return d
 		}
 	}
-	t.Fatal(fmt.Sprintf("cannot find the repository root above %s", wd))
+	t.Fatalf("cannot find the repository root above %s", wd)
 	return ""
 }
 
