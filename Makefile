@@ -43,6 +43,11 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$unformatted" ] || { echo "gofmt needed: $$unformatted"; exit 1; }
 	$(GO) vet ./...
 
+## lint: golangci-lint (pinned in hack/tools/golangci-lint, built once per version) on the function module.
+.PHONY: lint
+lint:
+	hack/golangci-lint.sh ./...
+
 ## unit: unit, golden-file and render tests of the function module.
 .PHONY: unit
 unit:
@@ -50,7 +55,7 @@ unit:
 
 ## test: everything CI runs.
 .PHONY: test
-test: vet check-generate unit
+test: vet lint check-generate unit
 
 ## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager and Crossplane core the e2e suite runs.
 .PHONY: e2e-binaries
