@@ -164,7 +164,7 @@ func startServer(t *testing.T, fn fnv1.FunctionRunnerServiceServer, c CLI) (addr
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-ch
+		<-ch //nolint:errcheck // the test that wanted the error has read it already
 	})
 	return lis.Addr().String(), cancel, ch
 }
