@@ -101,11 +101,11 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 					}
 				}
 			}
-			var gotNS []string
+			gotNS := []string{}
 			for _, s := range desired["clone-rolebinding"].GetResource().GetFields()["subjects"].GetListValue().GetValues() {
 				gotNS = append(gotNS, field(s.GetStructValue(), "name"))
 			}
-			if diff := cmp.Diff(sortedKeys(wantNS), append([]string{}, gotNS...)); diff != "" && !(len(wantNS) == 0 && len(gotNS) == 0) {
+			if diff := cmp.Diff(sortedKeys(wantNS), gotNS); diff != "" {
 				t.Fatalf("%s: the clone RoleBinding must grant exactly the pinning namespaces (-want, +got):\n%s", where, diff)
 			}
 
