@@ -55,9 +55,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	log := f.log.WithValues("tag", req.GetMeta().GetTag())
 	rsp := response.To(req, f.ttl)
 
-	in := &v1beta1.Input{}
-	if err := request.GetInput(req, in); err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot read the function Input (apiVersion workerimage.fn.crossplane.io/v1beta1)"))
+	in, err := config.DecodeInput(req.GetInput())
+	if err != nil {
+		response.Fatal(rsp, err)
 		return rsp, nil
 	}
 	cfg, err := config.FromInput(in, f.ttl)

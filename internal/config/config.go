@@ -170,11 +170,20 @@ func or(v, def string) string {
 	return v
 }
 
+// MaximumStorage bounds every size the function accepts. It is far above any
+// disk a Talos worker or golden needs, and far below the sizes (around 1e21
+// bytes) that apimachinery no longer renders as the quantity that was asked
+// for ("1000000000000000000000" canonicalises to "1").
+var MaximumStorage = resource.MustParse("1Pi")
+
 func quantity(field, v, def string) (resource.Quantity, error) {
 	v = or(v, def)
 	q, err := resource.ParseQuantity(v)
 	if err != nil || q.Sign() <= 0 {
 		return resource.Quantity{}, fmt.Errorf("input: %s %q is not a positive quantity such as %s", field, v, def)
+	}
+	if q.Cmp(MaximumStorage) > 0 {
+		return resource.Quantity{}, fmt.Errorf("input: %s %q is larger than %s; write a size such as %s", field, v, MaximumStorage.String(), def)
 	}
 	return q, nil
 }

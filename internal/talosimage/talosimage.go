@@ -6,7 +6,9 @@
 package talosimage
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -15,8 +17,10 @@ var (
 	// A real schematic ID is 64 lowercase hex characters; the pattern is the
 	// wider DNS-label shape so that test and mirror schematics also pass.
 	schematicPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	versionPattern   = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z.]+)?$`)
-	minorPattern     = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)`)
+	// The pre-release is dot-separated identifiers, none empty: v1.0.0-rc..1
+	// or v1.0.0-. would make the golden name an invalid DNS-1123 subdomain.
+	versionPattern = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z]+(\.[0-9a-z]+)*)?$`)
+	minorPattern   = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)`)
 	// Plain http(s) URL: no whitespace, quotes, $, backtick, <>, {} or |.
 	urlPattern = regexp.MustCompile(`^https?://[A-Za-z0-9._~:/?#\[\]@!&'()*+,;=%-]+$`)
 	// Registry path of an installer image: host[:port]/path, lowercase.
@@ -69,7 +73,28 @@ func ValidateFactoryURL(u string) error {
 	case !urlPattern.MatchString(u):
 		return fmt.Errorf("imageFactoryURL %q is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |", u)
 	}
+	// The pattern admits characters that still make a broken base URL: the
+	// artifact path is appended to it, so it must parse, name a host, and end
+	// before any query or fragment that would swallow that path.
+	parsed, err := url.Parse(u)
+	switch {
+	case err != nil:
+		return fmt.Errorf("imageFactoryURL %q does not parse as a URL (%s); check its percent escapes", u, errorText(err))
+	case parsed.Host == "":
+		return fmt.Errorf("imageFactoryURL %q names no host; write it as https://<host>[:port][/path], e.g. https://factory.talos.dev", u)
+	case parsed.RawQuery != "" || parsed.ForceQuery || parsed.Fragment != "" || strings.ContainsAny(u, "?#"):
+		return fmt.Errorf("imageFactoryURL %q carries a query or fragment; the image path /image/<schematicID>/<version>/... is appended to it, so give the base URL only, e.g. https://factory.talos.dev", u)
+	}
 	return nil
+}
+
+// errorText is the reason of a url.Error without the repeated input.
+func errorText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // ValidateInstallerRepository returns an error saying why r is not a registry
