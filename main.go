@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -43,6 +44,19 @@ type CLI struct {
 	MaxRecvMessageSize int           `default:"4"     help:"Maximum size of received messages in MB."`
 	MetricsAddress     string        `default:":8080" help:"Address of the Prometheus metrics server; empty disables it."`
 	TTL                time.Duration `default:"1m"    help:"Response TTL when the Input sets none: how soon Crossplane calls again in steady state."`
+	MaxConcurrentCalls uint32        `default:"0"     help:"Calls served at once per connection; more wait their turn. 0 means twice the usable CPUs."`
+}
+
+// concurrentCalls bounds how many calls decode and compose at once. Each
+// call is CPU-bound and holds its whole request and response in memory, so
+// running more calls than there are CPUs buys no throughput and multiplies
+// peak memory (measured in docs/performance.md: 64 unbounded callers peak far
+// above the 64 MiB budget; twice the CPUs stays near it).
+func (c *CLI) concurrentCalls() uint32 {
+	if c.MaxConcurrentCalls > 0 {
+		return c.MaxConcurrentCalls
+	}
+	return uint32(2 * runtime.GOMAXPROCS(0)) //nolint:gosec // GOMAXPROCS is a small positive int
 }
 
 // Run this function until SIGTERM or SIGINT, then drain in-flight calls.
@@ -59,15 +73,15 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return errors.Wrapf(err, "cannot listen for %s connections at address %q", so.Network, so.Address)
 	}
-	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so)
+	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so, grpc.MaxConcurrentStreams(c.concurrentCalls()))
 }
 
 // serveUntilSignalled serves fn until the process receives SIGTERM (what
 // Kubernetes sends on pod deletion) or SIGINT, then drains.
-func serveUntilSignalled(fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions) error {
+func serveUntilSignalled(fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions, extra ...grpc.ServerOption) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return serve(ctx, fn, lis, so)
+	return serve(ctx, fn, lis, so, extra...)
 }
 
 // serveOptions turns the flags into the SDK's ServeOptions, with the SDK's
@@ -101,8 +115,8 @@ func (c *CLI) serveOptions() (*function.ServeOptions, error) {
 // function.Serve in SDK v0.7.1 lacks: when ctx is done it stops accepting,
 // lets in-flight calls finish (GracefulStop, bounded by drainTimeout) and
 // returns nil.
-func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions) error {
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(so.MaxRecvMsgSize), grpc.Creds(so.Credentials)}
+func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions, extra ...grpc.ServerOption) error {
+	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(so.MaxRecvMsgSize), grpc.Creds(so.Credentials)}, extra...)
 	var metrics *grpcprometheus.ServerMetrics
 	registry := so.MetricsRegistry
 	if so.MetricsAddress != "" {
