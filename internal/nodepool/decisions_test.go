@@ -185,12 +185,66 @@ func TestResolveShape(t *testing.T) {
 		"NegativeReplicasIsFatal": {
 			reason:  "Replicas cannot be negative.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(-1)}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.replicas -1 is negative; set it to 0 or more`,
+			wantErr: `node pool "tenant-a/demo-md0": spec.replicas -1 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
+		},
+		"ThousandReplicasIsTheMost": {
+			reason: "1000 workers is the largest pool accepted.",
+			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1000)}},
+			check:  func(s shape) any { return s.Replicas },
+			want:   int32(1000),
+		},
+		"MoreThanThousandReplicasIsFatal": {
+			reason:  "A pool of more than 1000 workers is a typo more often than a fleet.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1001)}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.replicas 1001 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
 		},
 		"BadDiskSizeIsFatal": {
 			reason:  "diskSize must be a quantity.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "twenty"}},
 			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "twenty" is not a positive quantity such as 20Gi`,
+		},
+		"ZeroDiskSizeIsFatal": {
+			reason:  "A disk must have a size.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "0"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "0" is not a positive quantity such as 20Gi`,
+		},
+		"OnePebibyteDiskIsTheLargest": {
+			reason: "1Pi is the largest worker disk accepted.",
+			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1Pi"}},
+			check:  func(s shape) any { return s.DiskSize.String() },
+			want:   "1Pi",
+		},
+		"AbsurdDiskSizeIsFatal": {
+			reason:  "apimachinery writes 1000000000000000000000 back as 1; the size must be refused, not provisioned as another.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1000000000000000000000"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "1000000000000000000000" is larger than 1Pi, the largest worker disk accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 20Gi`,
+		},
+		"AbsurdMemoryIsFatal": {
+			reason:  "Guest memory is bounded the same way as the disk.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "1e30"}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.resources.memory "1e30" is larger than 16Ti, the largest worker memory accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 4Gi`,
+		},
+		"NegativeMemoryIsFatal": {
+			reason:  "Guest memory is positive.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "-4Gi"}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.resources.memory "-4Gi" is not a positive quantity such as 4Gi`,
+		},
+		"AbsurdCPUIsFatal": {
+			reason:  "1e30 cores overflows int64 to 0; it must be refused, not composed as a VM without cores.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "1e30", Memory: "4Gi"}}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.resources.cpu "1e30" is not a whole number of cores between 1 and 512, e.g. 2`,
+		},
+		"UppercaseStorageClassIsFatal": {
+			reason:  "A class name is a DNS-1123 subdomain; the message says what to write instead.",
+			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{StorageClass: "UPPER case"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.storageClass "UPPER case" is not a StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass, or leave it empty for the cluster default`,
+		},
+		"EmptyVersionTakesTheInputDefault": {
+			reason: "An XNodePool without spec.version (an XRD without a default) runs the Input's Kubernetes version.",
+			check: func(s shape) any {
+				return []string{s.KubernetesVersion.Value, s.KubernetesVersion.Field, s.MachineVersion}
+			},
+			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", defaults.KubernetesVersion + ".0"},
 		},
 		"BadKubernetesVersionIsFatal": {
 			reason:  "version must be vX.Y or vX.Y.Z.",

@@ -43,6 +43,9 @@ func decide(r compose.Request) (plan, error) {
 	if err := checkOSImageKeys(r.Composite); err != nil {
 		return plan{}, err
 	}
+	if err := checkReplicasAsWritten(p, r.Composite); err != nil {
+		return plan{}, err
+	}
 	img, err := resolveOSImage(p, spec, r.Config)
 	if err != nil {
 		return plan{}, err

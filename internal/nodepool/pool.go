@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/crossplane/function-sdk-go/resource/composite"
@@ -38,12 +37,16 @@ func (p pool) DeploymentName() string { return p.Cluster + "-" + p.Name }
 // readPool reads the composite's identity and spec once. It fails only when
 // the composite cannot describe a pool at all; value checks come later.
 func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
-	spec := v1alpha1.NodePoolSpec{}
 	raw, _ := xr.Object["spec"].(map[string]any)
-	if raw != nil {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
-			return pool{}, spec, fmt.Errorf("XNodePool %q: cannot read spec: %w", xr.GetName(), err)
-		}
+	// A replica count out of range would fail the int32 decode (or, through
+	// a converter that narrows, wrap 4294967297 to 1); it is left out here and
+	// reported by checkReplicasAsWritten, which Compose runs.
+	if CheckReplicas("spec.replicas", raw["replicas"]) != nil {
+		raw = without(raw, "replicas")
+	}
+	spec, err := decodeSpec(raw)
+	if err != nil {
+		return pool{}, spec, fmt.Errorf("XNodePool %q: %w", xr.GetName(), err)
 	}
 	keepPresence(raw, &spec)
 
@@ -66,6 +69,27 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 		return pool{}, spec, fmt.Errorf("XNodePool %q: MachineDeployment name %q (spec.clusterName %q + spec.poolName %q) is not a DNS label: %s; shorten the cluster or pool name", xr.GetName(), p.DeploymentName(), p.Cluster, p.Name, errs[0])
 	}
 	return p, spec, nil
+}
+
+// checkReplicasAsWritten checks spec.replicas as the composite carries it,
+// before it is narrowed to int32.
+func checkReplicasAsWritten(p pool, xr *composite.Unstructured) error {
+	raw, _ := xr.Object["spec"].(map[string]any)
+	if err := CheckReplicas("spec.replicas", raw["replicas"]); err != nil {
+		return poolError(p, err)
+	}
+	return nil
+}
+
+// without is a shallow copy of m without key.
+func without(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // checkOSImageKeys refuses keys under spec.osImage that the function does not

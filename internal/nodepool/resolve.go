@@ -157,8 +157,10 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		Mirrors:             spec.Talos.RegistryMirrors,
 	}
 	if spec.Replicas != nil {
-		if *spec.Replicas < 0 {
-			return shape{}, fmt.Errorf("node pool %q: spec.replicas %d is negative; set it to 0 or more", p.Ref(), *spec.Replicas)
+		// readPool has checked the value as written; this checks it again
+		// for callers that build the spec themselves.
+		if err := CheckReplicas("spec.replicas", *spec.Replicas); err != nil {
+			return shape{}, poolError(p, err)
 		}
 		s.Replicas = *spec.Replicas
 	}
@@ -176,33 +178,27 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		if r.Memory == "" {
 			return shape{}, fmt.Errorf("node pool %q: spec.resources.memory is empty; a VM without an instance type needs its memory, e.g. 4Gi", p.Ref())
 		}
-		m, err := resource.ParseQuantity(r.Memory)
-		if err != nil || m.Sign() <= 0 {
-			return shape{}, fmt.Errorf("node pool %q: spec.resources.memory %q is not a positive quantity such as 4Gi", p.Ref(), r.Memory)
+		m, err := parseMemory("spec.resources.memory", r.Memory)
+		if err != nil {
+			return shape{}, poolError(p, err)
 		}
 		s.Memory = &m
-		if r.CPU != "" {
-			c, err := resource.ParseQuantity(r.CPU)
-			if err != nil || c.Sign() <= 0 || c.MilliValue()%1000 != 0 || c.Value() > 512 {
-				return shape{}, fmt.Errorf("node pool %q: spec.resources.cpu %q is not a whole number of cores between 1 and 512, e.g. 2", p.Ref(), r.CPU)
-			}
-			s.Cores = uint32(c.Value())
+		if s.Cores, err = parseCores("spec.resources.cpu", r.CPU); err != nil {
+			return shape{}, poolError(p, err)
 		}
 	default:
 		s.InstanceType = defaults.InstanceType
 	}
 
 	if spec.DiskSize != "" {
-		q, err := resource.ParseQuantity(spec.DiskSize)
-		if err != nil || q.Sign() <= 0 {
-			return shape{}, fmt.Errorf("node pool %q: spec.diskSize %q is not a positive quantity such as %s", p.Ref(), spec.DiskSize, defaults.DiskSize)
+		q, err := parseDiskSize("spec.diskSize", spec.DiskSize)
+		if err != nil {
+			return shape{}, poolError(p, err)
 		}
 		s.DiskSize = q
 	}
-	if s.DeclaredClass != "" {
-		if errs := validation.IsDNS1123Subdomain(s.DeclaredClass); len(errs) > 0 {
-			return shape{}, fmt.Errorf("node pool %q: spec.storageClass %q is not a StorageClass name: %s", p.Ref(), s.DeclaredClass, errs[0])
-		}
+	if err := CheckStorageClass("spec.storageClass", s.DeclaredClass); err != nil {
+		return shape{}, poolError(p, err)
 	}
 
 	m := kubernetesVersionPattern.FindStringSubmatch(s.KubernetesVersion.Value)
@@ -234,6 +230,11 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		}
 	}
 	return s, nil
+}
+
+// poolError prefixes err, which names the field and value, with the pool.
+func poolError(p pool, err error) error {
+	return fmt.Errorf("node pool %q: %w", p.Ref(), err)
 }
 
 func fieldError(p pool, field string, err error) error {

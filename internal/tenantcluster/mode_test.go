@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/defaults"
 )
 
 const schematic = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
@@ -170,6 +171,43 @@ func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
 	}
 	if _, ok := after.Status["pools"].(map[string]PoolStatus)["b"]; ok {
 		t.Errorf("status.pools still reports the removed pool b")
+	}
+}
+
+// TestClusterWithoutVersionComposesTheInputDefault: an XRD without a default
+// for spec.version (the shipped one defaults it to v1.35, others exist) must
+// not compose XNodePools without a version; the Input's Kubernetes version,
+// itself defaulted from internal/defaults, fills it like every other default.
+func TestClusterWithoutVersionComposesTheInputDefault(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		version string // the Input's talos.kubernetesVersion, resolved
+	}{
+		"BuiltinDefault": {reason: "An Input that sets nothing gives the default of internal/defaults.", version: defaults.KubernetesVersion},
+		"InputOverride":  {reason: "An Input that sets the version gives that version.", version: "v1.34"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := request(t, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},
+				"spec":{"nodePools":{"workers":{"replicas":2}}}}`, nil)
+			r.Config.KubernetesVersion = tc.version
+			want := compose.Output{
+				Resources: map[resource.Name]*resource.DesiredComposed{
+					"nodepool-workers": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},
+						"spec":{"clusterName":"acme","poolName":"workers","version":"`+tc.version+`","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"replicas":2}}`),
+				},
+				Status: map[string]any{"pools": map[string]PoolStatus{"workers": {}}},
+				Conditions: []compose.Condition{
+					{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
+					{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
+						Message: "1 of 1 node pools are not ready: workers (not created yet)."},
+				},
+			}
+			got := Mode{}.Compose(r)
+			if diff := cmp.Diff(want, got, equateErrorMessages); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
 

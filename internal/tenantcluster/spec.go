@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/nodepool"
 )
 
 // decodeSpec reads the composite's spec into its typed mirror, once. A field
@@ -22,6 +22,9 @@ func decodeSpec(xr *composite.Unstructured) (v1alpha1.TenantClusterSpec, error) 
 	raw, ok := xr.UnstructuredContent()["spec"]
 	if !ok || raw == nil {
 		return spec, nil
+	}
+	if err := checkReplicasAsWritten(raw); err != nil {
+		return spec, err
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
@@ -39,7 +42,7 @@ func decodeSpec(xr *composite.Unstructured) (v1alpha1.TenantClusterSpec, error) 
 	if te.Field == "nodePools" || strings.HasPrefix(te.Field, "nodePools.") {
 		field = poolFieldPath(b, te)
 	}
-	return spec, fmt.Errorf("%s is %s, but must be %s; fix the field's type in the composite", field, article(te.Value), jsonKind(te.Type))
+	return spec, fmt.Errorf("%s is %s, but must be %s; fix the field's type in the composite", field, nodepool.Article(te.Value), nodepool.JSONKind(te.Type))
 }
 
 // poolFieldPath finds the pool whose field failed to decode by decoding each
@@ -68,36 +71,22 @@ func poolFieldPath(spec []byte, te *json.UnmarshalTypeError) string {
 	return fallback
 }
 
-// article turns the decoder's "string" or "number 1.5" into readable prose.
-func article(value string) string {
-	switch {
-	case value == "array", value == "object":
-		return "an " + value
-	case strings.HasPrefix(value, "number "):
-		return "the number " + strings.TrimPrefix(value, "number ")
-	default:
-		return "a " + value
+// checkReplicasAsWritten checks each pool's replicas before the decode
+// narrows it to int32, where 4294967297 is only "not an integer"; pools in
+// name order, so the first bad one is always the one named.
+func checkReplicasAsWritten(spec any) error {
+	m, _ := spec.(map[string]any)
+	pools, _ := m["nodePools"].(map[string]any)
+	names := make([]string, 0, len(pools))
+	for n := range pools {
+		names = append(names, n)
 	}
-}
-
-// jsonKind names the JSON shape a Go type decodes from.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	sort.Strings(names)
+	for _, n := range names {
+		pool, _ := pools[n].(map[string]any)
+		if err := nodepool.CheckReplicas(poolField(n, "replicas"), pool["replicas"]); err != nil {
+			return err
+		}
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	default:
-		return "an object"
-	}
+	return nil
 }

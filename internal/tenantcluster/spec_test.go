@@ -44,6 +44,11 @@ func TestDecodeSpec(t *testing.T) {
 			xr:     `{"spec":{"nodePools":{"a":{"replicas":1},"gpu":{"replicas":"three"}}}}`,
 			want:   want{err: "spec.nodePools.gpu.replicas is a string, but must be an integer; fix the field's type in the composite"},
 		},
+		"ReplicasWrappingInt32IsRefusedWithTheRange": {
+			reason: "2^32+1 is checked as written, before int32 could wrap it or the decoder call it no integer.",
+			xr:     `{"spec":{"nodePools":{"a":{"replicas":1},"gpu":{"replicas":4294967297}}}}`,
+			want:   want{err: "spec.nodePools.gpu.replicas 4294967297 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)"},
+		},
 		"PoolThatIsNoObjectIsNamed": {
 			reason: "A pool given as a string names the pool itself.",
 			xr:     `{"spec":{"nodePools":{"gpu":"big"}}}`,

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/nodepool"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -36,6 +36,11 @@ func validate(cluster string, spec v1alpha1.TenantClusterSpec) []string {
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 			add("spec.goldenNamespace %q is not a namespace name (%s); set the namespace that holds the golden DataVolumes, or omit it for the platform default", ns, errs[0])
 		}
+	}
+	// The class is copied into every pool that names none: refuse it once,
+	// here, rather than in each XNodePool.
+	if err := nodepool.CheckStorageClass("spec.storageClass", spec.StorageClass); err != nil {
+		problems = append(problems, err.Error())
 	}
 	problems = append(problems, checkFields([]fieldCheck{
 		{"spec.talos.version", spec.Talos.Version, talosimage.ValidateVersion},
@@ -68,12 +73,25 @@ func validatePool(cluster, name string, p v1alpha1.PoolShape) []string {
 		}
 	}
 
-	if p.Replicas != nil && *p.Replicas < 0 {
-		add("%s %d is negative; set 0 or more workers", poolField(name, "replicas"), *p.Replicas)
+	// The pool's shape is checked with the node pool's own checks, so the
+	// bounds and the messages are the same whichever composite carries it.
+	var replicas any
+	if p.Replicas != nil {
+		replicas = *p.Replicas
 	}
-	if p.DiskSize != "" {
-		if q, err := resource.ParseQuantity(p.DiskSize); err != nil || q.Sign() <= 0 {
-			add("%s %q is not a positive quantity such as 20Gi; set the size of each worker's system disk", poolField(name, "diskSize"), p.DiskSize)
+	var cpu, memory string
+	if p.Resources != nil {
+		cpu, memory = p.Resources.CPU, p.Resources.Memory
+	}
+	for _, err := range []error{
+		nodepool.CheckReplicas(poolField(name, "replicas"), replicas),
+		nodepool.CheckDiskSize(poolField(name, "diskSize"), p.DiskSize),
+		nodepool.CheckCPU(poolField(name, "resources.cpu"), cpu),
+		nodepool.CheckMemory(poolField(name, "resources.memory"), memory),
+		nodepool.CheckStorageClass(poolField(name, "storageClass"), p.StorageClass),
+	} {
+		if err != nil {
+			problems = append(problems, err.Error())
 		}
 	}
 	if p.OSImage == nil {

@@ -9,6 +9,9 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 )
 
+// subdomainError is apimachinery's explanation of a DNS-1123 subdomain.
+const subdomainError = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
+
 func TestValidate(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
@@ -85,9 +88,40 @@ func TestValidate(t *testing.T) {
 				"alpha": {DiskSize: "20GB", OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "Not_Hex"}}},
 			}},
 			want: []string{
-				`spec.nodePools.alpha.diskSize "20GB" is not a positive quantity such as 20Gi; set the size of each worker's system disk`,
+				`spec.nodePools.alpha.diskSize "20GB" is not a positive quantity such as 20Gi`,
 				`spec.nodePools.alpha.osImage.builtin.schematicID: schematicID "Not_Hex" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns`,
-				`spec.nodePools.zeta.replicas -1 is negative; set 0 or more workers`,
+				`spec.nodePools.zeta.replicas -1 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
+			},
+		},
+		"InvalidStorageClassIsRefusedOnTheCluster": {
+			reason:  "The cluster's class is copied into every pool that names none; it is refused once, on the cluster, with the fix.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{StorageClass: "UPPER case", NodePools: map[string]v1alpha1.PoolShape{"a": {}, "b": {}}},
+			want:    []string{`spec.storageClass "UPPER case" is not a StorageClass name (` + subdomainError + `); name an existing StorageClass, or leave it empty for the cluster default`},
+		},
+		"StorageClassWithDollarIsRefused": {
+			reason:  "Shell syntax never reaches a composed XNodePool.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{StorageClass: "fast$(id)"},
+			want:    []string{`spec.storageClass "fast$(id)" is not a StorageClass name (` + subdomainError + `); name an existing StorageClass, or leave it empty for the cluster default`},
+		},
+		"InvalidPoolStorageClassIsNamedWithItsPool": {
+			reason:  "A pool's own class is checked the same way and named by its path.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"gpu": {StorageClass: "Local"}}},
+			want:    []string{`spec.nodePools.gpu.storageClass "Local" is not a StorageClass name (` + subdomainError + `); name an existing StorageClass, or leave it empty for the cluster default`},
+		},
+		"PoolShapeIsBoundedAsTheNodePoolBoundsIt": {
+			reason:  "Replicas, disk, cores and memory have the node pool's bounds and messages.",
+			cluster: "acme",
+			spec: v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{
+				"big": {Replicas: ptr[int32](1001), DiskSize: "1000000000000000000000", Resources: &v1alpha1.Resources{CPU: "1e30", Memory: "1e30"}},
+			}},
+			want: []string{
+				`spec.nodePools.big.replicas 1001 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
+				`spec.nodePools.big.diskSize "1000000000000000000000" is larger than 1Pi, the largest worker disk accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 20Gi`,
+				`spec.nodePools.big.resources.cpu "1e30" is not a whole number of cores between 1 and 512, e.g. 2`,
+				`spec.nodePools.big.resources.memory "1e30" is larger than 16Ti, the largest worker memory accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 4Gi`,
 			},
 		},
 	}
