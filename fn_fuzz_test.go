@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -42,9 +41,6 @@ func FuzzRunFunction(f *testing.F) {
 			t.Fatalf("the same request gave two different responses:\n%v\n%v", rsp, again)
 		}
 		if bad := malformedOutput(final, rsp); len(bad) > 0 {
-			if bug := knownOutputBug(bad); bug != "" {
-				t.Skip(bug)
-			}
 			t.Fatalf("malformed composed resources: %q", bad)
 		}
 		if lost := droppedOutput(final, rsp); len(lost) > 0 {
@@ -111,15 +107,4 @@ func fuzzRequest(xr, input, observed, pool []byte) (*fnv1.RunFunctionRequest, []
 		}
 	}
 	return req, objs, true
-}
-
-// knownOutputBug recognises malformed output caused by a validator gap that
-// is reported and owned elsewhere .
-func knownOutputBug(bad []string) string {
-	for _, b := range bad {
-		if strings.HasPrefix(b, "nodepool-") && strings.Contains(b, ".spec.storageClass") {
-			return "KNOWN BUG tenantcluster-1 (reported): the tenant cluster copies an unvalidated spec.storageClass into its XNodePools: " + b
-		}
-	}
-	return ""
 }
