@@ -23,26 +23,24 @@ const pollEvery = 250 * time.Millisecond
 // quietly: either the expectation is met or the test fails.
 func (cp *ControlPlane) Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx context.Context) error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var last error
+	deadline := time.Now().Add(timeout)
 	for {
 		if err := cp.Healthy(); err != nil {
 			t.Fatalf("while waiting for %s: %v", what, err)
 		}
-		// Each check gets its own short deadline so that one hung request
-		// cannot eat the whole budget silently.
-		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-		last = check(cctx)
-		ccancel()
+		// Each check gets its own short deadline, independent of the
+		// wait's, so that one hung request cannot eat the whole budget and
+		// the last observation reported is a real one, not a cancellation.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		last := check(ctx)
+		cancel()
 		if last == nil {
 			return
 		}
-		select {
-		case <-ctx.Done():
+		if time.Now().After(deadline) {
 			t.Fatalf("%s: not met within %s; last observation: %v", what, timeout, last)
-		case <-time.After(pollEvery):
 		}
+		time.Sleep(pollEvery)
 	}
 }
 
@@ -121,14 +119,13 @@ func (cp *ControlPlane) WaitCondition(t testing.TB, timeout time.Duration, gvk s
 			return fmt.Errorf("%s does not exist", joinName(ns, name))
 		}
 		c := Condition(u, typ)
-		if c == nil || c["status"] != status {
-			return fmt.Errorf("conditions are %s", ConditionsString(u))
-		}
 		msg, _ := c["message"].(string)
+		met := c != nil && c["status"] == status
 		for _, s := range contains {
-			if !strings.Contains(msg, s) {
-				return fmt.Errorf("conditions are %s", ConditionsString(u))
-			}
+			met = met && strings.Contains(msg, s)
+		}
+		if !met {
+			return fmt.Errorf("conditions are %s; %s", ConditionsString(u), cp.lastEvents(ctx, u, 3))
 		}
 		got = u
 		return nil
@@ -169,15 +166,36 @@ func (cp *ControlPlane) WaitGone(t testing.TB, timeout time.Duration, gvk schema
 	})
 }
 
-// Events returns the events recorded for obj, oldest first.
+// Events returns the events recorded for obj, least recently seen first.
 func (cp *ControlPlane) Events(ctx context.Context, obj *unstructured.Unstructured) ([]corev1.Event, error) {
 	l, err := cp.Kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.uid=" + string(obj.GetUID())})
 	if err != nil {
 		return nil, err
 	}
 	ev := l.Items
-	sort.SliceStable(ev, func(i, j int) bool { return ev[i].FirstTimestamp.Before(&ev[j].FirstTimestamp) })
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].LastTimestamp.Before(&ev[j].LastTimestamp) })
 	return ev, nil
+}
+
+// lastEvents summarises the newest n events of obj, for failure messages:
+// Crossplane reports what it could not do (an invalid status, an
+// unreachable function) in events, not in conditions.
+func (cp *ControlPlane) lastEvents(ctx context.Context, obj *unstructured.Unstructured, n int) string {
+	ev, err := cp.Events(ctx, obj)
+	if err != nil {
+		return fmt.Sprintf("cannot list events: %v", err)
+	}
+	if len(ev) > n {
+		ev = ev[len(ev)-n:]
+	}
+	parts := make([]string, 0, len(ev))
+	for _, e := range ev {
+		parts = append(parts, fmt.Sprintf("%s %s (x%d): %s", e.Type, e.Reason, e.Count, e.Message))
+	}
+	if len(parts) == 0 {
+		return "no events"
+	}
+	return "latest events: " + strings.Join(parts, " | ")
 }
 
 // WaitEvent waits until obj has an event of type typ whose message contains
