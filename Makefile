@@ -120,3 +120,6 @@ load:
 	$(GO) build -o bin/loadgen ./cmd/loadgen
 	@uptime
 	bin/loadgen -function-binary bin/function-worker-image -cases $(LOADCASES) -concurrency 1,16,64 -duration $(LOADTIME)
+
+## make test includes the e2e suite (issue 5): ~2.5 min warm, ~20 min on a cold build cache.
+test: e2e
