@@ -56,13 +56,7 @@ unit:
 ## fuzz: run every fuzz target of the function module for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/; a crasher is written there, commit it as a regression).
 .PHONY: fuzz
 fuzz:
-	@set -e; for f in $$(git ls-files '*_fuzz_test.go' | grep -v '^test/\|^hack/'); do \
-	  pkg=./$$(dirname $$f); \
-	  for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
-	    echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
-	  done; \
-	done
+	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 ## test: everything CI runs.
 .PHONY: test
