@@ -153,6 +153,10 @@ func (cp *ControlPlane) initClients() error {
 		QPS:             200,
 		Burst:           400,
 		Timeout:         30 * time.Second,
+		// The suite reads CAPI's v1beta1 objects on purpose (the version the
+		// function composes); the deprecation warning on every poll would
+		// bury the test output, so each distinct warning is logged once.
+		WarningHandler: rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true}),
 	}
 	var err error
 	if cp.Kube, err = kubernetes.NewForConfig(cp.Config); err != nil {
