@@ -44,19 +44,20 @@ type CLI struct {
 	MaxRecvMessageSize int           `default:"4"     help:"Maximum size of received messages in MB."`
 	MetricsAddress     string        `default:":8080" help:"Address of the Prometheus metrics server; empty disables it."`
 	TTL                time.Duration `default:"1m"    help:"Response TTL when the Input sets none: how soon Crossplane calls again in steady state."`
-	MaxConcurrentCalls uint32        `default:"0"     help:"Calls served at once per connection; more wait their turn. 0 means twice the usable CPUs."`
+	MaxConcurrentCalls uint32        `default:"0"     help:"RunFunction calls decoded and run at once; more wait their turn, first come first served. 0 means one per usable CPU."`
 }
 
-// concurrentCalls bounds how many calls decode and compose at once. Each
-// call is CPU-bound and holds its whole request and response in memory, so
-// running more calls than there are CPUs buys no throughput and multiplies
-// peak memory (measured in docs/performance.md: 64 unbounded callers peak far
-// above the 64 MiB budget; twice the CPUs stays near it).
+// concurrentCalls bounds how many calls decode and compose at once (see
+// admission). Each call is CPU-bound and holds its whole decoded request and
+// response in memory, so running more calls than there are CPUs buys no
+// throughput and multiplies peak memory (docs/performance.md: 64 unbounded
+// callers peak far above the 64 MiB budget; one call per CPU keeps the
+// CPUs busy and the peak near the protocol's own floor).
 func (c *CLI) concurrentCalls() uint32 {
 	if c.MaxConcurrentCalls > 0 {
 		return c.MaxConcurrentCalls
 	}
-	return uint32(2 * runtime.GOMAXPROCS(0)) //nolint:gosec // GOMAXPROCS is a small positive int
+	return uint32(runtime.GOMAXPROCS(0)) //nolint:gosec // GOMAXPROCS is a small positive int
 }
 
 // Run this function until SIGTERM or SIGINT, then drain in-flight calls.
@@ -73,7 +74,7 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return errors.Wrapf(err, "cannot listen for %s connections at address %q", so.Network, so.Address)
 	}
-	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so, grpc.MaxConcurrentStreams(c.concurrentCalls()))
+	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so, newAdmission(c.concurrentCalls()).serverOptions()...)
 }
 
 // serveUntilSignalled serves fn until the process receives SIGTERM (what

@@ -62,7 +62,8 @@ type world struct {
 	GoldenDV       *cdiv1.DataVolume
 	GoldenPVC      *corev1.PersistentVolumeClaim
 	StorageClasses []storagev1.StorageClass
-	// WorkerDVs, WorkerPVCs and MachineSets are sorted by name.
+	// WorkerDVs (metadata and status only), WorkerPVCs (metadata and spec
+	// only) and MachineSets are sorted by name.
 	WorkerDVs   []cdiv1.DataVolume
 	WorkerPVCs  []corev1.PersistentVolumeClaim
 	MachineSets []clusterv1.MachineSet
@@ -109,7 +110,7 @@ func readWorld(p pool, img image, got required.Resolved) world {
 		if !inPool(u, p) {
 			continue
 		}
-		if dv, err := observed.DataVolume(u); err != nil {
+		if dv, err := observed.DataVolumeMetaAndStatus(u); err != nil {
 			bad(err)
 		} else {
 			w.WorkerDVs = append(w.WorkerDVs, *dv)
@@ -119,7 +120,7 @@ func readWorld(p pool, img image, got required.Resolved) world {
 		if !inPool(u, p) {
 			continue
 		}
-		if pvc, err := observed.PVC(u); err != nil {
+		if pvc, err := observed.PVCMetaAndSpec(u); err != nil {
 			bad(err)
 		} else {
 			w.WorkerPVCs = append(w.WorkerPVCs, *pvc)
