@@ -56,8 +56,8 @@ func TestAdmission(t *testing.T) {
 		decoded := make(chan error)
 		go func() { decoded <- a.Unmarshal(wire(t, &fnv1.RunFunctionRequest{}), &fnv1.RunFunctionRequest{}) }()
 		select {
-		case <-decoded:
-			t.Fatal("a second request was decoded while the only slot was taken")
+		case err := <-decoded:
+			t.Fatalf("a second request was decoded (err %v) while the only slot was taken", err)
 		default:
 		}
 		var ran bool
