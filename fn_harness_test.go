@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/cozystack/function-worker-image/internal/fixture"
 )
 
 // This file is the shared harness of the RunFunction-level reliability tests
@@ -26,7 +27,8 @@ import (
 // shipped example scenario into the RunFunctionRequest Crossplane would send,
 // and checks the invariants every response must hold.
 
-// exampleScenario is one example/<mode>/scenarios/<name> directory.
+// exampleScenario is one example/<mode>/scenarios/<name> directory, as
+// fixture.LoadExamples reads it.
 type exampleScenario struct {
 	Name     string // "<mode>/<name>"
 	Input    *structpb.Struct
@@ -34,86 +36,57 @@ type exampleScenario struct {
 	Observed map[string]*fnv1.Resource
 	// Pool holds the objects of required.yaml; requirements are resolved
 	// against it the way Crossplane resolves them against the cluster.
-	Pool []*structpb.Struct
+	Pool  []*structpb.Struct
+	first *fnv1.RunFunctionRequest
 }
 
-// yamlDocs splits a multi-document YAML file into JSON objects.
+// yamlDocs reads the objects of a multi-document YAML file; none when the
+// file does not exist.
 func yamlDocs(t testing.TB, path string) []*structpb.Struct {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+	objs, err := fixture.ReadObjects(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	var out []*structpb.Struct
-	for _, doc := range strings.Split("\n"+string(b), "\n---") {
-		j, err := yaml.YAMLToJSON([]byte(doc))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
-			continue
-		}
-		s := &structpb.Struct{}
-		if err := s.UnmarshalJSON(j); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, s)
+	out, err := fixture.Structs(objs)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	return out
-}
-
-// functionInput is the Input of the function-worker-image step of a Composition.
-func functionInput(t testing.TB, composition string) *structpb.Struct {
-	t.Helper()
-	for _, doc := range yamlDocs(t, composition) {
-		for _, step := range doc.GetFields()["spec"].GetStructValue().GetFields()["pipeline"].GetListValue().GetValues() {
-			f := step.GetStructValue().GetFields()
-			if strings.HasSuffix(f["functionRef"].GetStructValue().GetFields()["name"].GetStringValue(), "function-worker-image") {
-				return f["input"].GetStructValue()
-			}
-		}
-	}
-	t.Fatalf("%s: no function-worker-image step", composition)
-	return nil
 }
 
 // loadExampleScenarios reads every example/*/scenarios/* directory, sorted.
 func loadExampleScenarios(t testing.TB) []exampleScenario {
 	t.Helper()
-	dirs, err := filepath.Glob("example/*/scenarios/*/xr.yaml")
+	examples, err := fixture.LoadExamples("example")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(dirs)
-	var out []exampleScenario
-	for _, xrPath := range dirs {
-		dir := filepath.Dir(xrPath)
-		example := filepath.Dir(filepath.Dir(dir))
-		sc := exampleScenario{
-			Name:     filepath.Base(example) + "/" + filepath.Base(dir),
-			Input:    functionInput(t, filepath.Join(example, "composition.yaml")),
-			Observed: map[string]*fnv1.Resource{},
-		}
-		xrs := yamlDocs(t, xrPath)
-		if len(xrs) != 1 {
-			t.Fatalf("%s: want one composite, got %d", xrPath, len(xrs))
-		}
-		sc.XR = xrs[0]
-		for _, o := range yamlDocs(t, filepath.Join(dir, "observed.yaml")) {
-			key := o.GetFields()["metadata"].GetStructValue().GetFields()["annotations"].GetStructValue().GetFields()["crossplane.io/composition-resource-name"].GetStringValue()
-			if key == "" {
-				t.Fatalf("%s: observed object without crossplane.io/composition-resource-name", dir)
-			}
-			sc.Observed[key] = &fnv1.Resource{Resource: o}
-		}
-		sc.Pool = yamlDocs(t, filepath.Join(dir, "required.yaml"))
-		out = append(out, sc)
-	}
-	if len(out) == 0 {
+	if len(examples) == 0 {
 		t.Fatal("no example scenarios found")
+	}
+	out := make([]exampleScenario, 0, len(examples))
+	for _, e := range examples {
+		req, err := e.Request()
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		req.Meta = &fnv1.RequestMeta{Tag: e.Name}
+		pool, err := fixture.Structs(e.Objects)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		out = append(out, exampleScenario{
+			Name:     e.Name,
+			Input:    req.GetInput(),
+			XR:       req.GetObserved().GetComposite().GetResource(),
+			Observed: req.GetObserved().GetResources(),
+			Pool:     pool,
+			first:    req,
+		})
 	}
 	return out
 }
@@ -121,15 +94,7 @@ func loadExampleScenarios(t testing.TB) []exampleScenario {
 // firstRequest is the request of the first call of a reconcile: nothing
 // required has been fetched yet.
 func (sc exampleScenario) firstRequest() *fnv1.RunFunctionRequest {
-	obs := make(map[string]*fnv1.Resource, len(sc.Observed))
-	for k, v := range sc.Observed {
-		obs[k] = proto.Clone(v).(*fnv1.Resource)
-	}
-	return &fnv1.RunFunctionRequest{
-		Meta:     &fnv1.RequestMeta{Tag: sc.Name},
-		Input:    proto.Clone(sc.Input).(*structpb.Struct),
-		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: proto.Clone(sc.XR).(*structpb.Struct)}, Resources: obs},
-	}
+	return proto.CloneOf(sc.first)
 }
 
 // field reads a nested string field of a struct.
@@ -140,68 +105,22 @@ func field(s *structpb.Struct, path ...string) string {
 	return s.GetFields()[path[len(path)-1]].GetStringValue()
 }
 
-// selects reports whether obj is selected by sel, as the API server would
-// select it: apiVersion, kind, namespace when set, and name or labels.
-func selects(sel *fnv1.ResourceSelector, obj *structpb.Struct) bool {
-	if field(obj, "apiVersion") != sel.GetApiVersion() || field(obj, "kind") != sel.GetKind() {
-		return false
-	}
-	if ns := sel.GetNamespace(); ns != "" && field(obj, "metadata", "namespace") != ns {
-		return false
-	}
-	if n := sel.GetMatchName(); n != "" {
-		return field(obj, "metadata", "name") == n
-	}
-	labels := obj.GetFields()["metadata"].GetStructValue().GetFields()["labels"].GetStructValue().GetFields()
-	for k, v := range sel.GetMatchLabels().GetLabels() {
-		if labels[k].GetStringValue() != v {
-			return false
-		}
-	}
-	return true
-}
-
-// resolveRequirements answers every requirement of rsp from pool, in pool order.
-func resolveRequirements(rsp *fnv1.RunFunctionResponse, pool []*structpb.Struct) map[string]*fnv1.Resources {
-	out := map[string]*fnv1.Resources{}
-	for name, sel := range rsp.GetRequirements().GetResources() {
-		got := &fnv1.Resources{}
-		for _, o := range pool {
-			if selects(sel, o) {
-				got.Items = append(got.Items, &fnv1.Resource{Resource: proto.Clone(o).(*structpb.Struct)})
-			}
-		}
-		out[name] = got
-	}
-	return out
-}
-
 // newTestFunction is the function under test, as main serves it.
 func newTestFunction() *Function { return NewFunction(logging.NewNopLogger(), time.Minute) }
 
-// settleRequest calls f the way Crossplane does: first with the request as given,
-// then with what the response's requirements select from pool, until the
-// requirements stop changing (at most five calls). It returns the last
-// request and its response.
+// settleRequest calls f the way Crossplane does (fixture.Loop): first with
+// the request as given, then with what the response's requirements select
+// from pool, until the requirements stop changing. It returns the last
+// request and its response. Requirements that never settle are not what
+// these tests judge: the last call is returned as it is.
 func settleRequest(t testing.TB, f *Function, req *fnv1.RunFunctionRequest, pool []*structpb.Struct) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse) {
 	t.Helper()
-	var rsp *fnv1.RunFunctionResponse
-	var answered *fnv1.Requirements // nil until a request answers requirements
-	for i := 0; i < 5; i++ {
-		var err error
-		rsp, err = f.RunFunction(context.Background(), req)
-		if err != nil {
-			t.Fatalf("RunFunction returned an error (problems must be results): %v", err)
-		}
-		asked := &fnv1.Requirements{Resources: rsp.GetRequirements().GetResources()}
-		if answered != nil && proto.Equal(answered, asked) {
-			return req, rsp
-		}
-		next := proto.Clone(req).(*fnv1.RunFunctionRequest)
-		next.RequiredResources = resolveRequirements(rsp, pool)
-		answered, req = asked, next
+	calls, err := fixture.Loop(context.Background(), f.RunFunction, req, fixture.FromStructs(pool))
+	if err != nil && !errors.Is(err, fixture.ErrNotSettled) {
+		t.Fatalf("RunFunction returned an error (problems must be results): %v", err)
 	}
-	return req, rsp
+	last := calls[len(calls)-1]
+	return last.Request, last.Response
 }
 
 // deterministicBytes is the byte form Crossplane receives, deterministic.
