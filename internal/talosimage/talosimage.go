@@ -19,7 +19,9 @@ var (
 	schematicPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	// The pre-release is dot-separated identifiers, none empty: v1.0.0-rc..1
 	// or v1.0.0-. would make the golden name an invalid DNS-1123 subdomain.
-	versionPattern = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z]+(\.[0-9a-z]+)*)?$`)
+	// Each number has at most nine digits, so that it always fits an int
+	// when the minor is compared against the support matrix.
+	versionPattern = regexp.MustCompile(`^v[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9a-z]+(\.[0-9a-z]+)*)?$`)
 	minorPattern   = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)`)
 	// Plain http(s) URL: no whitespace, quotes, $, backtick, <>, {} or |.
 	urlPattern = regexp.MustCompile(`^https?://[A-Za-z0-9._~:/?#\[\]@!&'()*+,;=%-]+$`)
