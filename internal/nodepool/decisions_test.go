@@ -1,6 +1,8 @@
 package nodepool
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -612,7 +614,7 @@ func TestRequirements(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := sortedKeys(sel)
+			got := slices.Sorted(maps.Keys(sel))
 			want := append([]string(nil), tc.want...)
 			sortStrings(want)
 			if diff := cmp.Diff(want, got); diff != "" {

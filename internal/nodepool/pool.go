@@ -2,7 +2,8 @@ package nodepool
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -110,7 +111,7 @@ func checkOSImageKeys(xr *composite.Unstructured) error {
 		"builtin": {"schematicID", "version"},
 		"factory": {"schematicID", "version", "imageFactoryURL"},
 	}
-	for _, k := range sortedKeys(os) {
+	for _, k := range slices.Sorted(maps.Keys(os)) {
 		fields, known := allowed[k]
 		if !known {
 			return fmt.Errorf("XNodePool %q: spec.osImage.%s is not a known field; osImage takes at most one of builtin {schematicID, version} or factory {schematicID, version, imageFactoryURL}", xrName, k)
@@ -119,8 +120,8 @@ func checkOSImageKeys(xr *composite.Unstructured) error {
 		if os[k] != nil && !ok {
 			return fmt.Errorf("XNodePool %q: spec.osImage.%s must be an object, not %T", xrName, k, os[k])
 		}
-		for _, f := range sortedKeys(member) {
-			if !contains(fields, f) {
+		for _, f := range slices.Sorted(maps.Keys(member)) {
+			if !slices.Contains(fields, f) {
 				return fmt.Errorf("XNodePool %q: spec.osImage.%s.%s is not a known field; osImage.%s takes %s", xrName, k, f, k, strings.Join(fields, ", "))
 			}
 		}
@@ -149,22 +150,4 @@ func keepPresence(spec map[string]any, into *v1alpha1.NodePoolSpec) {
 func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

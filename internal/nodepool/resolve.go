@@ -2,7 +2,9 @@ package nodepool
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -215,7 +217,7 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 	if err := talosimage.ValidateInstallerRepository(s.InstallerRepository.Value); err != nil {
 		return shape{}, fieldError(p, s.InstallerRepository.Field, err)
 	}
-	for _, host := range sortedKeys(s.Mirrors) {
+	for _, host := range slices.Sorted(maps.Keys(s.Mirrors)) {
 		if len(host) > 253 || !mirrorHostPattern.MatchString(host) {
 			return shape{}, fmt.Errorf("node pool %q: spec.talos.registryMirrors key %q is not a registry host[:port] or *", p.Ref(), host)
 		}

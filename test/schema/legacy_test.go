@@ -3,8 +3,10 @@ package schema
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +21,7 @@ func TestLegacyVariantIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range sortedKeys(want) {
+	for _, f := range slices.Sorted(maps.Keys(want)) {
 		path := filepath.Join(root, f)
 		if *update {
 			if err := os.WriteFile(path, want[f], 0o644); err != nil {

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -57,7 +59,7 @@ func rows(b *strings.Builder, prefix, label string, s extv1.JSONSchemaProps, rul
 		}
 		*rules = append(*rules, fmt.Sprintf("`%s`%s: %s", label, when, escape(r.Message)))
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[k]
 		fp := k
 		if prefix != "" {

@@ -3,7 +3,9 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -159,7 +161,7 @@ func mirror(path string, t reflect.Type, s extv1.JSONSchemaProps, problems *[]st
 		for k := range s.Properties {
 			names[k] = true
 		}
-		keys := sortedKeys(names)
+		keys := slices.Sorted(maps.Keys(names))
 		for _, k := range keys {
 			ft, inGo := fields[k]
 			ps, inSchema := s.Properties[k]
@@ -206,7 +208,7 @@ func schemaDefaults(path string, s extv1.JSONSchemaProps, out map[string]string)
 	if s.Default != nil {
 		out[path] = string(s.Default.Raw)
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		schemaDefaults(path+"."+k, s.Properties[k], out)
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -60,22 +61,7 @@ func CheckFunction(p *Package, name, inputDir string) Problems {
 		probs = append(probs, checkRuntimeLayers(p)...)
 	}
 
-	want := map[string]map[string]any{}
-	files, _ := filepath.Glob(filepath.Join(inputDir, "*.yaml"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			probs.add("%v", err)
-			continue
-		}
-		objs, err := decodeStream(data)
-		if err != nil {
-			probs.add("%s: %v", f, err)
-		}
-		for _, o := range objs {
-			want[ident(o)] = o
-		}
-	}
+	want := sourceObjects(inputDir, &probs)
 	var metas int
 	for _, o := range p.Objects {
 		switch {
@@ -107,7 +93,7 @@ func CheckFunction(p *Package, name, inputDir string) Problems {
 	if metas != 1 {
 		probs.add("want exactly one Function metadata object, got %d", metas)
 	}
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		probs.add("package.yaml lacks %s from %s", k, inputDir)
 	}
 	return probs
@@ -137,7 +123,7 @@ func checkRuntimeLayers(p *Package) Problems {
 	bin, ok := fn["function"]
 	switch {
 	case !ok || len(fn) != 1:
-		probs.add("function layer must hold only /function, holds %s", strings.Join(sortedKeys(fn), ", "))
+		probs.add("function layer must hold only /function, holds %s", strings.Join(slices.Sorted(maps.Keys(fn)), ", "))
 	case bin.Header.Mode&0o111 == 0:
 		probs.add("/function is not executable (mode %o)", bin.Header.Mode)
 	default:
@@ -177,25 +163,7 @@ func CheckConfiguration(p *Package, name, sourceDir, functionPackage string) Pro
 	if len(p.Config.Config.Entrypoint) > 0 {
 		probs.add("a Configuration embeds no runtime, but the image has entrypoint %q", p.Config.Config.Entrypoint)
 	}
-	want := map[string]map[string]any{}
-	files, _ := filepath.Glob(filepath.Join(sourceDir, "*.yaml"))
-	for _, f := range files {
-		if filepath.Base(f) == "crossplane.yaml" {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			probs.add("%v", err)
-			continue
-		}
-		objs, err := decodeStream(data)
-		if err != nil {
-			probs.add("%s: %v", f, err)
-		}
-		for _, o := range objs {
-			want[ident(o)] = o
-		}
-	}
+	want := sourceObjects(sourceDir, &probs)
 	fnName := dependencyName(functionPackage)
 	xrKinds, compKinds, defaultComps, compNames := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var metas int
@@ -249,15 +217,15 @@ func CheckConfiguration(p *Package, name, sourceDir, functionPackage string) Pro
 	if metas != 1 {
 		probs.add("want exactly one Configuration metadata object, got %d", metas)
 	}
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		probs.add("package.yaml lacks %s from %s", k, sourceDir)
 	}
-	for _, k := range sortedKeys(xrKinds) {
+	for _, k := range slices.Sorted(maps.Keys(xrKinds)) {
 		if !compKinds[k] {
 			probs.add("no Composition composes %s", k)
 		}
 	}
-	for _, d := range sortedKeys(defaultComps) {
+	for _, d := range slices.Sorted(maps.Keys(defaultComps)) {
 		if !compNames[d] {
 			probs.add("an XRD's defaultCompositionRef %s is not in the package", d)
 		}
@@ -303,11 +271,27 @@ func contains(xs []any, s string) bool {
 	return false
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// sourceObjects reads the objects a package is built from: every YAML file of
+// dir except the package metadata (crossplane.yaml), keyed by identity.
+func sourceObjects(dir string, probs *Problems) map[string]map[string]any {
+	want := map[string]map[string]any{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range files {
+		if filepath.Base(f) == "crossplane.yaml" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			probs.add("%v", err)
+			continue
+		}
+		objs, err := decodeStream(data)
+		if err != nil {
+			probs.add("%s: %v", f, err)
+		}
+		for _, o := range objs {
+			want[ident(o)] = o
+		}
 	}
-	sort.Strings(out)
-	return out
+	return want
 }

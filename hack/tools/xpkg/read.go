@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -69,7 +71,7 @@ func ReadPackage(path string) (*Package, error) {
 	}
 	stream, ok := files[streamFile]
 	if !ok || len(files) != 1 {
-		return nil, fmt.Errorf("the package layer must hold exactly %s, holds %s", streamFile, strings.Join(sortedKeys(files), ", "))
+		return nil, fmt.Errorf("the package layer must hold exactly %s, holds %s", streamFile, strings.Join(slices.Sorted(maps.Keys(files)), ", "))
 	}
 	if p.Objects, err = decodeStream(stream.Data); err != nil {
 		return nil, fmt.Errorf("%s: %w", streamFile, err)
