@@ -112,9 +112,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	r.Required = got
 
 	out := m.Compose(r)
-	dxr, err := request.GetDesiredCompositeResource(req)
+	dxr, err := compose.DesiredComposite(req)
 	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot read the desired composite resource"))
+		response.Fatal(rsp, err)
 		return rsp, nil
 	}
 	if err := compose.Write(rsp, dxr, out); err != nil {

@@ -74,6 +74,16 @@ type Input struct {
 	// +optional
 	CloneRBAC CloneRBACOptions `json:"cloneRBAC,omitempty"`
 
+	// Usages configures the deletion protection of the goldens that templates
+	// clone from.
+	// +optional
+	Usages UsageOptions `json:"usages,omitempty"`
+
+	// ClonePreflight configures the check of what CDI's clone planner will do
+	// before a new clone template is composed.
+	// +optional
+	ClonePreflight ClonePreflightOptions `json:"clonePreflight,omitempty"`
+
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
@@ -163,6 +173,53 @@ type CloneRBACOptions struct {
 	// +optional
 	// +kubebuilder:default=PinningNamespaces
 	Scope CloneRBACScope `json:"scope,omitempty"`
+
+	// ServiceAccountName is the service account the worker VMs run as in
+	// each tenant namespace. KubeVirt authorizes a VM's clone as this
+	// account (the VM's own, "default" unless its template mounts another;
+	// CAPK mounts none), so PinningNamespaces binds exactly this account of
+	// each pinning namespace, and a pool waits until it is bound.
+	// +optional
+	// +kubebuilder:default=default
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// WaitForGrant holds a pool's MachineDeployment, on a golden the pool has
+	// not cloned yet, until a clone RoleBinding of the function in the golden
+	// namespace grants the VM service account create on that golden's
+	// datavolumes/source. Without the grant KubeVirt refuses the worker's
+	// DataVolume (UnauthorizedDataVolumeCreate) and retries later. Set it to
+	// false only when the platform manages clone RBAC itself.
+	// +optional
+	// +kubebuilder:default=true
+	WaitForGrant *bool `json:"waitForGrant,omitempty"`
+}
+
+// UsageOptions configures the Crossplane Usages a node pool composes.
+type UsageOptions struct {
+	// Enabled composes, for every template a pool keeps that clones a golden,
+	// a protection.crossplane.io/v1beta1 Usage of the golden DataVolume and
+	// one of its PVC, by that template, so that Crossplane refuses every
+	// deletion of a golden a template still clones from (the catalog's, the
+	// garbage collector's, kubectl's) and replays it once the last such
+	// template is gone. Set it to false only for a Crossplane that runs with
+	// --enable-usages=false or without its webhooks, which has no Usage API
+	// or does not enforce it; the goldens are then protected only by the
+	// catalog's retention, not against a deletion of the catalog or of the
+	// golden itself.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// ClonePreflightOptions configures the clone-strategy pre-flight.
+type ClonePreflightOptions struct {
+	// AllowHostAssistedCopy composes a new clone template even when CDI's
+	// clone planner would fall back to a host-assisted copy over the pod
+	// network (the target class cannot expand a disk larger than the golden,
+	// or the snapshot strategy has no VolumeSnapshotClass). The copy is then
+	// reported by the CloneHealthy condition instead of holding the pool.
+	// +optional
+	AllowHostAssistedCopy bool `json:"allowHostAssistedCopy,omitempty"`
 }
 
 // PollingOptions sets the response TTL: how soon Crossplane calls again.

@@ -13,6 +13,7 @@ import (
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 	"github.com/crossplane/function-sdk-go/response"
 )
@@ -75,6 +76,33 @@ type Output struct {
 
 	// TTL, when non-zero, overrides the response TTL.
 	TTL time.Duration
+
+	// NotReady marks the composite not ready, whatever its composed
+	// resources say: a pool whose gate holds its first template composes
+	// nothing that is not ready, so without it Crossplane would report the
+	// pool Ready (Available) with no workers. When false, the readiness an
+	// earlier pipeline step set is kept as it is.
+	NotReady bool
+}
+
+// DesiredComposite is the desired composite of the earlier pipeline steps,
+// with everything they set: fields, connection details and readiness.
+// request.GetDesiredCompositeResource drops the readiness, and writing its
+// result back would turn an earlier step's READY_FALSE into UNSPECIFIED.
+func DesiredComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error) {
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot read the desired composite resource")
+	}
+	switch req.GetDesired().GetComposite().GetReady() {
+	case fnv1.Ready_READY_TRUE:
+		dxr.Ready = resource.ReadyTrue
+	case fnv1.Ready_READY_FALSE:
+		dxr.Ready = resource.ReadyFalse
+	case fnv1.Ready_READY_UNSPECIFIED:
+		dxr.Ready = resource.ReadyUnspecified
+	}
+	return dxr, nil
 }
 
 // Write applies out to rsp. The desired composite from earlier pipeline steps
@@ -95,9 +123,12 @@ func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) e
 			return errors.Wrap(err, "cannot set desired composed resources")
 		}
 	}
-	if len(out.Status) > 0 {
+	if len(out.Status) > 0 || out.NotReady {
 		if dxr == nil {
 			dxr = &resource.Composite{Resource: composite.New()}
+		}
+		if out.NotReady {
+			dxr.Ready = resource.ReadyFalse
 		}
 		keys := make([]string, 0, len(out.Status))
 		for k := range out.Status {

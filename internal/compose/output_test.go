@@ -53,6 +53,14 @@ func TestWrite(t *testing.T) {
 				},
 			},
 		},
+		"NotReadyMarksTheCompositeNotReady": {
+			reason: "A held pool must not be reported Ready by Crossplane although everything it composes is ready.",
+			out:    Output{NotReady: true},
+			want: &fnv1.RunFunctionResponse{
+				Meta:    &fnv1.ResponseMeta{},
+				Desired: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{}`), Ready: fnv1.Ready_READY_FALSE}},
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -62,6 +70,66 @@ func TestWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, rsp, protocmp.Transform()); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestEarlierStepsDesiredCompositePassesThrough(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ready  fnv1.Ready
+		out    Output
+		want   *fnv1.Resource
+	}{
+		"ReadyFalseKept": {
+			reason: "An earlier step's READY_FALSE, fields and connection details survive this step's status.",
+			ready:  fnv1.Ready_READY_FALSE,
+			out:    Output{Status: map[string]any{"gate": "Open"}},
+			want: &fnv1.Resource{
+				Resource:          resource.MustStructJSON(`{"spec":{"fromEarlier":"x"},"status":{"earlier":true,"gate":"Open"}}`),
+				ConnectionDetails: map[string][]byte{"kubeconfig": []byte("k")},
+				Ready:             fnv1.Ready_READY_FALSE,
+			},
+		},
+		"ReadyTrueKeptWhenNotHeld": {
+			reason: "An earlier step's READY_TRUE is not this step's to drop.",
+			ready:  fnv1.Ready_READY_TRUE,
+			out:    Output{Status: map[string]any{"gate": "Open"}},
+			want: &fnv1.Resource{
+				Resource:          resource.MustStructJSON(`{"spec":{"fromEarlier":"x"},"status":{"earlier":true,"gate":"Open"}}`),
+				ConnectionDetails: map[string][]byte{"kubeconfig": []byte("k")},
+				Ready:             fnv1.Ready_READY_TRUE,
+			},
+		},
+		"HoldOverridesAnEarlierReadyTrue": {
+			reason: "A held pool has no workers: not ready, whatever an earlier step said.",
+			ready:  fnv1.Ready_READY_TRUE,
+			out:    Output{Status: map[string]any{"gate": "Held"}, NotReady: true},
+			want: &fnv1.Resource{
+				Resource:          resource.MustStructJSON(`{"spec":{"fromEarlier":"x"},"status":{"earlier":true,"gate":"Held"}}`),
+				ConnectionDetails: map[string][]byte{"kubeconfig": []byte("k")},
+				Ready:             fnv1.Ready_READY_FALSE,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := &fnv1.RunFunctionRequest{Desired: &fnv1.State{Composite: &fnv1.Resource{
+				Resource:          resource.MustStructJSON(`{"spec":{"fromEarlier":"x"},"status":{"earlier":true}}`),
+				ConnectionDetails: map[string][]byte{"kubeconfig": []byte("k")},
+				Ready:             tc.ready,
+			}}}
+			dxr, err := DesiredComposite(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rsp := &fnv1.RunFunctionResponse{Meta: &fnv1.ResponseMeta{}}
+			if err := Write(rsp, dxr, tc.out); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, rsp.GetDesired().GetComposite(), protocmp.Transform()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -39,6 +39,16 @@ type Config struct {
 	MatrixEntries []MatrixEntry
 
 	CloneRBACScope v1beta1.CloneRBACScope
+	// VMServiceAccount is the service account the worker VMs run as.
+	VMServiceAccount string
+	// WaitForCloneGrant holds a pool's MachineDeployment until its VM service
+	// account may clone the golden.
+	WaitForCloneGrant bool
+	// Usages composes the Crossplane Usages that protect cloned goldens.
+	Usages bool
+	// AllowHostAssistedCopy lets a clone template through when CDI would
+	// copy it over the pod network.
+	AllowHostAssistedCopy bool
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
@@ -53,18 +63,22 @@ type MatrixEntry struct {
 // default TTL, used when the Input sets none.
 func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	c := Config{
-		Mode:                in.Mode,
-		GoldenNamespace:     or(in.GoldenNamespace, defaults.GoldenNamespace),
-		Platform:            or(in.Image.Platform, defaults.ImagePlatform),
-		Arch:                or(in.Image.Arch, defaults.ImageArch),
-		TalosVersion:        or(in.Talos.Version, defaults.TalosVersion),
-		SchematicID:         or(in.Talos.SchematicID, defaults.TalosSchematicID),
-		ImageFactoryURL:     or(in.Talos.ImageFactoryURL, defaults.ImageFactoryURL),
-		InstallerRepository: or(in.Talos.InstallerRepository, defaults.InstallerRepository),
-		KubernetesVersion:   or(in.Talos.KubernetesVersion, defaults.KubernetesVersion),
-		CloneRBACScope:      in.CloneRBAC.Scope,
-		SteadyTTL:           steadyTTL,
-		InProgressTTL:       15 * time.Second,
+		Mode:                  in.Mode,
+		GoldenNamespace:       or(in.GoldenNamespace, defaults.GoldenNamespace),
+		Platform:              or(in.Image.Platform, defaults.ImagePlatform),
+		Arch:                  or(in.Image.Arch, defaults.ImageArch),
+		TalosVersion:          or(in.Talos.Version, defaults.TalosVersion),
+		SchematicID:           or(in.Talos.SchematicID, defaults.TalosSchematicID),
+		ImageFactoryURL:       or(in.Talos.ImageFactoryURL, defaults.ImageFactoryURL),
+		InstallerRepository:   or(in.Talos.InstallerRepository, defaults.InstallerRepository),
+		KubernetesVersion:     or(in.Talos.KubernetesVersion, defaults.KubernetesVersion),
+		CloneRBACScope:        in.CloneRBAC.Scope,
+		VMServiceAccount:      or(in.CloneRBAC.ServiceAccountName, defaults.VMServiceAccount),
+		WaitForCloneGrant:     in.CloneRBAC.WaitForGrant == nil || *in.CloneRBAC.WaitForGrant,
+		Usages:                in.Usages.Enabled == nil || *in.Usages.Enabled,
+		AllowHostAssistedCopy: in.ClonePreflight.AllowHostAssistedCopy,
+		SteadyTTL:             steadyTTL,
+		InProgressTTL:         15 * time.Second,
 	}
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
@@ -79,6 +93,9 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		return Config{}, fmt.Errorf("input: cloneRBAC.scope %q is not PinningNamespaces or AllServiceAccounts", c.CloneRBACScope)
 	}
 	if err := validateDNSLabel("goldenNamespace", c.GoldenNamespace); err != nil {
+		return Config{}, err
+	}
+	if err := validateServiceAccountName("cloneRBAC.serviceAccountName", c.VMServiceAccount); err != nil {
 		return Config{}, err
 	}
 	if err := validatePathSegment("image.platform", c.Platform); err != nil {

@@ -22,3 +22,13 @@ func validatePathSegment(field, v string) error {
 	}
 	return nil
 }
+
+// validateServiceAccountName checks a ServiceAccount name: a DNS subdomain,
+// as the API server validates it (apimachinery's path-segment and subdomain
+// rules for ServiceAccount.metadata.name).
+func validateServiceAccountName(field, v string) error {
+	if errs := validation.IsDNS1123Subdomain(v); len(errs) > 0 {
+		return fmt.Errorf("input: %s %q is not a valid ServiceAccount name: %s; name the account the worker VMs run as (default %q)", field, v, errs[0], "default")
+	}
+	return nil
+}

@@ -27,6 +27,11 @@ const (
 	// ImageArch is the CPU architecture of the boot image.
 	ImageArch = "amd64"
 
+	// VMServiceAccount is the service account a worker VM runs as: KubeVirt
+	// uses the VM's own account, "default" unless the VM template mounts a
+	// serviceAccount volume, and CAPK mounts none.
+	VMServiceAccount = "default"
+
 	// GoldenStorage is the default size of a golden DataVolume.
 	GoldenStorage = "6Gi"
 	// MinimumImageStorage is the smallest golden size accepted: the raw Talos
