@@ -97,16 +97,19 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 			for k := range desired {
 				if name, ok := strings.CutPrefix(k, "golden-"); ok {
 					for ns := range pinners[name] {
-						wantNS["system:serviceaccounts:"+ns] = true
+						wantNS[ns] = true
 					}
 				}
 			}
 			gotNS := []string{}
 			for _, s := range desired["clone-rolebinding"].GetResource().GetFields()["subjects"].GetListValue().GetValues() {
-				gotNS = append(gotNS, field(s.GetStructValue(), "name"))
+				if field(s.GetStructValue(), "kind") != "ServiceAccount" || field(s.GetStructValue(), "name") != "default" {
+					t.Fatalf("%s: the clone RoleBinding must bind only the VM service account \"default\", got subject %v", where, s)
+				}
+				gotNS = append(gotNS, field(s.GetStructValue(), "namespace"))
 			}
 			if diff := cmp.Diff(sortedKeys(wantNS), gotNS); diff != "" {
-				t.Fatalf("%s: the clone RoleBinding must grant exactly the pinning namespaces (-want, +got):\n%s", where, diff)
+				t.Fatalf("%s: the clone RoleBinding must grant exactly the VM service account of each pinning namespace (-want, +got):\n%s", where, diff)
 			}
 
 			// What was composed is observed next, with a random import state;

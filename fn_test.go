@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -55,20 +57,28 @@ func observedGolden(name, sid, version, url, storage, class string) *fnv1.Resour
 	return &fnv1.Resource{Resource: u}
 }
 
-const clusterRoleJSON = `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"workerimage-clone-default","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
-	"rules":[{"apiGroups":["cdi.kubevirt.io"],"resources":["datavolumes/source"],"verbs":["create"]}]}`
+// clusterRoleJSON is the clone role limited to the named goldens.
+func clusterRoleJSON(goldens ...string) string {
+	rules := `,"rules":[]`
+	if len(goldens) > 0 {
+		names, _ := json.Marshal(slices.Sorted(slices.Values(goldens)))
+		rules = `,"rules":[{"apiGroups":["cdi.kubevirt.io"],"resources":["datavolumes/source"],"verbs":["create"],"resourceNames":` + string(names) + `}]`
+	}
+	return `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"workerimage-clone-default","labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/clone-rbac":"true"}}` + rules + `}`
+}
 
 func roleBindingJSON(subjects string) string {
 	s := ""
 	if subjects != "" {
 		s = `,"subjects":[` + subjects + `]`
 	}
-	return `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	return `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/clone-rbac":"true"}},
 	"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"workerimage-clone-default"}` + s + `}`
 }
 
-func group(ns string) string {
-	return `{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:serviceaccounts:` + ns + `"}`
+// vmServiceAccount is the RoleBinding subject of a namespace's VM service account.
+func vmServiceAccount(ns string) string {
+	return `{"kind":"ServiceAccount","name":"default","namespace":"` + ns + `"}`
 }
 
 func kmt(ns, name, hash string) *fnv1.Resource {
@@ -123,7 +133,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
-						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
 					},
 				},
@@ -162,8 +172,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
 						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
-						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON)},
-						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(""))},
+						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
@@ -184,8 +194,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_TRUE),
-						"clone-rolebinding": desired(roleBindingJSON(group("tenant-a")+","+group("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -195,7 +205,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"UnpinnedRemovedGoldenIsRetired": {
-			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it.",
+			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing. The RoleBinding is not observed yet, so the catalog checks again soon.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -205,12 +215,12 @@ func TestRunFunctionCatalog(t *testing.T) {
 				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"clone-clusterrole": desired(clusterRoleJSON, fnv1.Ready_READY_FALSE),
+						"clone-clusterrole": desired(clusterRoleJSON(), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
 					},
 				},

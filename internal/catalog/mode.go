@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -172,17 +176,18 @@ func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) com
 		out.Resources[goldenKey(p.Name)] = &fresource.DesiredComposed{Resource: obj, Ready: ready}
 	}
 
-	groups := []string{"system:serviceaccounts"}
+	subjects := clonerbac.AllServiceAccounts()
 	if r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts {
-		groups = make([]string, 0, len(pinning))
-		for ns := range pinning {
-			groups = append(groups, "system:serviceaccounts:"+ns)
-		}
-		sort.Strings(groups)
+		subjects = clonerbac.VMServiceAccounts(r.Config.VMServiceAccount, slices.Collect(maps.Keys(pinning)))
 	}
+	goldenNames := make([]string, 0, len(plan))
+	for _, p := range plan {
+		goldenNames = append(goldenNames, p.Name)
+	}
+	binding := clonerbac.Binding(xrName, goldenNamespace, subjects)
 	for key, obj := range map[fresource.Name]runtime.Object{
-		keyClusterRole: cloneClusterRole(xrName),
-		keyRoleBinding: cloneRoleBinding(xrName, goldenNamespace, groups),
+		keyClusterRole: clonerbac.Role(xrName, goldenNames),
+		keyRoleBinding: binding,
 	} {
 		c, err := compose.FromTyped(obj)
 		if err != nil {
@@ -193,6 +198,11 @@ func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) com
 			ready = fresource.ReadyTrue
 		}
 		out.Resources[key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+	// A pool whose namespace is not bound yet holds its MachineDeployment
+	// until it is; checking again soon confirms the binding as applied.
+	if !sameSubjects(r.Observed[keyRoleBinding], binding.Subjects) {
+		inProgress = true
 	}
 
 	out.Status = map[string]any{"goldens": statuses}
@@ -234,4 +244,20 @@ func previousStatus(r compose.Request) []GoldenStatus {
 		return nil
 	}
 	return prev
+}
+
+// sameSubjects reports whether the observed RoleBinding already carries
+// exactly the subjects wanted.
+func sameSubjects(observed fresource.ObservedComposed, want []rbacv1.Subject) bool {
+	if observed.Resource == nil {
+		return false
+	}
+	rb := rbacv1.RoleBinding{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(observed.Resource.Object, &rb); err != nil {
+		return false
+	}
+	if len(rb.Subjects) == 0 && len(want) == 0 {
+		return true
+	}
+	return slices.Equal(rb.Subjects, want)
 }

@@ -19,6 +19,9 @@ const (
 	Golden = Prefix + "golden"
 	// Pool labels a pool's templates and worker disks with PoolHash.
 	Pool = Prefix + "pool"
+	// CloneRBAC marks the clone ClusterRole and RoleBinding of a catalog, so
+	// that node pools can read them to know whether their VMs may clone.
+	CloneRBAC = Prefix + "clone-rbac"
 	// ManagedBy marks objects this function composes.
 	ManagedBy      = "app.kubernetes.io/managed-by"
 	ManagedByValue = "function-worker-image"
