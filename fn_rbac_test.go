@@ -61,6 +61,17 @@ func TestCrossplaneClusterRoleIsLeastPrivilege(t *testing.T) {
 		for _, d := range rsp.GetDesired().GetResources() {
 			obj := d.GetResource()
 			add(apiGroupOf(field(obj, "apiVersion")), plural(field(obj, "kind")), composedVerbs...)
+			if field(obj, "kind") == "Usage" {
+				// Crossplane's usage controller reads the used object, labels
+				// it in use (Update) and replays a refused delete; its webhook
+				// records the refused delete with a Patch; the using object is
+				// only read (v2.2.0 internal/controller/protection/usage/
+				// reconciler.go, internal/webhook/protection/usage/handler.go).
+				spec := obj.GetFields()["spec"].GetStructValue()
+				of, by := spec.GetFields()["of"].GetStructValue(), spec.GetFields()["by"].GetStructValue()
+				add(apiGroupOf(field(of, "apiVersion")), plural(field(of, "kind")), "get", "update", "patch", "delete")
+				add(apiGroupOf(field(by, "apiVersion")), plural(field(by, "kind")), "get")
+			}
 			if field(obj, "kind") != "ClusterRole" {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
@@ -26,6 +27,9 @@ func TestFromInput(t *testing.T) {
 		MinimumImageStorage: resource.MustParse("1246Mi"),
 		DiskSize:            resource.MustParse("20Gi"),
 		CloneRBACScope:      v1beta1.CloneRBACPinningNamespaces,
+		VMServiceAccount:    "default",
+		WaitForCloneGrant:   true,
+		Usages:              true,
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
 	}
@@ -40,15 +44,18 @@ func TestFromInput(t *testing.T) {
 		"InputOverridesDefaults": {
 			reason: "Every Input field replaces its default.",
 			in: v1beta1.Input{Mode: v1beta1.ModeNodePool, GoldenNamespace: "images", Image: v1beta1.ImageOptions{Platform: "metal", Arch: "arm64"},
-				Storage:   v1beta1.StorageOptions{DiskSize: "40Gi"},
-				CloneRBAC: v1beta1.CloneRBACOptions{Scope: v1beta1.CloneRBACAllServiceAccounts},
-				Polling:   v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 5 * time.Second}},
+				Storage:        v1beta1.StorageOptions{DiskSize: "40Gi"},
+				CloneRBAC:      v1beta1.CloneRBACOptions{Scope: v1beta1.CloneRBACAllServiceAccounts, ServiceAccountName: "vm", WaitForGrant: ptr.To(false)},
+				Usages:         v1beta1.UsageOptions{Enabled: ptr.To(false)},
+				ClonePreflight: v1beta1.ClonePreflightOptions{AllowHostAssistedCopy: true},
+				Polling:        v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 5 * time.Second}},
 				SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
 					{Talos: "v1.15", MinKubernetes: "v1.33", MaxKubernetes: "v1.38"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
 			want: with(func(c *Config) {
 				c.Mode, c.GoldenNamespace, c.Platform, c.Arch = v1beta1.ModeNodePool, "images", "metal", "arm64"
 				c.DiskSize = resource.MustParse("40Gi")
 				c.CloneRBACScope = v1beta1.CloneRBACAllServiceAccounts
+				c.VMServiceAccount, c.WaitForCloneGrant, c.Usages, c.AllowHostAssistedCopy = "vm", false, false, true
 				c.InProgressTTL = 5 * time.Second
 				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
 			}),
@@ -56,9 +63,11 @@ func TestFromInput(t *testing.T) {
 		"UnknownModeIsRefused":     {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode "Pool" is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
 		"BadNamespaceIsRefused":    {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace "cozy public" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 		"BadTalosVersionIsRefused": {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: version "latest" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`},
-		"ZeroDiskSizeIsRefused":    {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize "0" is not a positive quantity such as 20Gi`},
-		"AbsurdSizeIsRefused":      {reason: "A size apimachinery would render as another size must not reach a disk.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{GoldenStorage: "1000000000000000000000"}}, wantErr: `input: storage.goldenStorage "1000000000000000000000" is larger than 1Pi; write a size such as 6Gi`},
-		"TinyTTLIsRefused":         {reason: "A sub-second TTL would hammer the API server.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{Steady: &metav1.Duration{Duration: time.Millisecond}}}, wantErr: `input: polling.steady 1ms and polling.inProgress 15s must each be at least 1s`},
+		"BadServiceAccountIsRefused": {reason: "The VM service account is bound by name; an invalid name would bind nobody.", in: v1beta1.Input{CloneRBAC: v1beta1.CloneRBACOptions{ServiceAccountName: "VM SA"}},
+			wantErr: `input: cloneRBAC.serviceAccountName "VM SA" is not a valid ServiceAccount name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); name the account the worker VMs run as (default "default")`},
+		"ZeroDiskSizeIsRefused": {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize "0" is not a positive quantity such as 20Gi`},
+		"AbsurdSizeIsRefused":   {reason: "A size apimachinery would render as another size must not reach a disk.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{GoldenStorage: "1000000000000000000000"}}, wantErr: `input: storage.goldenStorage "1000000000000000000000" is larger than 1Pi; write a size such as 6Gi`},
+		"TinyTTLIsRefused":      {reason: "A sub-second TTL would hammer the API server.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{Steady: &metav1.Duration{Duration: time.Millisecond}}}, wantErr: `input: polling.steady 1ms and polling.inProgress 15s must each be at least 1s`},
 		"DuplicateMatrixRowIsRefused": {reason: "Two rows for one Talos minor are ambiguous.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
 			{Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.36"}}}},
 			wantErr: `input: supportMatrix.entries[1].talos "v1.14" is listed twice; keep one row per Talos minor`},

@@ -18,6 +18,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -65,6 +66,7 @@ func render(t *testing.T, out compose.Output) []byte {
 		doc["conditions"] = out.Conditions
 		doc["results"] = out.Results
 		doc["ttl"] = out.TTL.String()
+		doc["notReady"] = out.NotReady
 	}
 	b, err := yaml.Marshal(doc)
 	if err != nil {
@@ -168,13 +170,85 @@ func TestCompose(t *testing.T) {
 		"talosconfigtemplate-" + httpTCT + " ready=True",
 	}
 
+	ungranted := func(w worldFixture) worldFixture { w.ungranted = true; return w }
+	usagesOff := func(c *config.Config) { c.Usages = false }
+	grantNotAwaited := func(c *config.Config) { c.WaitForCloneGrant = false }
+	builtinTCT := func() string { _, tct := names(t, builtinSpec, succeeded); return tct }()
+	firstTemplate := []string{
+		"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
+		"talosconfigtemplate-" + builtinTCT + " ready=False",
+		"usage-" + builtinKMT + "-datavolume ready=False",
+		"usage-" + builtinKMT + "-pvc ready=False",
+	}
+
 	cases := map[string]struct {
 		reason   string
 		xr       *composite.Unstructured
 		world    worldFixture
 		observed map[resource.Name]resource.ObservedComposed
+		config   func(*config.Config)
 		want     summary
 	}{
+		"NewBuiltinPoolComposesTemplateAndWaitsForCloneGrant": {
+			reason: "A namespace's first pool composes its template (which makes the catalog bind the namespace) and its Usages, but no MachineDeployment until the VM service account may clone.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  ungranted(succeeded),
+			want:   summary{Resources: firstTemplate, Gate: "Held/CloneNotAuthorized"},
+		},
+		"ExistingHTTPPoolSwitchingToBuiltinKeepsItsDeploymentUntilGranted": {
+			reason:   "A pool moving onto a golden its namespace may not clone yet keeps its MachineDeployment on the HTTP template; the new template is composed.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    ungranted(succeeded),
+			observed: existingHTTP,
+			want: summary{Resources: []string{
+				"kubevirtmachinetemplate-" + httpKMT + " ready=True",
+				"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
+				"machinedeployment ready=True",
+				// The bootstrap template does not depend on the disk source.
+				"talosconfigtemplate-" + builtinTCT + " ready=True",
+				"usage-" + builtinKMT + "-datavolume ready=False",
+				"usage-" + builtinKMT + "-pvc ready=False",
+			}, Gate: "Held/CloneNotAuthorized", Template: httpKMT},
+		},
+		"PoolThatClonedIsNotHeldForCloneGrant": {
+			reason:   "A pool with a finished clone of its golden is never held by the grant check: its namespace was granted once.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    ungranted(clonedDisk(succeeded)),
+			observed: existingBuiltin,
+			want:     summary{Gate: "Open/TemplateComposed"},
+		},
+		"CloneGrantNotAwaitedWhenThePlatformGrantsItself": {
+			reason: "With cloneRBAC.waitForGrant false the deployment is composed at once.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  ungranted(succeeded),
+			config: grantNotAwaited,
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"UsagesOffComposesNoUsage": {
+			reason: "With usages.enabled false (a Crossplane without Usages) no Usage is composed.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  succeeded,
+			config: usagesOff,
+			want: summary{Resources: []string{
+				"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
+				"machinedeployment ready=False",
+				"talosconfigtemplate-" + builtinTCT + " ready=False",
+			}, Gate: "Open/TemplateComposed"},
+		},
+		"UsagesOffKeepsTheUsagesOfKeptTemplates": {
+			reason:   "Turning Usages off never drops the protection of a template that is still composed.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    succeeded,
+			observed: existingBuiltin,
+			config:   usagesOff,
+			want: summary{Resources: []string{
+				"kubevirtmachinetemplate-" + builtinKMT + " ready=True",
+				"machinedeployment ready=True",
+				"talosconfigtemplate-" + builtinTCT + " ready=True",
+				"usage-" + builtinKMT + "-datavolume ready=True",
+				"usage-" + builtinKMT + "-pvc ready=True",
+			}, Gate: "Open/TemplateComposed"},
+		},
 		"HTTPPoolWithOmittedOSImageImportsFromFactory": {
 			reason: "An omitted osImage imports the default image over HTTP; nothing is gated.",
 			xr:     nodePoolXR(httpSpec),
@@ -242,7 +316,12 @@ func TestCompose(t *testing.T) {
 			world:    clonedDisk(missing),
 			observed: existingBuiltin,
 			want: summary{
-				Resources: []string{"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "talosconfigtemplate-" + func() string { _, b := names(t, builtinSpec, succeeded); return b }() + " ready=True"},
+				Resources: []string{
+					"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "talosconfigtemplate-" + builtinTCT + " ready=True",
+					// The protection stays although the golden is gone: should
+					// it come back, it is protected again at once.
+					"usage-" + builtinKMT + "-datavolume ready=True", "usage-" + builtinKMT + "-pvc ready=True",
+				},
 				Gate:      "Open/TemplateComposed", Template: builtinKMT,
 			},
 		},
@@ -372,7 +451,11 @@ func TestCompose(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := Mode{}.Compose(request(t, tc.xr, tc.world, tc.observed))
+			r := request(t, tc.xr, tc.world, tc.observed)
+			if tc.config != nil {
+				tc.config(&r.Config)
+			}
+			out := Mode{}.Compose(r)
 			if tc.want.Fatal != "" || tc.want.Gate != "" {
 				got := summarize(out)
 				if tc.want.Resources == nil && tc.want.Fatal == "" {

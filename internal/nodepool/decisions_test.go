@@ -406,7 +406,7 @@ func TestGateOnGolden(t *testing.T) {
 
 func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
 	got := gateOnGolden(fxPoolID, fxImage, nil, goldenMissing, false)
-	want := &hold{ReasonGoldenMissing, `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
+	want := &hold{Reason: ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
 	}
@@ -530,7 +530,7 @@ func TestGateOnSize(t *testing.T) {
 		"UnitsCompareByValue":    {reason: "Quantities compare by value across units.", disk: "6144Mi", golden: q("6Gi")},
 		"SmallerHolds": {
 			reason: "A smaller disk holds, giving the minimum.", disk: "5Gi", golden: q("6Gi"),
-			want: &hold{ReasonDiskTooSmall, `Node pool "tenant-a/demo-md0": spec.diskSize 5Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
+			want: &hold{Reason: ReasonDiskTooSmall, Message: `Node pool "tenant-a/demo-md0": spec.diskSize 5Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
 		},
 	}
 	for name, tc := range cases {
@@ -597,10 +597,10 @@ func TestRequirements(t *testing.T) {
 			reason: "An HTTP pool needs no golden and no StorageClasses.",
 			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
 		},
-		"ClonePoolAlsoReadsGoldenAndClasses": {
-			reason: "A clone pool reads the golden by name and every StorageClass.",
+		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
+			reason: "A clone pool reads the golden by name, every StorageClass and the catalogs' clone RBAC by label.",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqStorageClasses, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqStorageClasses, reqWorkerPVCs, reqWorkerDVs},
 		},
 		"InvalidOSImageAsksNoGolden": {
 			reason: "An invalid osImage is not fatal on the first call; Compose reports it.",
@@ -622,6 +622,9 @@ func TestRequirements(t *testing.T) {
 			}
 			if g := sel[reqGoldenDataVolume]; g != nil && (g.GetNamespace() != defaults.GoldenNamespace || g.GetMatchName() == "") {
 				t.Errorf("%s: the golden is read by name in the golden namespace, got %v", tc.reason, g)
+			}
+			if b := sel[reqCloneBindings]; b != nil && (b.GetNamespace() != defaults.GoldenNamespace || b.GetMatchLabels().GetLabels()[labels.CloneRBAC] != "true") {
+				t.Errorf("%s: the clone RoleBindings are read by label in the golden namespace, got %v", tc.reason, b)
 			}
 			if d := sel[reqWorkerDVs]; d.GetNamespace() != fxNamespace || d.GetMatchLabels().GetLabels()[labels.Pool] != fxPoolHash {
 				t.Errorf("%s: worker disks are read by pool label in the pool namespace, got %v", tc.reason, d)

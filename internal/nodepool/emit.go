@@ -33,7 +33,8 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
 	settled := true
 
-	if pl.Hold != nil {
+	switch {
+	case pl.Hold != nil && !pl.Hold.DeploymentOnly:
 		// Hold the change back: every observed resource stays exactly as it
 		// is, and nothing new is composed. Dropping a key would delete it.
 		for _, n := range pl.Observed.names() {
@@ -46,9 +47,20 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 		}
 		machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
 		settled = false
-	} else {
+	default:
 		if err := pl.emitCurrent(out.Resources); err != nil {
 			return compose.Output{}, err
+		}
+		if pl.Hold != nil {
+			// Only the deployment waits: it stays as observed (pointing at
+			// the templates the pool runs on now, which keepReferenced
+			// keeps), or is not composed at all for a new pool.
+			delete(out.Resources, resourceMachineDeployment)
+			if u, ok := pl.Observed.Owned[resourceMachineDeployment]; ok {
+				out.Resources[resourceMachineDeployment] = &resource.DesiredComposed{Resource: asObserved(u), Ready: deploymentReady(pl.Observed.Deployment, nil)}
+			}
+			machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
+			settled = false
 		}
 		pl.keepReferenced(out.Resources)
 		for _, d := range out.Resources {
@@ -57,6 +69,12 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 			}
 		}
 	}
+	if err := pl.protectClones(out.Resources, r.Config.Usages); err != nil {
+		return compose.Output{}, err
+	}
+	// A held pool has no workers for the change it waits for: it must not be
+	// reported Ready because what it composes is.
+	out.NotReady = pl.Hold != nil
 
 	prev := readPrevious(r.Composite)
 	st := pl.status(machineTemplate, bootstrapTemplate)

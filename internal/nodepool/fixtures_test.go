@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -13,6 +14,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
@@ -149,6 +151,22 @@ type worldFixture struct {
 	goldenDV, goldenPVC *unstructured.Unstructured
 	classes             []*unstructured.Unstructured
 	dvs, pvcs, sets     []*unstructured.Unstructured
+	// ungranted leaves out the catalog's clone RBAC; by default the
+	// fixture namespace's VM service account may clone the fixture golden.
+	ungranted bool
+}
+
+// cloneGrant is the catalog's clone RBAC granting the fixture namespace.
+func cloneGrant() (binding, role *unstructured.Unstructured) {
+	toU := func(o any) *unstructured.Unstructured {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			panic(err)
+		}
+		return &unstructured.Unstructured{Object: m}
+	}
+	rb := clonerbac.Binding("default", defaults.GoldenNamespace, clonerbac.VMServiceAccounts(defaults.VMServiceAccount, []string{fxNamespace}))
+	return toU(rb), toU(clonerbac.Role("default", []string{fxGolden}))
 }
 
 func (w worldFixture) resolved() required.Resolved {
@@ -164,7 +182,14 @@ func (w worldFixture) resolved() required.Resolved {
 		}
 		return us
 	}
+	bindings, roles := []*unstructured.Unstructured{}, []*unstructured.Unstructured{}
+	if !w.ungranted {
+		rb, cr := cloneGrant()
+		bindings, roles = append(bindings, rb), append(roles, cr)
+	}
 	return required.Resolved{
+		reqCloneBindings:    bindings,
+		reqCloneRoles:       roles,
 		reqGoldenDataVolume: one(w.goldenDV),
 		reqGoldenPVC:        one(w.goldenPVC),
 		reqStorageClasses:   orEmpty(w.classes),

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
@@ -28,6 +29,7 @@ const (
 	ReasonGoldenFailed         = "GoldenFailed"
 	ReasonStorageClassMismatch = "StorageClassMismatch"
 	ReasonDiskTooSmall         = "DiskTooSmall"
+	ReasonCloneNotAuthorized   = "CloneNotAuthorized"
 )
 
 // restartsFailing is how many importer restarts, with the importer not
@@ -40,6 +42,10 @@ const restartsFailing = 3
 type hold struct {
 	Reason  string
 	Message string
+	// DeploymentOnly composes the new templates (and their Usages) and holds
+	// only the MachineDeployment: the templates are what makes the catalog
+	// grant the clone permission the held deployment waits for.
+	DeploymentOnly bool
 }
 
 // goldenCondition is what the golden's DataVolume and PVC say about it.
@@ -197,11 +203,11 @@ func gateOnGolden(p pool, img image, dv *cdiv1.DataVolume, state goldenCondition
 	golden := img.GoldenNamespace + "/" + img.GoldenName
 	switch state {
 	case goldenMissing:
-		return &hold{ReasonGoldenMissing, fmt.Sprintf(
+		return &hold{Reason: ReasonGoldenMissing, Message: fmt.Sprintf(
 			"Node pool %q clones golden image %q (schematicID %s, version %s), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.",
 			p.Ref(), golden, img.SchematicID.Value, img.Version.Value)}
 	case goldenFailed:
-		return &hold{ReasonGoldenFailed, fmt.Sprintf(
+		return &hold{Reason: ReasonGoldenFailed, Message: fmt.Sprintf(
 			"Node pool %q clones golden image %q, whose import failed (phase Failed); cloning it would block the pool's workers indefinitely, so the new worker template is held back. Check the importer pod in namespace %s, then delete the DataVolume so the catalog imports it again, or switch the pool to osImage.factory.",
 			p.Ref(), golden, img.GoldenNamespace)}
 	case goldenFailing:
@@ -209,7 +215,7 @@ func gateOnGolden(p pool, img image, dv *cdiv1.DataVolume, state goldenCondition
 		if c := runningCondition(dv); c != nil && c.Reason != "" {
 			reason = fmt.Sprintf(", importer %s", c.Reason)
 		}
-		return &hold{ReasonGoldenFailing, fmt.Sprintf(
+		return &hold{Reason: ReasonGoldenFailing, Message: fmt.Sprintf(
 			"Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
 			p.Ref(), golden, phaseOf(dv), dv.Status.RestartCount, reason, img.GoldenNamespace)}
 	}
@@ -217,7 +223,7 @@ func gateOnGolden(p pool, img image, dv *cdiv1.DataVolume, state goldenCondition
 	if dv != nil && dv.Status.Progress != "" && dv.Status.Progress != "N/A" {
 		progress = ", " + string(dv.Status.Progress)
 	}
-	return &hold{ReasonGoldenImporting, fmt.Sprintf(
+	return &hold{Reason: ReasonGoldenImporting, Message: fmt.Sprintf(
 		"Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
 		p.Ref(), golden, phaseOf(dv), progress, img.GoldenNamespace)}
 }
@@ -248,7 +254,7 @@ func gateOnStorageClass(p pool, img image, poolClass, goldenClass class) *hold {
 			detail += fmt.Sprintf(" %s empty storageClass was resolved to %q, %s, the class CDI binds a disk that names none on.", upperFirst(c.side), c.c.Name, c.c.From)
 		}
 	}
-	return &hold{ReasonStorageClassMismatch, fmt.Sprintf(
+	return &hold{Reason: ReasonStorageClassMismatch, Message: fmt.Sprintf(
 		"Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; or switch the pool to osImage.factory.",
 		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name)}
 }
@@ -266,7 +272,7 @@ func gateOnSize(p pool, img image, diskSize resource.Quantity, goldenStorage *re
 	if goldenStorage == nil || diskSize.Cmp(*goldenStorage) >= 0 {
 		return nil
 	}
-	return &hold{ReasonDiskTooSmall, fmt.Sprintf(
+	return &hold{Reason: ReasonDiskTooSmall, Message: fmt.Sprintf(
 		"Node pool %q: spec.diskSize %s is smaller than golden image %q storage %s; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to %s or larger.",
 		p.Ref(), diskSize.String(), img.GoldenNamespace+"/"+img.GoldenName, goldenStorage.String(), goldenStorage.String())}
 }
@@ -300,4 +306,24 @@ func gateClone(in gateInput) *hold {
 		return h
 	}
 	return gateOnSize(in.Pool, in.Image, in.DiskSize, goldenStorageOf(in.GoldenDV, in.GoldenPVC))
+}
+
+// gateOnCloneGrant holds the MachineDeployment of a pool that has not cloned
+// this golden yet until its VMs may clone it. KubeVirt's virt-controller
+// authorizes each worker's DataVolume as the VM's service account before it
+// creates it and, when refused, records UnauthorizedDataVolumeCreate and
+// retries later (kubevirt pkg/virt-controller/watch/vm/vm.go), so a
+// MachineDeployment composed before the grant makes Machines that stall.
+// The catalog grants a namespace once it sees a template there that pins
+// the golden, which is why the template itself is composed and only the
+// deployment waits. A pool with a finished clone of this golden is never
+// held: its namespace was granted, and a later change of the RBAC is no
+// reason to freeze it.
+func gateOnCloneGrant(p pool, img image, serviceAccount string, w world, cloned bool) *hold {
+	if cloned || clonerbac.Allows(w.CloneBindings, w.CloneRoles, img.GoldenNamespace, p.Namespace, serviceAccount, img.GoldenName) {
+		return nil
+	}
+	return &hold{Reason: ReasonCloneNotAuthorized, DeploymentOnly: true, Message: fmt.Sprintf(
+		"Node pool %q: its worker VMs run as service account %q of namespace %s, which may not clone golden image %q yet: no clone RoleBinding in namespace %s grants it create on cdi.kubevirt.io datavolumes/source for that golden, and KubeVirt would refuse every worker disk (UnauthorizedDataVolumeCreate). The worker template is composed, so the XWorkerImageCatalog that lists the golden binds the namespace on its next reconcile; the MachineDeployment is held until then. If this persists, check that a catalog lists the golden, or set the Input's cloneRBAC.waitForGrant to false when the platform grants the clone permission itself.",
+		p.Ref(), serviceAccount, p.Namespace, img.GoldenNamespace+"/"+img.GoldenName, img.GoldenNamespace)}
 }

@@ -25,15 +25,15 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 		return nil, err
 	}
 	if checkOSImageKeys(r.Composite) != nil {
-		return selectors(p, image{Source: SourceHTTP}), nil
+		return selectors(p, image{Source: SourceHTTP}, r.Config), nil
 	}
 	img, err := resolveOSImage(p, spec, r.Config)
 	if err != nil {
 		// Compose reports the invalid osImage as fatal; asking for a golden
 		// named after invalid values would only ask for nothing.
-		return selectors(p, image{Source: SourceHTTP}), nil
+		return selectors(p, image{Source: SourceHTTP}, r.Config), nil
 	}
-	return selectors(p, img), nil
+	return selectors(p, img, r.Config), nil
 }
 
 // Compose implements compose.Mode.

@@ -32,7 +32,7 @@ func bootstrapTemplateResource(name string) resource.Name {
 // composes. Other names belong to other pipeline steps and are left alone.
 func owned(n resource.Name) bool {
 	s := string(n)
-	return n == resourceMachineDeployment || strings.HasPrefix(s, prefixMachineTemplate) || strings.HasPrefix(s, prefixBootstrapTemplate)
+	return n == resourceMachineDeployment || strings.HasPrefix(s, prefixMachineTemplate) || strings.HasPrefix(s, prefixBootstrapTemplate) || strings.HasPrefix(s, prefixUsage)
 }
 
 // composedState is the typed view of the pool's observed composed resources.

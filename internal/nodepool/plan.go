@@ -98,5 +98,10 @@ func decide(r compose.Request) (plan, error) {
 	if _, composed := pl.Observed.Owned[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
 		pl.Hold = gateClone(gate)
 	}
+	// The grant is checked whether or not the template is composed yet: a
+	// pool's first template is composed while its deployment waits.
+	if pl.Hold == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant {
+		pl.Hold = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
+	}
 	return pl, nil
 }

@@ -55,6 +55,7 @@ func randomWorld(rng *rand.Rand, old []string) worldFixture {
 	goldens := []worldFixture{missing, importing, failed, restartLoop, succeeded, {goldenPVC: goldenPVC("replicated", "6Gi")}}
 	w := goldens[rng.IntN(len(goldens))]
 	w.classes = nil
+	w.ungranted = rng.IntN(3) == 0
 	anns := []string{storageclass.AnnVirtDefault, storageclass.AnnDefault, storageclass.AnnBetaDefault, "none"}
 	for i := range rng.IntN(3) {
 		w.classes = append(w.classes, storageClassObj([]string{"replicated", "local", "fast"}[i], fmt.Sprintf("2025-0%d-01T00:00:00Z", 1+rng.IntN(9)), map[string]any{anns[rng.IntN(len(anns))]: "true"}))
@@ -124,7 +125,10 @@ func TestPropertyNothingObservedIsDroppedByAccident(t *testing.T) {
 			if _, ok := out.Resources[n]; ok {
 				continue
 			}
-			onPurpose := pl.Hold == nil && n != resourceMachineDeployment && !referenced[string(n)] &&
+			// A Usage goes with its template: Crossplane's usage controller
+			// then waits for the template to be gone before it lets go.
+			usageOfDropped := strings.HasPrefix(string(n), prefixUsage) && out.Resources[machineTemplateResource(usageTemplate(obs[n].Resource))] == nil
+			onPurpose := usageOfDropped || (pl.Hold == nil || pl.Hold.DeploymentOnly) && n != resourceMachineDeployment && !referenced[string(n)] &&
 				(strings.HasPrefix(string(n), prefixMachineTemplate) || strings.HasPrefix(string(n), prefixBootstrapTemplate))
 			if !onPurpose {
 				t.Errorf("case %d: observed %s was dropped (hold=%v, referenced=%v)", i, n, pl.Hold, referenced[string(n)])
@@ -132,10 +136,19 @@ func TestPropertyNothingObservedIsDroppedByAccident(t *testing.T) {
 		}
 		if pl.Hold != nil {
 			for n, d := range out.Resources {
-				if _, ok := obs[n]; !ok {
+				o, observed := obs[n]
+				switch {
+				case strings.HasPrefix(string(n), prefixUsage):
+					// Protection of a template that is kept may be added
+					// while held: it composes no worker.
+					if out.Resources[machineTemplateResource(usageTemplate(d.Resource))] == nil {
+						t.Errorf("case %d: %s protects a template that is not composed", i, n)
+					}
+				case n == resourceMachineDeployment && !observed:
+					t.Errorf("case %d: a new MachineDeployment composed while the gate holds (%s)", i, pl.Hold.Reason)
+				case !observed && !pl.Hold.DeploymentOnly:
 					t.Errorf("case %d: %s composed while the gate holds (%s)", i, n, pl.Hold.Reason)
-				}
-				if d.Resource.GetName() != obs[n].Resource.GetName() {
+				case observed && (n == resourceMachineDeployment || !pl.Hold.DeploymentOnly) && d.Resource.GetName() != o.Resource.GetName():
 					t.Errorf("case %d: %s changed while held", i, n)
 				}
 			}

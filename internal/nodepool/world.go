@@ -4,11 +4,13 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -22,6 +24,8 @@ const (
 	reqWorkerDVs        = "worker-datavolumes"
 	reqWorkerPVCs       = "worker-pvcs"
 	reqMachineSets      = "machinesets"
+	reqCloneBindings    = "clone-rolebindings"
+	reqCloneRoles       = "clone-clusterroles"
 )
 
 // Cluster API identifiers.
@@ -35,13 +39,16 @@ const (
 	KindKubevirtMachineTmpl = "KubevirtMachineTemplate"
 	BootstrapAPIVersion     = "bootstrap.cluster.x-k8s.io/v1alpha3"
 	KindTalosConfigTemplate = "TalosConfigTemplate"
+	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"
+	kindRoleBinding         = "RoleBinding"
+	kindClusterRole         = "ClusterRole"
 )
 
 // selectors are the pool's requirements: narrow and a function of the spec
 // alone. The golden, its PVC and the StorageClasses matter only on the clone
 // path; worker disks and MachineSets are read on both, because a pool that
 // moved off a golden still has clone disks and old templates to account for.
-func selectors(p pool, img image) required.Selectors {
+func selectors(p pool, img image, cfg config.Config) required.Selectors {
 	sel := required.Selectors{
 		reqWorkerDVs:   required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
 		reqWorkerPVCs:  required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
@@ -53,6 +60,13 @@ func selectors(p pool, img image) required.Selectors {
 		// The default-class markers are annotations, not labels, so every
 		// class is read; there are few of them.
 		sel[reqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
+		if cfg.WaitForCloneGrant {
+			// The catalogs' clone RBAC, by the label they carry: the
+			// RoleBindings of the golden namespace and their ClusterRoles.
+			cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
+			sel[reqCloneBindings] = required.ByLabels(rbacAPIVersion, kindRoleBinding, img.GoldenNamespace, cloneRBAC)
+			sel[reqCloneRoles] = required.ByLabels(rbacAPIVersion, kindClusterRole, "", cloneRBAC)
+		}
 	}
 	return sel
 }
@@ -67,6 +81,10 @@ type world struct {
 	WorkerDVs   []cdiv1.DataVolume
 	WorkerPVCs  []corev1.PersistentVolumeClaim
 	MachineSets []clusterv1.MachineSet
+	// CloneBindings and CloneRoles are the catalogs' clone RBAC, sorted by
+	// name; nil unless the grant is waited for.
+	CloneBindings []rbacv1.RoleBinding
+	CloneRoles    []rbacv1.ClusterRole
 	// Unreadable lists objects that could not be converted, sorted. They are
 	// reported and otherwise ignored.
 	Unreadable []string
@@ -137,6 +155,27 @@ func readWorld(p pool, img image, got required.Resolved) world {
 			w.MachineSets = append(w.MachineSets, ms)
 		}
 	}
+	for _, u := range got[reqCloneBindings] {
+		if u.GetNamespace() != img.GoldenNamespace {
+			continue
+		}
+		rb := rbacv1.RoleBinding{}
+		if err := observed.Into(u, rbacAPIVersion, kindRoleBinding, &rb); err != nil {
+			bad(err)
+		} else {
+			w.CloneBindings = append(w.CloneBindings, rb)
+		}
+	}
+	for _, u := range got[reqCloneRoles] {
+		cr := rbacv1.ClusterRole{}
+		if err := observed.Into(u, rbacAPIVersion, kindClusterRole, &cr); err != nil {
+			bad(err)
+		} else {
+			w.CloneRoles = append(w.CloneRoles, cr)
+		}
+	}
+	sort.Slice(w.CloneBindings, func(i, j int) bool { return w.CloneBindings[i].Name < w.CloneBindings[j].Name })
+	sort.Slice(w.CloneRoles, func(i, j int) bool { return w.CloneRoles[i].Name < w.CloneRoles[j].Name })
 	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
 	sort.Slice(w.WorkerDVs, func(i, j int) bool { return w.WorkerDVs[i].Name < w.WorkerDVs[j].Name })
 	sort.Slice(w.WorkerPVCs, func(i, j int) bool { return w.WorkerPVCs[i].Name < w.WorkerPVCs[j].Name })

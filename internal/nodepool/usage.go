@@ -1,0 +1,158 @@
+package nodepool
+
+import (
+	"fmt"
+	"strings"
+
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
+)
+
+// Deletion protection of the goldens a pool's templates clone from.
+//
+// Crossplane enforces a Usage with its validating webhook
+// nousages.protection.crossplane.io, which refuses DELETE of any object that
+// carries the label crossplane.io/in-use: "true" (Crossplane v2.2.0
+// cluster/webhookconfigurations/usage.yaml); the usage controller sets that
+// label on the Usage's `of` object and makes the Usage owned by its `by`
+// object (internal/controller/protection/usage/reconciler.go). So while a
+// template clones from a golden, the catalog dropping it, the garbage
+// collector deleting it with its catalog, and kubectl delete are all
+// refused; with replayDeletion the refused delete is issued again once the
+// last Usage of the golden is gone.
+//
+// `by` is the template, not the XNodePool: a composed Usage that is being
+// deleted waits until its `by` object is gone (same reconciler), so a Usage
+// by the composite would pin an old golden until the whole pool is deleted.
+// The garbage collector removes a Usage with its template through the owner
+// reference the usage controller adds.
+//
+// The golden's PVC is protected as well: it carries its DataVolume's owner
+// reference but can be deleted on its own, and a clone reads the PVC.
+
+// Usage identity.
+const (
+	UsageAPIVersion = "protection.crossplane.io/v1beta1"
+	KindUsage       = "Usage"
+	prefixUsage     = "usage-"
+)
+
+// usageTarget is one kind of object of a golden that a Usage protects.
+type usageTarget struct {
+	suffix, apiVersion, kind string
+}
+
+var usageTargets = []usageTarget{
+	{"datavolume", observed.CDIAPIVersion, observed.KindDataVolume},
+	{"pvc", observed.CoreAPIVersion, observed.KindPVC},
+}
+
+func usageResource(template string, t usageTarget) resource.Name {
+	return resource.Name(prefixUsage + template + "-" + t.suffix)
+}
+
+// cloneSource is the golden a template clones from, read back from the
+// annotations every clone template carries: kept templates may clone an
+// older golden than the spec names now.
+func cloneSource(u *composed.Unstructured) (namespace, name string, ok bool) {
+	a := u.GetAnnotations()
+	if a[labels.AnnSourceType] != string(SourceClone) {
+		return "", "", false
+	}
+	namespace, name, ok = strings.Cut(a[labels.AnnGolden], "/")
+	return namespace, name, ok && namespace != "" && name != ""
+}
+
+// renderUsages are the Usages of one clone template's golden, one per
+// protected object of the golden, in the template's namespace.
+func renderUsages(p pool, template, goldenNamespace, golden string) []*protectionv1beta1.Usage {
+	out := make([]*protectionv1beta1.Usage, 0, len(usageTargets))
+	for _, t := range usageTargets {
+		reason := fmt.Sprintf("node pool %s clones its worker disks from golden image %s/%s through template %s", p.Ref(), goldenNamespace, golden, template)
+		out = append(out, &protectionv1beta1.Usage{
+			TypeMeta: metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        template + "-" + t.suffix,
+				Namespace:   p.Namespace,
+				Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+				Annotations: map[string]string{labels.AnnPool: p.Ref(), labels.AnnGolden: labels.GoldenRef(goldenNamespace, golden)},
+			},
+			Spec: protectionv1beta1.UsageSpec{
+				Of: protectionv1beta1.NamespacedResource{
+					APIVersion:  t.apiVersion,
+					Kind:        t.kind,
+					ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: golden, Namespace: ptr.To(goldenNamespace)},
+				},
+				By: &protectionv1beta1.Resource{
+					APIVersion:  InfraAPIVersion,
+					Kind:        KindKubevirtMachineTmpl,
+					ResourceRef: &protectionv1beta1.ResourceRef{Name: template},
+				},
+				Reason:         &reason,
+				ReplayDeletion: ptr.To(true),
+			},
+		})
+	}
+	return out
+}
+
+// protectClones makes the Usages of into match the clone templates of into:
+// every template that clones a golden gets its Usages, and a Usage whose
+// template is no longer composed is left out, which deletes it (Crossplane's
+// usage controller then waits for the template to be gone). With Usages
+// turned off, only Usages that exist and whose template is kept stay.
+func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, enabled bool) error {
+	want := map[resource.Name]*protectionv1beta1.Usage{}
+	kept := map[string]bool{}
+	for n, d := range into {
+		if !strings.HasPrefix(string(n), prefixMachineTemplate) {
+			continue
+		}
+		kept[d.Resource.GetName()] = true
+		ns, golden, ok := cloneSource(d.Resource)
+		if !ok || !enabled {
+			continue
+		}
+		for i, u := range renderUsages(pl.Pool, d.Resource.GetName(), ns, golden) {
+			want[usageResource(d.Resource.GetName(), usageTargets[i])] = u
+		}
+	}
+	for n := range into {
+		if strings.HasPrefix(string(n), prefixUsage) {
+			delete(into, n)
+		}
+	}
+	for n, u := range want {
+		obj, err := toUnstructured(u)
+		if err != nil {
+			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), n, err)
+		}
+		ready := resource.ReadyFalse
+		if _, ok := pl.Observed.Owned[n]; ok {
+			ready = resource.ReadyTrue
+		}
+		into[n] = &resource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *obj}, Ready: ready}
+	}
+	if !enabled {
+		// Never delete protection that exists while its template is kept:
+		// turning Usages off takes effect as templates go.
+		for n, u := range pl.Observed.Owned {
+			if strings.HasPrefix(string(n), prefixUsage) && kept[usageTemplate(u)] {
+				into[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: resource.ReadyTrue}
+			}
+		}
+	}
+	return nil
+}
+
+// usageTemplate is the template an observed Usage names as its user.
+func usageTemplate(u *composed.Unstructured) string {
+	name, _ := u.GetString("spec.by.resourceRef.name")
+	return name
+}
