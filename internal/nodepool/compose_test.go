@@ -322,7 +322,7 @@ func TestCompose(t *testing.T) {
 					// it come back, it is protected again at once.
 					"usage-" + builtinKMT + "-datavolume ready=True", "usage-" + builtinKMT + "-pvc ready=True",
 				},
-				Gate:      "Open/TemplateComposed", Template: builtinKMT,
+				Gate: "Open/TemplateComposed", Template: builtinKMT,
 			},
 		},
 		"NewTemplateOfPoolThatClonedIsNotBlockedByFailedGolden": {
