@@ -45,6 +45,9 @@ const (
 	reconcileTimeout = 60 * time.Second
 	// gcTimeout bounds the garbage collector removing dependents.
 	gcTimeout = 90 * time.Second
+	// webhookTimeout bounds each step of proving, at start-up, that
+	// Crossplane's nousages webhook refuses deletes.
+	webhookTimeout = 60 * time.Second
 	// setupTimeout bounds building (cold: ~20 minutes on 2 cores) and
 	// starting the control plane.
 	setupTimeout = 50 * time.Minute
@@ -123,8 +126,8 @@ func run(m *testing.M) int {
 
 // setUp starts the control plane and installs everything the scenarios
 // share: CRDs, namespaces, the default StorageClass, the function and its
-// registration, Crossplane, the XRDs and Compositions, and last the garbage
-// collector.
+// registration, Crossplane and its webhook configurations, the XRDs and
+// Compositions, and last the garbage collector.
 func setUp(ctx context.Context, repoRoot string) error {
 	if err := cp.StartAPIServer(ctx); err != nil {
 		return err
@@ -157,6 +160,15 @@ func setUp(ctx context.Context, repoRoot string) error {
 		}
 	}
 	if err := cp.StartCrossplane(ctx); err != nil {
+		return err
+	}
+	// Crossplane's webhooks (today only nousages, which enforces Usages)
+	// are registered with the kube-apiserver once their server runs, and
+	// no scenario starts before a Usage is demonstrably enforced.
+	if err := cp.InstallCrossplaneWebhooks(ctx); err != nil {
+		return err
+	}
+	if err := cp.WaitUsageWebhook(ctx, webhookTimeout); err != nil {
 		return err
 	}
 	// XRDs are established by Crossplane, so they go in after it starts.
@@ -281,7 +293,7 @@ func dumpObjects(path string) error {
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
 		harness.DataVolume, harness.PVC, harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
 		harness.MachineDeployment, harness.MachineSet, harness.Role, harness.RoleBinding,
-		harness.FunctionRevision, harness.Event,
+		harness.FunctionRevision, harness.Usage, harness.ConfigMap, harness.ValidatingWebhookConfiguration, harness.Event,
 	}
 	for _, k := range kinds {
 		items, err := cp.List(ctx, k, "", "")

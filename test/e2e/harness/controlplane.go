@@ -56,6 +56,12 @@ type ControlPlane struct {
 
 	// FunctionAddress is host:port of the function's gRPC server.
 	FunctionAddress string
+	// WebhookURL is https://127.0.0.1:<port> of Crossplane's webhook
+	// server; the webhook configurations' url clientConfigs are this plus
+	// the upstream service path.
+	WebhookURL string
+
+	crossplane *Process
 
 	apiServerURL string
 	procs        []*Process
@@ -202,8 +208,18 @@ func (cp *ControlPlane) StartFunction(ctx context.Context) error {
 	return cp.waitTLS(ctx, fn, cp.FunctionAddress, 30*time.Second)
 }
 
-// StartCrossplane starts Crossplane core out of cluster: no webhooks, no
-// package runtime, client certificates from the run's PKI.
+// StartCrossplane starts Crossplane core out of cluster: no package
+// runtime, client certificates from the run's PKI, and its webhook server on
+// with the run's serving certificate on a free loopback port (the build
+// patches it to bind 127.0.0.1, see hack/build-binaries.sh). Webhooks are on
+// because Crossplane v2.2.0 sets up both the Usage controllers and the
+// nousages webhook only when --enable-webhooks and the (default-on) beta
+// Usages feature are both on (cmd/crossplane/core/core.go, "if
+// c.EnableWebhooks && o.Features.Enabled(features.EnableBetaUsages)");
+// without webhooks nothing labels a used object and nothing refuses its
+// deletion. The webhook configurations pointing the kube-apiserver at this
+// server are installed separately (InstallCrossplaneWebhooks), after it is
+// ready; in a cluster Crossplane's `core init` container installs them.
 func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 	ports, err := FreeLoopbackPorts(3)
 	if err != nil {
@@ -212,9 +228,13 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 	xp, err := StartProcess(cp.LogDir, "crossplane", cp.Bin.Crossplane, []string{
 		"--debug",
 		"core", "start",
-		"--enable-webhooks=false",
+		"--enable-webhooks=true",
+		"--enable-usages=true",
 		"--package-runtime=External",
 		"--tls-client-certs-dir=" + cp.PKI.CrossplaneCertsDir,
+		// controller-runtime's webhook server loads tls.crt and tls.key
+		// from this directory (core.go: CertDir: c.TLSServerCertsDir).
+		"--tls-server-certs-dir=" + cp.PKI.CrossplaneWebhookCertsDir,
 		"--cache-dir=" + filepath.Join(cp.WorkDir, "xpkg-cache"),
 		"--xfn-cache-dir=" + filepath.Join(cp.WorkDir, "xfn-cache"),
 		"--metrics-port=" + strconv.Itoa(ports[0]),
@@ -226,6 +246,12 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 		return err
 	}
 	cp.procs = append(cp.procs, xp)
+	cp.crossplane = xp
+	cp.WebhookURL = "https://127.0.0.1:" + strconv.Itoa(ports[2])
+	// With webhooks on, /readyz includes the "webhook" check, which passes
+	// once the webhook server accepts TLS connections (core.go SetupProbes:
+	// hookServer.StartedChecker()). Whether the kube-apiserver can reach
+	// it and trusts its certificate is proven by WaitUsageWebhook.
 	return cp.waitHTTP(ctx, xp, fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1]), nil, 60*time.Second)
 }
 

@@ -11,6 +11,7 @@ var (
 	CRD              = gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
 	Namespace        = gvk("", "v1", "Namespace")
 	Event            = gvk("", "v1", "Event")
+	ConfigMap        = gvk("", "v1", "ConfigMap")
 	PVC              = gvk("", "v1", "PersistentVolumeClaim")
 	StorageClass     = gvk("storage.k8s.io", "v1", "StorageClass")
 	Role             = gvk("rbac.authorization.k8s.io", "v1", "Role")
@@ -19,6 +20,9 @@ var (
 	XRD              = gvk("apiextensions.crossplane.io", "v2", "CompositeResourceDefinition")
 	Composition      = gvk("apiextensions.crossplane.io", "v1", "Composition")
 	FunctionRevision = gvk("pkg.crossplane.io", "v1", "FunctionRevision")
+	Usage            = gvk("protection.crossplane.io", "v1beta1", "Usage")
+
+	ValidatingWebhookConfiguration = gvk("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration")
 
 	DataVolume              = gvk("cdi.kubevirt.io", "v1beta1", "DataVolume")
 	KubevirtMachineTemplate = gvk("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtMachineTemplate")

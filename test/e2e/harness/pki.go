@@ -42,6 +42,13 @@ type PKI struct {
 	// CrossplaneCertsDir holds ca.crt, tls.crt and tls.key of the client
 	// certificate Crossplane presents to functions (--tls-client-certs-dir).
 	CrossplaneCertsDir string
+	// CrossplaneWebhookCertsDir holds tls.crt and tls.key (the names
+	// controller-runtime's webhook server loads from its CertDir) of the
+	// serving certificate of Crossplane's webhook server
+	// (--tls-server-certs-dir), issued for IP 127.0.0.1, plus ca.crt. The
+	// webhook configurations carry CAData() as their caBundle, so the
+	// kube-apiserver verifies this certificate against the run's CA.
+	CrossplaneWebhookCertsDir string
 
 	caPEM []byte
 }
@@ -63,8 +70,10 @@ func NewPKI(dir string) (*PKI, error) {
 		TokenFile:          filepath.Join(dir, "tokens.csv"),
 		FunctionCertsDir:   filepath.Join(dir, "function"),
 		CrossplaneCertsDir: filepath.Join(dir, "crossplane"),
+
+		CrossplaneWebhookCertsDir: filepath.Join(dir, "crossplane-webhook"),
 	}
-	for _, d := range []string{dir, p.FunctionCertsDir, p.CrossplaneCertsDir} {
+	for _, d := range []string{dir, p.FunctionCertsDir, p.CrossplaneCertsDir, p.CrossplaneWebhookCertsDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -89,7 +98,13 @@ func NewPKI(dir string) (*PKI, error) {
 	if err := ca.issueTo(filepath.Join(p.CrossplaneCertsDir, "tls.crt"), filepath.Join(p.CrossplaneCertsDir, "tls.key"), "crossplane", nil, nil, x509.ExtKeyUsageClientAuth); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{p.FunctionCertsDir, p.CrossplaneCertsDir} {
+	// The kube-apiserver dials the webhook at https://127.0.0.1:<port>, so
+	// the certificate must carry IP SAN 127.0.0.1 (Go's verifier, which
+	// the apiserver uses, ignores the common name).
+	if err := ca.issueTo(filepath.Join(p.CrossplaneWebhookCertsDir, "tls.crt"), filepath.Join(p.CrossplaneWebhookCertsDir, "tls.key"), "crossplane-webhook", []string{"localhost"}, loopback, x509.ExtKeyUsageServerAuth); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{p.FunctionCertsDir, p.CrossplaneCertsDir, p.CrossplaneWebhookCertsDir} {
 		if err := os.WriteFile(filepath.Join(d, "ca.crt"), caPEM, 0o600); err != nil {
 			return nil, err
 		}
