@@ -43,6 +43,8 @@ type CatalogImage struct {
 }
 
 // Talos holds the Talos defaults a tenant cluster hands to its pools.
+// InstallerRepository empty means the Image Factory installer of the pool's
+// factory and disk platform (talosimage.DefaultInstallerRepository).
 type Talos struct {
 	Version             string                    `json:"version,omitempty"`
 	SchematicID         string                    `json:"schematicID,omitempty"`

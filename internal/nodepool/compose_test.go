@@ -362,6 +362,12 @@ func TestCompose(t *testing.T) {
 				Gate:      "Open/TemplateComposed", Template: httpKMT,
 			},
 		},
+		"MirrorsOfATalos111PoolStayInTheMachineConfig": {
+			reason: "Below Talos 1.12 registry mirrors are machine.registries.mirrors in the one machine patch.",
+			xr: nodePoolXR(map[string]any{"version": "v1.34", "talos": map[string]any{"version": "v1.11.5", "registryMirrors": map[string]any{
+				"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal"}},
+			}}}),
+		},
 		"SteadyStateEmitsNoResults": {
 			reason: "With the observed status already saying what this reconcile decides, no event is emitted.",
 			xr: withStatus(nodePoolXR(httpSpec), map[string]any{
