@@ -16,6 +16,8 @@ import (
 // proxy, and importing it would pull Talos' machinery into this function, so
 // the handful of TalosConfigTemplate fields we write are mirrored here
 // (bootstrap.cluster.x-k8s.io/v1alpha3, cluster-api-bootstrap-provider-talos).
+// test/talos proves with Talos' own machinery that what is rendered here
+// generates, patches and validates strictly.
 
 // TalosConfigTemplate is the Talos bootstrap provider's template.
 type TalosConfigTemplate struct {
