@@ -91,8 +91,14 @@ test-schema:
 	@unformatted=$$(cd test/schema && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/schema: $$unformatted"; exit 1; }
 	cd test/schema && $(GO) vet ./... && $(GO) test -count=1 ./...
 
+## test-talos: the node pool's Talos bootstrap patches against Talos' own machinery (test/talos, its own module, github.com/siderolabs/talos/pkg/machinery pinned in its go.mod): generate a worker config as CABPT does, apply the rendered strategic patches, validate strictly, for Talos below and from 1.12, with and without registry mirrors.
+.PHONY: test-talos
+test-talos:
+	@unformatted=$$(cd test/talos && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/talos: $$unformatted"; exit 1; }
+	cd test/talos && $(GO) vet ./... && $(GO) test -count=1 ./...
+
 # make test also runs the platform tests.
-test: test-schema test-packages
+test: test-schema test-talos test-packages
 
 ## bench: RunFunction benchmarks per mode and size plus per-rule micro-benchmarks,
 ## printed as a table with scaling ratios (hack/benchtable). Not part of make test.

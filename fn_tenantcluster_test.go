@@ -16,7 +16,7 @@ import (
 
 // tenantTalos is the Talos block every XNodePool carries when the cluster
 // and the Input leave the defaults alone.
-const tenantTalos = `{"version":"v1.13.6","schematicID":"` + sidA + `","imageFactoryURL":"https://factory.talos.dev","installerRepository":"factory.talos.dev/installer"}`
+const tenantTalos = `{"version":"v1.13.6","schematicID":"` + sidA + `","imageFactoryURL":"https://factory.talos.dev"}`
 
 func tenantClusterXR(spec, status string) *fnv1.Resource {
 	st := ""

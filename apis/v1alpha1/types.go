@@ -43,6 +43,8 @@ type CatalogImage struct {
 }
 
 // Talos holds the Talos defaults a tenant cluster hands to its pools.
+// InstallerRepository empty means the Image Factory installer of the pool's
+// factory and disk platform (talosimage.DefaultInstallerRepository).
 type Talos struct {
 	Version             string                    `json:"version,omitempty"`
 	SchematicID         string                    `json:"schematicID,omitempty"`
@@ -51,7 +53,8 @@ type Talos struct {
 	RegistryMirrors     map[string]RegistryMirror `json:"registryMirrors,omitempty"`
 }
 
-// RegistryMirror is a Talos machine.registries.mirrors entry.
+// RegistryMirror is one mirrored registry: a machine.registries.mirrors
+// entry below Talos 1.12, a RegistryMirrorConfig document from 1.12.
 type RegistryMirror struct {
 	Endpoints    []string `json:"endpoints,omitempty"`
 	SkipFallback bool     `json:"skipFallback,omitempty"`

@@ -112,6 +112,11 @@ type TalosDefaults struct {
 	SchematicID string `json:"schematicID,omitempty"`
 	// +optional
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+	// InstallerRepository, when set, is the installer repository of every
+	// pool that names none, used verbatim. Unset, each pool gets the Image
+	// Factory installer that matches its disk: <factory host>/<platform>-installer
+	// (factory.talos.dev/openstack-installer by default; plain installer for
+	// metal and for Talos before 1.10).
 	// +optional
 	InstallerRepository string `json:"installerRepository,omitempty"`
 	// KubernetesVersion is the default Kubernetes minor, e.g. v1.35.

@@ -24,9 +24,13 @@ type Config struct {
 	Platform        string
 	Arch            string
 
-	TalosVersion        string
-	SchematicID         string
-	ImageFactoryURL     string
+	TalosVersion    string
+	SchematicID     string
+	ImageFactoryURL string
+	// InstallerRepository is the Input's talos.installerRepository as
+	// written, empty when it sets none: the default is not one repository but
+	// the factory's installer for each pool's factory, platform and version,
+	// which the node pool derives (talosimage.DefaultInstallerRepository).
 	InstallerRepository string
 	KubernetesVersion   string
 
@@ -70,7 +74,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		TalosVersion:          or(in.Talos.Version, defaults.TalosVersion),
 		SchematicID:           or(in.Talos.SchematicID, defaults.TalosSchematicID),
 		ImageFactoryURL:       or(in.Talos.ImageFactoryURL, defaults.ImageFactoryURL),
-		InstallerRepository:   or(in.Talos.InstallerRepository, defaults.InstallerRepository),
+		InstallerRepository:   in.Talos.InstallerRepository,
 		KubernetesVersion:     or(in.Talos.KubernetesVersion, defaults.KubernetesVersion),
 		CloneRBACScope:        in.CloneRBAC.Scope,
 		VMServiceAccount:      or(in.CloneRBAC.ServiceAccountName, defaults.VMServiceAccount),
@@ -111,10 +115,14 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		{"talos.version", talosimage.ValidateVersion(c.TalosVersion)},
 		{"talos.schematicID", talosimage.ValidateSchematicID(c.SchematicID)},
 		{"talos.imageFactoryURL", talosimage.ValidateFactoryURL(c.ImageFactoryURL)},
-		{"talos.installerRepository", talosimage.ValidateInstallerRepository(c.InstallerRepository)},
 	} {
 		if check.err != nil {
 			return Config{}, fmt.Errorf("input: %s: %w", check.field, check.err)
+		}
+	}
+	if c.InstallerRepository != "" {
+		if err := talosimage.ValidateInstallerRepository(c.InstallerRepository); err != nil {
+			return Config{}, fmt.Errorf("input: talos.installerRepository: %w", err)
 		}
 	}
 	if _, _, ok := talosimage.MinorNumbers(c.KubernetesVersion); !ok || len(c.KubernetesVersion) > 16 {

@@ -21,7 +21,6 @@ func TestFromInput(t *testing.T) {
 		TalosVersion:        defaults.TalosVersion,
 		SchematicID:         defaults.TalosSchematicID,
 		ImageFactoryURL:     defaults.ImageFactoryURL,
-		InstallerRepository: defaults.InstallerRepository,
 		KubernetesVersion:   defaults.KubernetesVersion,
 		GoldenStorage:       resource.MustParse("6Gi"),
 		MinimumImageStorage: resource.MustParse("1246Mi"),

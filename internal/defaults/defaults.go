@@ -15,8 +15,14 @@ const (
 	TalosSchematicID = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
 	// ImageFactoryURL is the public Talos Image Factory.
 	ImageFactoryURL = "https://factory.talos.dev"
-	// InstallerRepository is where the in-guest installer image is pulled from.
-	InstallerRepository = "factory.talos.dev/installer"
+	// There is deliberately no installer repository default. The installer
+	// must match the disk image's platform, so unless the Input or the
+	// composite names one, each pool derives it from its factory URL, the
+	// image platform and its Talos version
+	// (talosimage.DefaultInstallerRepository): with the defaults here that is
+	// factory.talos.dev/openstack-installer. A fixed factory.talos.dev/installer
+	// would be the metal installer, which turns an upgraded openstack worker
+	// into a metal one that no longer reads its config drive.
 
 	// KubernetesVersion is the default Kubernetes minor of a tenant cluster.
 	KubernetesVersion = "v1.35"

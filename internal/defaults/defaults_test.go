@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // shippedCatalog is the catalog example operators start from.
@@ -62,10 +63,25 @@ func TestEmptyInputTakesTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("config.FromInput(empty Input): %v", err)
 	}
+	// InstallerRepository stays empty: each pool derives its installer from
+	// its factory, platform and version.
 	type talos struct{ Version, SchematicID, ImageFactoryURL, InstallerRepository, KubernetesVersion, GoldenNamespace string }
-	want := talos{defaults.TalosVersion, defaults.TalosSchematicID, defaults.ImageFactoryURL, defaults.InstallerRepository, defaults.KubernetesVersion, defaults.GoldenNamespace}
+	want := talos{defaults.TalosVersion, defaults.TalosSchematicID, defaults.ImageFactoryURL, "", defaults.KubernetesVersion, defaults.GoldenNamespace}
 	got := talos{cfg.TalosVersion, cfg.SchematicID, cfg.ImageFactoryURL, cfg.InstallerRepository, cfg.KubernetesVersion, cfg.GoldenNamespace}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("An empty Input must yield the defaults of internal/defaults.\n-want, +got:\n%s", diff)
+	}
+}
+
+// TestDefaultInstallerIsTheOpenstackInstaller pins the installer the
+// defaults add up to, which README.md and docs/platform.md name: the
+// factory's openstack installer, not its plain (metal) one.
+func TestDefaultInstallerIsTheOpenstackInstaller(t *testing.T) {
+	got, err := talosimage.DefaultInstallerRepository(defaults.ImageFactoryURL, defaults.ImagePlatform, defaults.TalosVersion)
+	if err != nil {
+		t.Fatalf("DefaultInstallerRepository(the defaults): %v", err)
+	}
+	if diff := cmp.Diff("factory.talos.dev/openstack-installer", got); diff != "" {
+		t.Errorf("The default openstack disk must upgrade with the openstack installer; change README.md and docs/platform.md with it.\n-want, +got:\n%s", diff)
 	}
 }

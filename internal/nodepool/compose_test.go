@@ -441,6 +441,19 @@ func TestCompose(t *testing.T) {
 				Gate:      "Open/TemplateComposed", Template: httpKMT,
 			},
 		},
+		"MirrorsOfATalos111PoolStayInTheMachineConfig": {
+			reason: "Below Talos 1.12 registry mirrors are machine.registries.mirrors in the one machine patch.",
+			xr: nodePoolXR(map[string]any{"version": "v1.34", "talos": map[string]any{"version": "v1.11.5", "registryMirrors": map[string]any{
+				"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal"}},
+			}}}),
+		},
+		"MirrorsOfATalos113PoolAreRegistryMirrorConfigDocuments": {
+			reason: "From Talos 1.12 each mirrored registry is a RegistryMirrorConfig document, one strategic patch each, after the machine patch.",
+			xr: nodePoolXR(map[string]any{"talos": map[string]any{"registryMirrors": map[string]any{
+				"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal"}},
+				"ghcr.io":   map[string]any{"endpoints": []any{"https://ghcr.internal"}, "skipFallback": true},
+			}}}),
+		},
 		"SteadyStateEmitsNoResults": {
 			reason: "With the observed status already saying what this reconcile decides, no event is emitted.",
 			xr: withStatus(nodePoolXR(httpSpec), map[string]any{

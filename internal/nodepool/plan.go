@@ -54,6 +54,9 @@ func decide(r compose.Request) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
+	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
+		return plan{}, err
+	}
 	sm, err := checkSupportMatrix(p, matrix.FromConfig(r.Config), s, img)
 	if err != nil {
 		return plan{}, err

@@ -13,7 +13,6 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
-	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
@@ -147,24 +146,17 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 // follows the resolved image, so a pool on an osImage override upgrades in
 // place to the OS it booted, not to the pool default.
 func renderBootstrapTemplate(p pool, img image, s shape) (*TalosConfigTemplate, error) {
-	machine := map[string]any{
-		"install": map[string]any{
-			"image": talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value),
-		},
-	}
-	if len(s.Mirrors) > 0 {
-		machine["registries"] = map[string]any{"mirrors": s.Mirrors}
-	}
-	patch, err := yaml.Marshal(map[string]any{"machine": machine})
+	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
+	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors)
 	if err != nil {
-		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
+		return nil, err
 	}
 	tct := &TalosConfigTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
 		Spec: TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: TalosConfigSpec{
 			GenerateType:     generateTypeWorker,
 			TalosVersion:     img.Version.Value,
-			StrategicPatches: []string{string(patch)},
+			StrategicPatches: patches,
 		}}},
 	}
 	name, err := contentName(p, tct.Spec)

@@ -58,8 +58,10 @@ type image struct {
 	Source      SourceType
 	SchematicID setting
 	Version     setting
-	// FactoryURL is validated and used on the HTTP path only: a clone renders
-	// no HTTP source, so a stale or blank factory URL must not block it.
+	// FactoryURL is validated here on the HTTP path only: a clone renders no
+	// HTTP source, so a stale factory URL must not block its golden
+	// requirements. resolveInstallerRepository validates it on both paths
+	// when the installer's registry host is taken from it.
 	FactoryURL setting
 	// URL is the disk image URL (HTTP path only).
 	URL string
@@ -135,7 +137,9 @@ type shape struct {
 	// TalosVersion is the pool's default Talos version (spec.talos.version,
 	// else the Input's), checked against the matrix even when osImage
 	// overrides it.
-	TalosVersion        setting
+	TalosVersion setting
+	// InstallerRepository is where the workers pull their installer from;
+	// resolveInstallerRepository fills it in, as it depends on the image.
 	InstallerRepository setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
 }
@@ -149,14 +153,13 @@ var (
 // resolveShape applies defaults to the pool's shape and validates it.
 func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape, error) {
 	s := shape{
-		Replicas:            defaults.Replicas,
-		InstanceType:        spec.InstanceType,
-		DiskSize:            cfg.DiskSize,
-		DeclaredClass:       spec.StorageClass,
-		KubernetesVersion:   first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
-		TalosVersion:        first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
-		InstallerRepository: first(setting{spec.Talos.InstallerRepository, "spec.talos.installerRepository"}, setting{cfg.InstallerRepository, "Input talos.installerRepository"}),
-		Mirrors:             spec.Talos.RegistryMirrors,
+		Replicas:          defaults.Replicas,
+		InstanceType:      spec.InstanceType,
+		DiskSize:          cfg.DiskSize,
+		DeclaredClass:     spec.StorageClass,
+		KubernetesVersion: first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
+		TalosVersion:      first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
+		Mirrors:           spec.Talos.RegistryMirrors,
 	}
 	if spec.Replicas != nil {
 		// readPool has checked the value as written; this checks it again
@@ -214,9 +217,6 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		s.MachineVersion += ".0"
 	}
 
-	if err := talosimage.ValidateInstallerRepository(s.InstallerRepository.Value); err != nil {
-		return shape{}, fieldError(p, s.InstallerRepository.Field, err)
-	}
 	for _, host := range slices.Sorted(maps.Keys(s.Mirrors)) {
 		if len(host) > 253 || !mirrorHostPattern.MatchString(host) {
 			return shape{}, fmt.Errorf("node pool %q: spec.talos.registryMirrors key %q is not a registry host[:port] or *", p.Ref(), host)

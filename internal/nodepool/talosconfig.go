@@ -1,13 +1,23 @@
 package nodepool
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // The Talos bootstrap provider's Go module does not resolve from the module
 // proxy, and importing it would pull Talos' machinery into this function, so
 // the handful of TalosConfigTemplate fields we write are mirrored here
 // (bootstrap.cluster.x-k8s.io/v1alpha3, cluster-api-bootstrap-provider-talos).
+// test/talos proves with Talos' own machinery that what is rendered here
+// generates, patches and validates strictly.
 
 // TalosConfigTemplate is the Talos bootstrap provider's template.
 type TalosConfigTemplate struct {
@@ -41,3 +51,72 @@ type TalosConfigSpec struct {
 
 // generateTypeWorker is the generateType of a worker.
 const generateTypeWorker = "worker"
+
+// Talos 1.12 moved registry mirrors out of the v1alpha1 machine config into
+// RegistryMirrorConfig documents: Talos' own generator writes the documents
+// exactly when the version contract is greater than 1.11
+// (pkg/machinery/config/generate/registry.go, generateRegistryConfigs, behind
+// VersionContract.MultidocNetworkConfigSupported in config/contract.go), and
+// machine.registries.mirrors is deprecated from then on. Older Talos knows
+// only machine.registries.mirrors. CABPT reads talosVersion as major.minor,
+// so the switch is on the minor.
+const registryMirrorDocsMajor, registryMirrorDocsMinor = 1, 12
+
+// registryMirrorConfig is Talos' RegistryMirrorConfig document, v1alpha1
+// (pkg/machinery/config/types/cri/registry_mirror.go,
+// RegistryMirrorConfigV1Alpha1; the same fields from v1.12.0 to v1.13.9).
+type registryMirrorConfig struct {
+	APIVersion   string             `json:"apiVersion"`
+	Kind         string             `json:"kind"`
+	Name         string             `json:"name"`
+	Endpoints    []registryEndpoint `json:"endpoints,omitempty"`
+	SkipFallback bool               `json:"skipFallback,omitempty"`
+}
+
+// registryEndpoint is one RegistryMirrorConfig endpoint.
+type registryEndpoint struct {
+	URL string `json:"url"`
+}
+
+// strategicPatches are the worker's patches for Talos talosVersion: first
+// the v1alpha1 machine patch (the installer image, and below Talos 1.12 the
+// mirrors), then from Talos 1.12 one RegistryMirrorConfig document per
+// mirrored registry, in host order.
+//
+// Each document is a list entry of its own rather than a further document in
+// the machine patch. CABPT loads every entry with configpatcher.LoadPatch,
+// which takes multi-document YAML, and applies them in order
+// (cluster-api-bootstrap-provider-talos v0.6.12
+// controllers/talosconfig_controller.go, reconcileGenerate), so both would
+// work; but CABPT appends the documents it generates itself (HostnameConfig)
+// the same way, one entry each, and separate entries keep the machine patch
+// of a pool below 1.12, and of any pool without mirrors, byte for byte what
+// it was, so that those pools' templates keep their names and do not roll.
+func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror) ([]string, error) {
+	documents := talosimage.AtLeast(talosVersion, registryMirrorDocsMajor, registryMirrorDocsMinor)
+	machine := map[string]any{"install": map[string]any{"image": installerImage}}
+	if len(mirrors) > 0 && !documents {
+		machine["registries"] = map[string]any{"mirrors": mirrors}
+	}
+	patch, err := yaml.Marshal(map[string]any{"machine": machine})
+	if err != nil {
+		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
+	}
+	patches := []string{string(patch)}
+	if !documents {
+		return patches, nil
+	}
+	for _, host := range slices.Sorted(maps.Keys(mirrors)) {
+		m := mirrors[host]
+		doc := registryMirrorConfig{APIVersion: "v1alpha1", Kind: "RegistryMirrorConfig", Name: host, SkipFallback: m.SkipFallback}
+		for _, ep := range m.Endpoints {
+			doc.Endpoints = append(doc.Endpoints, registryEndpoint{URL: ep})
+		}
+		b, err := yaml.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("cannot render the Talos RegistryMirrorConfig for %q: %w", host, err)
+		}
+		patches = append(patches, string(b))
+	}
+	return patches, nil
+}

@@ -105,11 +105,11 @@ func ValidateInstallerRepository(r string) error {
 	trimmed := strings.TrimSuffix(r, "/")
 	switch {
 	case trimmed == "":
-		return fmt.Errorf("installerRepository is empty; set it to a registry repository such as factory.talos.dev/installer")
+		return fmt.Errorf("installerRepository is empty; set it to a registry repository such as factory.talos.dev/openstack-installer")
 	case len(trimmed) > 255:
 		return fmt.Errorf("installerRepository %q is %d characters, more than 255", truncate(r), len(r))
 	case !repositoryPattern.MatchString(trimmed):
-		return fmt.Errorf("installerRepository %q is not a lowercase registry repository such as factory.talos.dev/installer; it becomes the worker's installer image", r)
+		return fmt.Errorf("installerRepository %q is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image", r)
 	}
 	return nil
 }

@@ -37,9 +37,9 @@ func TestValidate(t *testing.T) {
 		"URLWithoutHostIsRefused":          {"A URL without a host can never be fetched.", ValidateFactoryURL, "https:///path", `imageFactoryURL "https:///path" names no host; write it as https://<host>[:port][/path], e.g. https://factory.talos.dev`},
 		"URLWithBadEscapeIsRefused":        {"A URL CDI cannot parse is refused here.", ValidateFactoryURL, "https://%zz", `imageFactoryURL "https://%zz" does not parse as a URL (invalid URL escape "%zz"); check its percent escapes`},
 		"PreReleaseWithEmptyPartIsRefused": {"An empty pre-release identifier makes an invalid golden name.", ValidateVersion, "v1.0.0-rc..1", `version "v1.0.0-rc..1" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`},
-		"InstallerRepositoryIsAccepted":    {"The default repository is valid.", ValidateInstallerRepository, "factory.talos.dev/installer/", ""},
+		"InstallerRepositoryIsAccepted":    {"A factory repository is valid, a trailing slash included.", ValidateInstallerRepository, "factory.talos.dev/openstack-installer/", ""},
 		"InstallerWithPortIsAccepted":      {"A registry with a port is valid.", ValidateInstallerRepository, "registry.local:5000/talos/installer", ""},
-		"InstallerWithSchemeIsRefused":     {"An image reference carries no scheme.", ValidateInstallerRepository, "https://factory.talos.dev/installer", `installerRepository "https://factory.talos.dev/installer" is not a lowercase registry repository such as factory.talos.dev/installer; it becomes the worker's installer image`},
+		"InstallerWithSchemeIsRefused":     {"An image reference carries no scheme.", ValidateInstallerRepository, "https://factory.talos.dev/installer", `installerRepository "https://factory.talos.dev/installer" is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestNames(t *testing.T) {
 		"DiskURLTrimsOneTrailingSlash": {"A factory URL written with a trailing slash must not double it.",
 			DiskURL("https://factory.talos.dev/", "abc", "v1.13.6", "openstack", "amd64"), "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz"},
 		"InstallerImageFollowsTheResolvedImage": {"The installer upgrades to the OS the pool booted.",
-			InstallerImage("factory.talos.dev/installer/", "abc", "v1.13.6"), "factory.talos.dev/installer/abc:v1.13.6"},
+			InstallerImage("factory.talos.dev/openstack-installer/", "abc", "v1.13.6"), "factory.talos.dev/openstack-installer/abc:v1.13.6"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

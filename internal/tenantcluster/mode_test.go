@@ -18,8 +18,9 @@ import (
 
 const schematic = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
 
-// talosJSON is the cluster's resolved Talos defaults when it sets none.
-const talosJSON = `{"version":"v1.13.6","schematicID":"` + schematic + `","imageFactoryURL":"https://factory.talos.dev","installerRepository":"factory.talos.dev/installer"}`
+// talosJSON is the cluster's resolved Talos defaults when it sets none. No
+// installerRepository: each XNodePool derives its own installer.
+const talosJSON = `{"version":"v1.13.6","schematicID":"` + schematic + `","imageFactoryURL":"https://factory.talos.dev"}`
 
 func TestCompose(t *testing.T) {
 	cases := map[string]struct {

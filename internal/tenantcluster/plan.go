@@ -36,6 +36,12 @@ type Pool struct {
 // from internal/defaults. Resolving here, once, means each XNodePool carries
 // explicit values and a change to the function's defaults shows up as a diff
 // of the composed pools rather than as a silent change inside them.
+//
+// installerRepository is the exception: it is passed on only when the cluster
+// or the Input names one. Its default is the Image Factory installer of the
+// pool's own factory (osImage.factory.imageFactoryURL included), platform and
+// version, which the node pool mode derives where it resolves osImage;
+// writing one repository here would pin every pool to it.
 func plan(cfg config.Config, cluster string, spec v1alpha1.TenantClusterSpec) Plan {
 	p := Plan{
 		Cluster: cluster,

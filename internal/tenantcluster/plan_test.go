@@ -10,11 +10,12 @@ import (
 )
 
 func TestPlan(t *testing.T) {
+	// No installerRepository: unless the cluster or the Input names one,
+	// each XNodePool derives the installer of its own factory and platform.
 	defaultTalos := v1alpha1.Talos{
-		Version:             defaults.TalosVersion,
-		SchematicID:         defaults.TalosSchematicID,
-		ImageFactoryURL:     defaults.ImageFactoryURL,
-		InstallerRepository: defaults.InstallerRepository,
+		Version:         defaults.TalosVersion,
+		SchematicID:     defaults.TalosSchematicID,
+		ImageFactoryURL: defaults.ImageFactoryURL,
 	}
 	mirrors := map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"https://mirror.internal"}}}
 	clusterTalos := v1alpha1.Talos{

@@ -263,10 +263,9 @@ func errString(err error) string {
 // reads it, including inside talos (defaulted to {} first) and each pool.
 func TestSchemasApplyDefaults(t *testing.T) {
 	talos := map[string]any{
-		"version":             defaults.TalosVersion,
-		"schematicID":         defaults.TalosSchematicID,
-		"imageFactoryURL":     defaults.ImageFactoryURL,
-		"installerRepository": defaults.InstallerRepository,
+		"version":         defaults.TalosVersion,
+		"schematicID":     defaults.TalosSchematicID,
+		"imageFactoryURL": defaults.ImageFactoryURL,
 	}
 	pool := func(extra map[string]any) map[string]any {
 		p := map[string]any{
@@ -306,10 +305,9 @@ func TestSchemasApplyDefaults(t *testing.T) {
 				"version":         defaults.KubernetesVersion,
 				"goldenNamespace": defaults.GoldenNamespace,
 				"talos": map[string]any{
-					"version":             "v1.12.4",
-					"schematicID":         defaults.TalosSchematicID,
-					"imageFactoryURL":     defaults.ImageFactoryURL,
-					"installerRepository": defaults.InstallerRepository,
+					"version":         "v1.12.4",
+					"schematicID":     defaults.TalosSchematicID,
+					"imageFactoryURL": defaults.ImageFactoryURL,
 				},
 				"nodePools": map[string]any{
 					"a": pool(nil),

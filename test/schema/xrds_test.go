@@ -229,11 +229,10 @@ func jsonString(v any) string {
 // table does not know about.
 func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 	talos := map[string]string{
-		".talos":                     `{}`,
-		".talos.version":             jsonString(defaults.TalosVersion),
-		".talos.schematicID":         jsonString(defaults.TalosSchematicID),
-		".talos.imageFactoryURL":     jsonString(defaults.ImageFactoryURL),
-		".talos.installerRepository": jsonString(defaults.InstallerRepository),
+		".talos":                 `{}`,
+		".talos.version":         jsonString(defaults.TalosVersion),
+		".talos.schematicID":     jsonString(defaults.TalosSchematicID),
+		".talos.imageFactoryURL": jsonString(defaults.ImageFactoryURL),
 	}
 	pool := map[string]string{
 		".replicas": jsonString(defaults.Replicas),

@@ -1,0 +1,99 @@
+package nodepool
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/config"
+)
+
+func TestResolveInstallerRepository(t *testing.T) {
+	builtinSpec := func(talos v1alpha1.Talos) v1alpha1.NodePoolSpec {
+		return v1alpha1.NodePoolSpec{Talos: talos, PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}}
+	}
+	cases := map[string]struct {
+		reason  string
+		input   v1beta1.Input
+		spec    v1alpha1.NodePoolSpec
+		want    setting
+		wantErr string
+	}{
+		"DefaultIsTheOpenstackInstaller": {
+			reason: "The default disk is openstack, so its installer is openstack-installer, not the factory's plain (metal) installer.",
+			want:   setting{"factory.talos.dev/openstack-installer", "Input talos.imageFactoryURL and Input image.platform"},
+		},
+		"MetalPlatformKeepsThePlainInstaller": {
+			reason: "The factory's plain installer is the metal one.",
+			input:  v1beta1.Input{Image: v1beta1.ImageOptions{Platform: "metal"}},
+			want:   setting{"factory.talos.dev/installer", "Input talos.imageFactoryURL and Input image.platform"},
+		},
+		"SelfHostedFactoryOfThePool": {
+			reason: "A pool on a self-hosted factory pulls that factory's installer.",
+			spec:   v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{ImageFactoryURL: "https://images.corp.example:5443"}},
+			want:   setting{"images.corp.example:5443/openstack-installer", "spec.talos.imageFactoryURL and Input image.platform"},
+		},
+		"FactoryOverrideOfTheOSImage": {
+			reason: "osImage.factory.imageFactoryURL is where the disk came from, so the installer comes from there too.",
+			spec: v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{
+				ImageFactoryURL: "http://mirror.local/factory/",
+			}}}},
+			want: setting{"mirror.local/openstack-installer", "spec.osImage.factory.imageFactoryURL and Input image.platform"},
+		},
+		"OldTalosOfTheOSImage": {
+			reason: "The version that decides the name is the resolved image's: before Talos 1.10 the factory offers only the plain installer.",
+			spec: v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{
+				Version: "v1.9.6",
+			}}}},
+			want: setting{"factory.talos.dev/installer", "Input talos.imageFactoryURL and Input image.platform"},
+		},
+		"SpecRepositoryWinsVerbatim": {
+			reason: "An explicit repository is used as written, even the metal one.",
+			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
+			spec:   v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{InstallerRepository: "factory.talos.dev/installer"}},
+			want:   setting{"factory.talos.dev/installer", "spec.talos.installerRepository"},
+		},
+		"InputRepositoryWinsOverTheDerivedOne": {
+			reason: "The Input's repository is the platform's explicit choice.",
+			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
+			want:   setting{"registry.internal/talos/installer", "Input talos.installerRepository"},
+		},
+		"BadExplicitRepositoryNamesItsField": {
+			reason:  "An explicit repository is validated and the message names the field.",
+			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{InstallerRepository: "Registry/Installer"}},
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.installerRepository: installerRepository "Registry/Installer" is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image`,
+		},
+		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
+			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
+			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url"}),
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: imageFactoryURL "not a url" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |; the default installer repository is derived from this URL, so fix it or set spec.talos.installerRepository`,
+		},
+		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
+			reason: "With an explicit repository the factory URL plays no part in a clone.",
+			spec:   builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url", InstallerRepository: "registry.internal/openstack-installer"}),
+			want:   setting{"registry.internal/openstack-installer", "spec.talos.installerRepository"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := config.FromInput(&tc.input, time.Minute)
+			if err != nil {
+				t.Fatalf("config.FromInput: %v", err)
+			}
+			img, err := resolveOSImage(fxPoolID, tc.spec, cfg)
+			if err != nil {
+				t.Fatalf("resolveOSImage: %v", err)
+			}
+			got, err := resolveInstallerRepository(fxPoolID, tc.spec, cfg, img)
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
