@@ -277,7 +277,12 @@ func permanentRunningMessage(msg string) bool {
 			return true
 		}
 	}
-	return false
+	// populators/util.go claimReadyForPopulation: the target PVC names a
+	// class that does not exist, or an empty one.
+	if strings.HasPrefix(msg, "storage class ") && strings.HasSuffix(msg, " not found") {
+		return true
+	}
+	return strings.HasPrefix(msg, "PVC ") && strings.HasSuffix(msg, " has empty storage class name")
 }
 
 // Remedy is CDI's side of the fix for a state that needs action, in one

@@ -186,6 +186,11 @@ func TestOf(t *testing.T) {
 			dv:     dv(cdiv1.CloneScheduled, "N/A", 0, cond(running, isFalse, ReasonError, "source/target size info missing")),
 			want:   State{Kind: Importing, Phase: cdiv1.CloneScheduled, Reason: ReasonError, Message: "source/target size info missing"},
 		},
+		"PopulatorTargetClassMissingIsPermanent": {
+			reason: "populators/util.go claimReadyForPopulation errors until someone creates the class; the error becomes Running=False, reason Error.",
+			dv:     dv(cdiv1.CloneScheduled, "N/A", 0, cond(running, isFalse, ReasonError, "storage class fast not found")),
+			want:   State{Kind: Permanent, Phase: cdiv1.CloneScheduled, Reason: ReasonError, Message: "storage class fast not found"},
+		},
 		"SucceededIsReady": {
 			reason: "import-controller.go updateStatusPhase: pod succeeded, progress 100.0%.",
 			dv:     dv(cdiv1.Succeeded, "100.0%", 0, cond(bound, isTrue, "Bound", "PVC golden Bound"), cond(ready, isTrue, "", ""), cond(running, isFalse, "Completed", "Import Complete")),
