@@ -38,11 +38,8 @@ const (
 // Into converts u into the typed object into. It refuses an object of another
 // kind so that a misrouted requirement never passes as the wanted type.
 func Into(u *unstructured.Unstructured, apiVersion, kind string, into runtime.Object) error {
-	if u == nil {
-		return fmt.Errorf("no object")
-	}
-	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
-		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	if err := isKind(u, apiVersion, kind); err != nil {
+		return err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), into); err != nil {
 		return fmt.Errorf("cannot read %s %q: %w", kind, name(u), err)
@@ -92,11 +89,8 @@ func CDIConfig(u *unstructured.Unstructured) (*cdiv1.CDIConfig, error) {
 // name, its driver (a top-level field) and whether it carries
 // snapshot.storage.kubernetes.io/is-default-class: "true".
 func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshotClass, error) {
-	if u == nil {
-		return cloneplan.VolumeSnapshotClass{}, fmt.Errorf("no object")
-	}
-	if u.GetAPIVersion() != SnapshotAPIVersion || u.GetKind() != KindVolumeSnapshotClass {
-		return cloneplan.VolumeSnapshotClass{}, fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), SnapshotAPIVersion, KindVolumeSnapshotClass)
+	if err := isKind(u, SnapshotAPIVersion, KindVolumeSnapshotClass); err != nil {
+		return cloneplan.VolumeSnapshotClass{}, err
 	}
 	driver, ok := u.Object["driver"].(string)
 	if !ok || driver == "" {
@@ -107,6 +101,18 @@ func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshot
 		Driver:  driver,
 		Default: u.GetAnnotations()[cloneplan.AnnDefaultSnapshotClass] == "true",
 	}, nil
+}
+
+// isKind refuses a missing object and one of another kind, so that a
+// misrouted requirement never passes as the wanted type.
+func isKind(u *unstructured.Unstructured, apiVersion, kind string) error {
+	if u == nil {
+		return fmt.Errorf("no object")
+	}
+	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
+		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	}
+	return nil
 }
 
 func name(u *unstructured.Unstructured) string {
@@ -146,11 +152,8 @@ func PVCMetaAndSpec(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim
 // metaAndPart converts u's name, namespace, labels and annotations and one
 // top-level field into their typed counterparts.
 func metaAndPart(u *unstructured.Unstructured, apiVersion, kind, field string, meta *metav1.ObjectMeta, part any) error {
-	if u == nil {
-		return fmt.Errorf("no object")
-	}
-	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
-		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	if err := isKind(u, apiVersion, kind); err != nil {
+		return err
 	}
 	// Identity, labels and annotations are all a worker's metadata is read
 	// for; the getters skip the reflective conversion of the rest.
