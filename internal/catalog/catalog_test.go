@@ -158,29 +158,99 @@ func TestDetectDrift(t *testing.T) {
 	})
 }
 
-func TestClassify(t *testing.T) {
-	running := func(status corev1.ConditionStatus) []cdiv1.DataVolumeCondition {
-		return []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: status}}
+func TestGoldensCondition(t *testing.T) {
+	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
+	withStatus := func(st cdiv1.DataVolumeStatus) []planned {
+		return []planned{{Golden: g, Live: &cdiv1.DataVolume{Status: st}}}
+	}
+	running := func(status corev1.ConditionStatus, reason, msg string) cdiv1.DataVolumeCondition {
+		return cdiv1.DataVolumeCondition{Type: cdiv1.DataVolumeRunning, Status: status, Reason: reason, Message: msg}
+	}
+	claimNotValid := func(msg string) []cdiv1.DataVolumeCondition {
+		return []cdiv1.DataVolumeCondition{
+			{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: msg},
+			{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: msg},
+		}
 	}
 	cases := map[string]struct {
-		reason string
-		dv     *cdiv1.DataVolume
-		want   state
+		reason  string
+		goldens []planned
+		want    compose.Condition
 	}{
-		"NotCreatedIsPending":       {"No DataVolume yet.", nil, statePending},
-		"NoPhaseIsPending":          {"CDI has not reconciled it yet.", &cdiv1.DataVolume{}, statePending},
-		"ImportInProgressImporting": {"An import in progress is transient.", &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress}}, stateImporting},
-		"SucceededIsSucceeded":      {"Ready to clone.", &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded}}, stateSucceeded},
-		"FailedIsFailed":            {"CDI gave up.", &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Failed}}, stateFailed},
-		"RestartLoopIsFailing": {"Three restarts with Running=False means the factory is unreachable.",
-			&cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: running(corev1.ConditionFalse)}}, stateFailing},
-		"RestartsWhileRunningAreImporting": {"Restarts with the importer running again are progress.",
-			&cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 5, Conditions: running(corev1.ConditionTrue)}}, stateImporting},
+		"NotCreatedIsWaiting": {
+			reason:  "A golden with no DataVolume yet is on its way.",
+			goldens: []planned{{Golden: g}},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: "0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (not created yet). Pools that clone them wait until they are."},
+		},
+		"ImportInProgressIsWaitingWithProgress": {
+			reason:  "An import in progress is transient.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, Progress: "45.53%"}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: "0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase ImportInProgress, 45.53%). Pools that clone them wait until they are."},
+		},
+		"QuotaIsWaitingAndSaysWhy": {
+			reason: "CDI keeps the golden Pending on a quota; the reason is what an operator needs.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.Pending, Conditions: []cdiv1.DataVolumeCondition{
+				{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrExceededQuota", Message: "exceeded quota: storage"}}}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: `0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase Pending, ErrExceededQuota: "exceeded quota: storage"). Pools that clone them wait until they are.`},
+		},
+		"RestartLoopIsFailingAndQuotesCDI": {
+			reason: "Three restarts with Running=False: the factory is unreachable; CDI's message says how.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
+				running(corev1.ConditionFalse, "Error", "Unable to connect to http data source: 503 Service Unavailable")}}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailing",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 keeps failing to import (phase ImportInProgress, 3 importer restarts, Error: "Unable to connect to http data source: 503 Service Unavailable"): check the importer pod logs in cozy-public and that https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz is reachable; the import resumes by itself once an attempt succeeds.`},
+		},
+		"RestartsWhileRunningAreImporting": {
+			reason: "Restarts with the importer running again are progress.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 5, Conditions: []cdiv1.DataVolumeCondition{
+				running(corev1.ConditionTrue, "Pod is running", "")}}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: "0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase ImportInProgress). Pools that clone them wait until they are."},
+		},
+		"FailedPhaseIsFailed": {
+			reason:  "CDI gave up; without a reason the generic fix applies.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.Failed}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
+				Message: "golden DataVolume cozy-public/talos-worker-a-v1.0.0 failed to import (phase Failed): check the importer pod events in cozy-public, then delete the DataVolume so the catalog re-creates it."},
+		},
+		"NoDefaultClassIsFailedWithTheFix": {
+			reason:  "ErrClaimNotValid with an empty phase never resolves by itself; it is reported as failed, quoting CDI, with the catalog-side fix.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Conditions: claimNotValid("PVC spec is missing accessMode and no storageClass to choose profile")}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase <none>, ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or delete the DataVolume and set images[0].storageClass (or spec.storageClass) in the same change.`},
+		},
+		"IncompleteStorageProfileIsFailedWithTheFix": {
+			reason:  "An empty StorageProfile gives ErrClaimNotValid; the fix is the profile's claimPropertySets.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Conditions: claimNotValid("no accessMode specified in StorageProfile replicated")}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase <none>, ErrClaimNotValid: "no accessMode specified in StorageProfile replicated"): the StorageClass's StorageProfile has no usable claimPropertySets: set spec.claimPropertySets (accessModes and volumeMode) on the StorageProfile, or use a class CDI knows; CDI retries by itself once the StorageProfile changes.`},
+		},
+		"StorageProfileNotYetCreatedIsWaiting": {
+			reason:  "A profile CDI has not created yet appears by itself.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Conditions: claimNotValid(`cannot get StorageProfile: storageprofiles.cdi.kubevirt.io "fast" not found`)}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: `0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase Pending, ErrClaimNotValid: "cannot get StorageProfile: storageprofiles.cdi.kubevirt.io \"fast\" not found"). Pools that clone them wait until they are.`},
+		},
+		"ImageTooLargeIsFailedWithTheFix": {
+			reason: "The importer fails the same way on every restart; the size is the fix, and it needs the golden deleted.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 1, Conditions: []cdiv1.DataVolumeCondition{
+				running(corev1.ConditionFalse, "Error", "DataVolume too small to contain image")}}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: delete the DataVolume and raise images[0].storage (or spec.storage) in the same change; an existing golden's size cannot change.`},
+		},
+		"SucceededIsReady": {
+			reason:  "Ready to clone.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded}),
+			want:    compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusTrue, Reason: "AllSucceeded", Message: "All golden images (1) are Succeeded."},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := classify(tc.dv); got != tc.want {
-				t.Errorf("%s\nclassify() = %v, want %v", tc.reason, got, tc.want)
+			if diff := cmp.Diff(tc.want, goldensCondition(tc.goldens)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

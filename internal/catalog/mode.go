@@ -17,6 +17,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -153,8 +154,9 @@ func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) com
 		st := statusOf(p)
 		statuses = append(statuses, st)
 		if !p.Retiring && p.Raw == nil {
-			s := classify(p.Live)
-			if s == statePending || s == stateImporting {
+			// A golden not created yet is on its way too: it appears on the
+			// next reconcile and starts importing.
+			if s := cdistate.Of(p.Live, nil); s.InProgress() || s.Kind == cdistate.Missing {
 				inProgress = true
 			}
 		}
@@ -231,7 +233,7 @@ func statusOf(p planned) GoldenStatus {
 	case p.Live != nil:
 		st.Phase = string(p.Live.Status.Phase)
 		st.Progress = string(p.Live.Status.Progress)
-		st.Ready = p.Live.Status.Phase == cdiv1.Succeeded
+		st.Ready = cdistate.Of(p.Live, nil).Ready()
 	}
 	return st
 }

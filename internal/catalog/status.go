@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
@@ -16,12 +16,6 @@ const (
 	ConditionGoldensReady    = "GoldenImagesReady"
 	ConditionGoldensRetiring = "GoldenImagesRetiring"
 )
-
-// restartLoopThreshold is the importer restart count from which a golden
-// that is still not Succeeded is reported as failing rather than importing:
-// CDI reaches Failed only on fatal errors, while an unreachable factory
-// restarts the importer with back-off and the phase stays in progress.
-const restartLoopThreshold = 3
 
 // GoldenStatus is one golden in the catalog's status.goldens.
 type GoldenStatus struct {
@@ -38,41 +32,9 @@ type GoldenStatus struct {
 	Ready        bool     `json:"ready"`
 }
 
-// state classifies a golden's live DataVolume for gating and reporting.
-type state int
-
-const (
-	statePending state = iota
-	stateImporting
-	stateFailing
-	stateFailed
-	stateSucceeded
-)
-
-func classify(dv *cdiv1.DataVolume) state {
-	if dv == nil {
-		return statePending
-	}
-	switch dv.Status.Phase {
-	case cdiv1.Succeeded:
-		return stateSucceeded
-	case cdiv1.Failed:
-		return stateFailed
-	}
-	if dv.Status.RestartCount >= restartLoopThreshold {
-		for _, c := range dv.Status.Conditions {
-			if c.Type == cdiv1.DataVolumeRunning && c.Status == corev1.ConditionFalse {
-				return stateFailing
-			}
-		}
-	}
-	if dv.Status.Phase == "" || dv.Status.Phase == cdiv1.Pending {
-		return statePending
-	}
-	return stateImporting
-}
-
-// goldensCondition summarises the goldens still in the catalog.
+// goldensCondition summarises the goldens still in the catalog. A golden
+// CDI cannot import as it stands (a Failed phase or a permanent error such as
+// ErrClaimNotValid) is reported as failed, quoting CDI, with the fix.
 func goldensCondition(goldens []planned) compose.Condition {
 	var failed, failing, waiting []string
 	total := 0
@@ -81,23 +43,18 @@ func goldensCondition(goldens []planned) compose.Condition {
 			continue
 		}
 		total++
-		dv := e.Live
 		ref := e.Namespace + "/" + e.Name
-		switch classify(dv) {
-		case stateSucceeded:
-		case stateFailed:
-			failed = append(failed, fmt.Sprintf("golden DataVolume %s failed to import (phase Failed): check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it", ref, e.Namespace))
-		case stateFailing:
-			failing = append(failing, fmt.Sprintf("golden DataVolume %s keeps failing to import (%d importer restarts): check the importer pod logs in %s and that %s is reachable; the import resumes by itself once an attempt succeeds", ref, dv.Status.RestartCount, e.Namespace, e.URL))
+		s := cdistate.Of(e.Live, nil)
+		switch s.Kind {
+		case cdistate.Succeeded:
+		case cdistate.Failed:
+			failed = append(failed, fmt.Sprintf("golden DataVolume %s failed to import (phase Failed%s): %s", ref, quoted(s), failedFix(s, e.Namespace)))
+		case cdistate.Permanent:
+			failed = append(failed, fmt.Sprintf("golden DataVolume %s cannot be imported as it stands (phase %s%s): %s", ref, s.PhaseText(), quoted(s), permanentFix(s, e.Golden)))
+		case cdistate.Failing:
+			failing = append(failing, failingText(s, ref, e.Golden))
 		default:
-			phase := "not created yet"
-			if dv != nil {
-				phase = "phase " + phaseOrPending(dv.Status.Phase)
-				if p := string(dv.Status.Progress); p != "" && p != "N/A" {
-					phase += ", " + p
-				}
-			}
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", ref, phase))
+			waiting = append(waiting, fmt.Sprintf("%s (%s)", ref, waitingText(s)))
 		}
 	}
 	switch {
@@ -112,6 +69,66 @@ func goldensCondition(goldens []planned) compose.Condition {
 			Message: fmt.Sprintf("%d of %d golden images are Succeeded; waiting for %s. Pools that clone them wait until they are.", total-len(waiting), total, strings.Join(waiting, ", "))}
 	}
 	return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusTrue, Reason: "AllSucceeded", Message: fmt.Sprintf("All golden images (%d) are Succeeded.", total)}
+}
+
+// quoted is CDI's reason and message for a message, ", Reason: \"message\"",
+// or nothing when CDI gave none.
+func quoted(s cdistate.State) string {
+	switch {
+	case s.Reason == "":
+		return ""
+	case s.Message == "":
+		return ", " + s.Reason
+	}
+	return fmt.Sprintf(", %s: %q", s.Reason, s.Message)
+}
+
+func failedFix(s cdistate.State, ns string) string {
+	if s.Reason == "" {
+		return fmt.Sprintf("check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it", ns)
+	}
+	return s.Remedy()
+}
+
+// permanentFix is CDI's remedy, made concrete for a catalog entry where the
+// catalog is where the fix goes. A golden's spec is immutable, so a fix that
+// changes it means deleting the DataVolume in the same change, or the drift
+// check refuses the entry.
+func permanentFix(s cdistate.State, g Golden) string {
+	entry := fmt.Sprintf("images[%d]", g.Index)
+	switch s.Message {
+	case cdistate.MessageTooSmall:
+		return fmt.Sprintf("the Talos image does not fit %s: delete the DataVolume and raise %s.storage (or spec.storage) in the same change; an existing golden's size cannot change", g.StorageText, entry)
+	case cdistate.MessageStorageClassNotFound:
+		return fmt.Sprintf("CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or delete the DataVolume and set %s.storageClass (or spec.storageClass) in the same change", entry)
+	}
+	return s.Remedy()
+}
+
+func failingText(s cdistate.State, ref string, g Golden) string {
+	if s.Reason == cdistate.ReasonImagePullFailed {
+		return fmt.Sprintf("golden DataVolume %s cannot start its importer (phase %s%s): %s", ref, s.PhaseText(), quoted(s), s.Remedy())
+	}
+	return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): check the importer pod logs in %s and that %s is reachable; the import resumes by itself once an attempt succeeds",
+		ref, s.PhaseText(), s.Restarts, quoted(s), g.Namespace, g.URL)
+}
+
+// waitingText says how far a golden that is on its way got. CDI's reason is
+// added only when it says why the golden is not moving, so that the routine
+// steps of an import keep the message short.
+func waitingText(s cdistate.State) string {
+	if s.Kind == cdistate.Missing {
+		return "not created yet"
+	}
+	text := "phase " + phaseOrPending(s.Phase)
+	if s.Progress != "" {
+		text += ", " + s.Progress
+	}
+	switch s.Reason {
+	case cdistate.ReasonErrExceededQuota, cdistate.ReasonErrClaimNotValid, cdistate.ReasonUnschedulable, cdistate.ReasonCloneWithoutSource:
+		text += quoted(s)
+	}
+	return text
 }
 
 func retiringCondition(entries []planned) compose.Condition {

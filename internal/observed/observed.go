@@ -13,26 +13,33 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
 )
 
 // GVKs the function reads and writes.
 const (
-	CDIAPIVersion     = "cdi.kubevirt.io/v1beta1"
-	KindDataVolume    = "DataVolume"
-	KindPVC           = "PersistentVolumeClaim"
-	KindStorageClass  = "StorageClass"
-	StorageAPIVersion = "storage.k8s.io/v1"
-	CoreAPIVersion    = "v1"
+	CDIAPIVersion      = "cdi.kubevirt.io/v1beta1"
+	KindDataVolume     = "DataVolume"
+	KindStorageProfile = "StorageProfile"
+	KindCDI            = "CDI"
+	KindCDIConfig      = "CDIConfig"
+	KindPVC            = "PersistentVolumeClaim"
+	KindStorageClass   = "StorageClass"
+	StorageAPIVersion  = "storage.k8s.io/v1"
+	CoreAPIVersion     = "v1"
+	// SnapshotAPIVersion is the external-snapshotter's API. Its Go module is
+	// not a dependency: the function reads only a VolumeSnapshotClass's name,
+	// driver and default annotation, straight from the unstructured object.
+	SnapshotAPIVersion      = "snapshot.storage.k8s.io/v1"
+	KindVolumeSnapshotClass = "VolumeSnapshotClass"
 )
 
 // Into converts u into the typed object into. It refuses an object of another
 // kind so that a misrouted requirement never passes as the wanted type.
 func Into(u *unstructured.Unstructured, apiVersion, kind string, into runtime.Object) error {
-	if u == nil {
-		return fmt.Errorf("no object")
-	}
-	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
-		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	if err := isKind(u, apiVersion, kind); err != nil {
+		return err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), into); err != nil {
 		return fmt.Errorf("cannot read %s %q: %w", kind, name(u), err)
@@ -56,6 +63,56 @@ func PVC(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim, error) {
 func StorageClass(u *unstructured.Unstructured) (*storagev1.StorageClass, error) {
 	sc := &storagev1.StorageClass{}
 	return sc, Into(u, StorageAPIVersion, KindStorageClass, sc)
+}
+
+// StorageProfile converts u to CDI's StorageProfile of a StorageClass.
+func StorageProfile(u *unstructured.Unstructured) (*cdiv1.StorageProfile, error) {
+	sp := &cdiv1.StorageProfile{}
+	return sp, Into(u, CDIAPIVersion, KindStorageProfile, sp)
+}
+
+// CDI converts u to the CDI resource, which carries the cluster-wide
+// spec.cloneStrategyOverride.
+func CDI(u *unstructured.Unstructured) (*cdiv1.CDI, error) {
+	cr := &cdiv1.CDI{}
+	return cr, Into(u, CDIAPIVersion, KindCDI, cr)
+}
+
+// CDIConfig converts u to CDI's CDIConfig, whose status carries the
+// filesystem overhead CDI inflates Filesystem volumes by.
+func CDIConfig(u *unstructured.Unstructured) (*cdiv1.CDIConfig, error) {
+	cfg := &cdiv1.CDIConfig{}
+	return cfg, Into(u, CDIAPIVersion, KindCDIConfig, cfg)
+}
+
+// VolumeSnapshotClass reads what CDI reads of a VolumeSnapshotClass: its
+// name, its driver (a top-level field) and whether it carries
+// snapshot.storage.kubernetes.io/is-default-class: "true".
+func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshotClass, error) {
+	if err := isKind(u, SnapshotAPIVersion, KindVolumeSnapshotClass); err != nil {
+		return cloneplan.VolumeSnapshotClass{}, err
+	}
+	driver, ok := u.Object["driver"].(string)
+	if !ok || driver == "" {
+		return cloneplan.VolumeSnapshotClass{}, fmt.Errorf("cannot read %s %q: driver is %T %v, not a driver name", KindVolumeSnapshotClass, name(u), u.Object["driver"], u.Object["driver"])
+	}
+	return cloneplan.VolumeSnapshotClass{
+		Name:    u.GetName(),
+		Driver:  driver,
+		Default: u.GetAnnotations()[cloneplan.AnnDefaultSnapshotClass] == "true",
+	}, nil
+}
+
+// isKind refuses a missing object and one of another kind, so that a
+// misrouted requirement never passes as the wanted type.
+func isKind(u *unstructured.Unstructured, apiVersion, kind string) error {
+	if u == nil {
+		return fmt.Errorf("no object")
+	}
+	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
+		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	}
+	return nil
 }
 
 func name(u *unstructured.Unstructured) string {
@@ -95,11 +152,8 @@ func PVCMetaAndSpec(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim
 // metaAndPart converts u's name, namespace, labels and annotations and one
 // top-level field into their typed counterparts.
 func metaAndPart(u *unstructured.Unstructured, apiVersion, kind, field string, meta *metav1.ObjectMeta, part any) error {
-	if u == nil {
-		return fmt.Errorf("no object")
-	}
-	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
-		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+	if err := isKind(u, apiVersion, kind); err != nil {
+		return err
 	}
 	// Identity, labels and annotations are all a worker's metadata is read
 	// for; the getters skip the reflective conversion of the rest.

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
 )
 
 func TestDataVolumeMetaAndStatus(t *testing.T) {
@@ -75,5 +77,101 @@ func TestPVCMetaAndSpec(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("a claim's identity, annotations and spec are read, its status is not (err %v)\n-want, +got:\n%s", err, diff)
+	}
+}
+
+func TestVolumeSnapshotClass(t *testing.T) {
+	vsc := func(driver any, ann map[string]any) map[string]any {
+		md := map[string]any{"name": "linstor"}
+		if ann != nil {
+			md["annotations"] = ann
+		}
+		obj := map[string]any{"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotClass", "metadata": md, "deletionPolicy": "Delete"}
+		if driver != nil {
+			obj["driver"] = driver
+		}
+		return obj
+	}
+	cases := map[string]struct {
+		reason  string
+		obj     map[string]any
+		want    cloneplan.VolumeSnapshotClass
+		wantErr string
+	}{
+		"NameDriverAndDefault": {
+			reason: "CDI picks a driver's default-annotated class first (common/util.go GetVolumeSnapshotClass).",
+			obj:    vsc("linstor.csi.linbit.com", map[string]any{"snapshot.storage.kubernetes.io/is-default-class": "true"}),
+			want:   cloneplan.VolumeSnapshotClass{Name: "linstor", Driver: "linstor.csi.linbit.com", Default: true},
+		},
+		"OnlyTrueIsDefault": {
+			reason: "CDI compares the annotation with \"true\".",
+			obj:    vsc("linstor.csi.linbit.com", map[string]any{"snapshot.storage.kubernetes.io/is-default-class": "yes"}),
+			want:   cloneplan.VolumeSnapshotClass{Name: "linstor", Driver: "linstor.csi.linbit.com"},
+		},
+		"MissingDriverIsAnError": {
+			reason:  "A class without a driver matches nothing; reading it as one would hide a malformed object.",
+			obj:     vsc(nil, nil),
+			wantErr: `cannot read VolumeSnapshotClass "linstor": driver is <nil> <nil>, not a driver name`,
+		},
+		"DriverOfTheWrongTypeIsAnError": {
+			reason:  "A malformed object is reported, never panicked on.",
+			obj:     vsc(int64(3), nil),
+			wantErr: `cannot read VolumeSnapshotClass "linstor": driver is int64 3, not a driver name`,
+		},
+		"OtherKindIsRefused": {
+			reason:  "A misrouted object never passes as a VolumeSnapshotClass.",
+			obj:     map[string]any{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": map[string]any{"name": "linstor"}},
+			wantErr: `StorageClass "linstor" is a storage.k8s.io/v1 StorageClass, not a snapshot.storage.k8s.io/v1 VolumeSnapshotClass`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := VolumeSnapshotClass(&unstructured.Unstructured{Object: tc.obj})
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestStorageProfile(t *testing.T) {
+	got, err := StorageProfile(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "StorageProfile",
+		"metadata": map[string]any{"name": "replicated", "annotations": map[string]any{"cdi.kubevirt.io/minimumSupportedPvcSize": "1Gi"}},
+		"spec":     map[string]any{},
+		"status": map[string]any{"cloneStrategy": "csi-clone", "snapshotClass": "linstor",
+			"claimPropertySets": []any{map[string]any{"accessModes": []any{"ReadWriteMany"}, "volumeMode": "Block"}}}}})
+	csi, snap, mode := cdiv1.CloneStrategyCsiClone, "linstor", corev1.PersistentVolumeBlock
+	want := &cdiv1.StorageProfile{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "StorageProfile"},
+		ObjectMeta: metav1.ObjectMeta{Name: "replicated", Annotations: map[string]string{"cdi.kubevirt.io/minimumSupportedPvcSize": "1Gi"}},
+		Status: cdiv1.StorageProfileStatus{CloneStrategy: &csi, SnapshotClass: &snap,
+			ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: &mode}}},
+	}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("what the clone planner reads of a StorageProfile is converted (err %v)\n-want, +got:\n%s", err, diff)
+	}
+	if _, err := StorageProfile(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "StorageProfile",
+		"metadata": map[string]any{"name": "replicated"}, "status": map[string]any{"claimPropertySets": "broken"}}}); err == nil {
+		t.Error("a malformed StorageProfile must be reported")
+	}
+}
+
+func TestCDIAndCDIConfig(t *testing.T) {
+	cr, err := CDI(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "CDI",
+		"metadata": map[string]any{"name": "cdi"}, "spec": map[string]any{"cloneStrategyOverride": "copy"}}})
+	if err != nil || cr.Spec.CloneStrategyOverride == nil || *cr.Spec.CloneStrategyOverride != cdiv1.CloneStrategyHostAssisted {
+		t.Errorf("the CDI resource's cloneStrategyOverride is read, got %v (err %v)", cr, err)
+	}
+	cfg, err := CDIConfig(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "CDIConfig",
+		"metadata": map[string]any{"name": "config"}, "status": map[string]any{"filesystemOverhead": map[string]any{"global": "0.06", "storageClass": map[string]any{"local": "0.1"}}}}})
+	if err != nil || cfg.Status.FilesystemOverhead == nil || cfg.Status.FilesystemOverhead.StorageClass["local"] != "0.1" {
+		t.Errorf("CDIConfig's filesystem overhead is read, got %v (err %v)", cfg, err)
 	}
 }

@@ -1,8 +1,12 @@
 // Package storageclass decides which StorageClass a disk that names none
 // lands on today. CDI binds a kubevirt-content DataVolume without a class to
-// the virtualization default first and to the Kubernetes default otherwise, so
-// the clone gate must resolve an empty class the same way before it compares
-// a pool's class with its golden's.
+// the virtualization default first and to the Kubernetes (GA) default
+// otherwise, and reads no other annotation (pkg/controller/common/util.go
+// getFallbackStorageClass and GetPlatformDefaultStorageClass, CDI
+// v1.64-v1.66; docs/cdi-behaviour.md). So the clone gate must resolve an
+// empty class the same way before it compares a pool's class with its
+// golden's, and a class marked only with the deprecated beta annotation is no
+// default: CDI leaves such a DataVolume without a PVC (ErrClaimNotValid).
 package storageclass
 
 import (
@@ -16,7 +20,10 @@ const (
 	AnnVirtDefault = "storageclass.kubevirt.io/is-default-virt-class"
 	// AnnDefault is the Kubernetes (GA) default-class annotation.
 	AnnDefault = "storageclass.kubernetes.io/is-default-class"
-	// AnnBetaDefault is the deprecated beta default-class annotation.
+	// AnnBetaDefault is the deprecated beta default-class annotation. CDI
+	// never reads it, so Default ignores it; it is named here so that
+	// callers can recognise a class that carries only it and say why it is
+	// not the default.
 	AnnBetaDefault = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
@@ -28,23 +35,17 @@ type Choice struct {
 }
 
 // Default returns the newest class marked as the virtualization default,
-// else the newest GA default, else the newest beta-only default. Only the
-// exact value "true" counts. A class carrying the GA annotation is never
-// judged by its beta one, and a beta-only class never displaces a GA
-// default, because CDI reads only the GA annotation. Equal creation times
-// fall back to name order so that the answer never depends on list order.
+// else the newest GA default, as CDI picks them; the beta annotation counts
+// for nothing. Only the exact value "true" counts. Equal creation times fall
+// back to name order, as in CDI, so that the answer never depends on list
+// order.
 func Default(classes []storagev1.StorageClass) Choice {
-	for _, ann := range []string{AnnVirtDefault, AnnDefault, AnnBetaDefault} {
+	for _, ann := range []string{AnnVirtDefault, AnnDefault} {
 		var best *storagev1.StorageClass
 		for i := range classes {
 			sc := &classes[i]
 			if sc.Annotations[ann] != "true" {
 				continue
-			}
-			if ann == AnnBetaDefault {
-				if _, ga := sc.Annotations[AnnDefault]; ga {
-					continue
-				}
 			}
 			if best == nil || newer(sc, best) {
 				best = sc

@@ -11,8 +11,9 @@ import (
 // FuzzDefault feeds Default three StorageClasses with arbitrary names,
 // default-class annotation values and creation times. The answer must not
 // depend on list order (CDI's choice does not), must be a class that carries
-// the exact value "true" in the annotation it reports, and must be empty only
-// when no class carries one. Seed corpus: testdata/fuzz/FuzzDefault.
+// the exact value "true" in the annotation it reports, must never be decided
+// by the beta annotation (CDI does not read it), and must be empty only when
+// no class carries a virt or GA one. Seed corpus: testdata/fuzz/FuzzDefault.
 func FuzzDefault(f *testing.F) {
 	f.Add("replicated", "true", "", int64(0), "local", "", "true", int64(1), "fast", "TRUE", "true", int64(1))
 	f.Add("a", "", "true", int64(5), "b", "", "true", int64(5), "c", "", "", int64(5))
@@ -42,7 +43,7 @@ func FuzzDefault(f *testing.F) {
 		}
 		any := false
 		for _, c := range cs {
-			if c.Annotations[AnnVirtDefault] == "true" || c.Annotations[AnnDefault] == "true" || (c.Annotations[AnnBetaDefault] == "true" && c.Annotations[AnnDefault] == "") {
+			if c.Annotations[AnnVirtDefault] == "true" || c.Annotations[AnnDefault] == "true" {
 				any = true
 			}
 		}
@@ -51,6 +52,9 @@ func FuzzDefault(f *testing.F) {
 				t.Fatalf("no default chosen although a class is marked: %+v", cs)
 			}
 			return
+		}
+		if want.Annotation == AnnBetaDefault {
+			t.Fatalf("chose %+v by the beta annotation, which CDI never reads", want)
 		}
 		found := false
 		for _, c := range cs {

@@ -69,10 +69,18 @@ func TestDefault(t *testing.T) {
 			},
 			want: Choice{Name: "new", Annotation: AnnDefault},
 		},
-		"BetaOnlyDefaultUsedLast": {
-			reason:  "A beta-only default is used when nothing else is marked.",
+		"BetaOnlyClassIsNoDefault": {
+			reason:  "CDI reads only the virt and GA annotations (common/util.go getFallbackStorageClass), so a beta-only class is no default and such a DataVolume gets no PVC.",
 			classes: []storagev1.StorageClass{class("beta", 1, AnnBetaDefault, "true")},
-			want:    Choice{Name: "beta", Annotation: AnnBetaDefault},
+			want:    Choice{},
+		},
+		"BetaOnlyClassNeverDisplacesAnUnmarkedChoice": {
+			reason: "With a beta-only class and an unannotated one there is still no default.",
+			classes: []storagev1.StorageClass{
+				class("beta", 9, AnnBetaDefault, "true"),
+				class("plain", 1),
+			},
+			want: Choice{},
 		},
 		"NewerBetaNeverDisplacesGA": {
 			reason: "CDI reads only the GA annotation, so a newer beta-only class does not displace a GA default.",

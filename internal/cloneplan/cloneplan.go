@@ -1,0 +1,599 @@
+// Package cloneplan predicts how CDI will clone a DataVolume from a source
+// PVC: with a CSI clone, a snapshot, or a host-assisted copy over the pod
+// network, and, when it falls back to the copy, the reason CDI records in the
+// target PVC's cdi.kubevirt.io/cloneFallbackReason annotation and what would
+// avoid it.
+//
+// A fleet of workers cloned from one golden by host-assisted copies streams
+// the whole image through the pod network once per worker, which is the cost
+// the golden image exists to avoid, and CDI does it silently. The prediction
+// lets the function say so before the first worker is created.
+//
+// It follows CDI v1.64.0-v1.66.0, where the logic read here is identical:
+// the DataVolume controller's PVC rendering and clone checks
+// (pkg/controller/datavolume/util.go, pvc-clone-controller.go,
+// controller-base.go) and the clone planner's strategy choice
+// (pkg/controller/clone/planner.go computeStrategyForSourcePVC and
+// validateAdvancedClonePVC, clone/common.go, common/util.go
+// GetVolumeSnapshotClass). docs/cdi-behaviour.md has the line ranges. It
+// models only what those functions decide from the inputs below; a state
+// they cannot produce is not modelled.
+package cloneplan
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// Fallback reasons: the Warning event reason CDI emits on the target PVC when
+// it falls back to a host-assisted copy (clone/planner.go constants;
+// NoPopulator from datavolume/clone-controller-base.go).
+const (
+	ReasonNoVolumeSnapshotClass    = "NoVolumeSnapshotClass"
+	ReasonIncompatibleProvisioners = "IncompatibleProvisioners"
+	ReasonIncompatibleVolumeModes  = "IncompatibleVolumeModes"
+	ReasonNoVolumeExpansion        = "NoVolumeExpansion"
+	ReasonNoPopulator              = "NoPopulator"
+)
+
+// Fallback messages: what CDI writes into the target PVC's
+// cdi.kubevirt.io/cloneFallbackReason annotation, verbatim.
+const (
+	MessageNoVolumeSnapshotClass    = "No compatible volumesnapshotclass found"
+	MessageIncompatibleProvisioners = "Provisioners are incompatible"
+	MessageIncompatibleVolumeModes  = "The volume modes of source and target are incompatible"
+	MessageNoVolumeExpansion        = "No volume expansion is possible"
+	MessageNoPopulator              = "In tree storage class does not support snapshot/clone"
+)
+
+// Reasons CDI gives when it picks no strategy at all.
+const (
+	// ReasonErrClaimNotValid: the DataVolume controller cannot build the
+	// target PVC (Bound/Ready reason, empty phase).
+	ReasonErrClaimNotValid = "ErrClaimNotValid"
+	// ReasonCloneWithoutSource: the source PVC does not exist (Bound/Ready
+	// reason, phase unchanged); CDI waits for it.
+	ReasonCloneWithoutSource = "CloneWithoutSource"
+	// ReasonCloneValidationFailed: the DataVolume controller refuses the
+	// clone (Bound/Ready reason, phase unchanged).
+	ReasonCloneValidationFailed = "CloneValidationFailed"
+	// ReasonError: the clone populator's planner returned an error; CDI
+	// writes it as Running=False, reason Error, and retries with back-off.
+	ReasonError = "Error"
+)
+
+// AnnDefaultSnapshotClass marks the default VolumeSnapshotClass of a driver
+// (common/util.go AnnDefaultSnapshotClass).
+const AnnDefaultSnapshotClass = "snapshot.storage.kubernetes.io/is-default-class"
+
+// AnnMinimumSupportedPVCSize on a StorageProfile raises every PVC CDI renders
+// for its class to at least that size (common/util.go GetEffectiveVolumeSize).
+const AnnMinimumSupportedPVCSize = "cdi.kubevirt.io/minimumSupportedPvcSize"
+
+// DefaultFilesystemOverhead is CDIConfig's global filesystem overhead when
+// nobody set one (pkg/common/common.go DefaultGlobalOverhead).
+const DefaultFilesystemOverhead cdiv1.Percent = "0.06"
+
+// VolumeSnapshotClass is what CDI reads of a snapshot.storage.k8s.io/v1
+// VolumeSnapshotClass: its name, driver and default annotation.
+type VolumeSnapshotClass struct {
+	Name   string
+	Driver string
+	// Default is true when the class carries AnnDefaultSnapshotClass: "true".
+	Default bool
+}
+
+// Source is the PVC being cloned, as CDI sees it.
+type Source struct {
+	// Name is the PVC's name, for messages.
+	Name string
+	// StorageClass is the PVC's class, nil when it does not exist.
+	StorageClass *storagev1.StorageClass
+	// Profile is CDI's StorageProfile of that class, nil when absent. Only
+	// its status.snapshotClass is read.
+	Profile *cdiv1.StorageProfile
+	// CSIDriver is spec.csi.driver of the PV the PVC is bound to; empty when
+	// it is not known or not a CSI volume, and then CDI uses the class's
+	// provisioner instead (clone/common.go GetCommonDriver).
+	CSIDriver string
+	// VolumeMode is the PVC's spec.volumeMode; nil means Filesystem.
+	VolumeMode *corev1.PersistentVolumeMode
+	// Request is spec.resources.requests.storage.
+	Request *resource.Quantity
+	// Capacity is status.capacity.storage; nil while the PVC is unbound.
+	Capacity *resource.Quantity
+}
+
+// Target is the clone DataVolume's spec.storage and the class it lands on.
+type Target struct {
+	// StorageClassName is the class the DataVolume names; empty when it
+	// names none and CDI picks its default.
+	StorageClassName string
+	// StorageClass is the class CDI resolves: the named one, else the
+	// default CDI reads (internal/storageclass.Default); nil when there is
+	// none.
+	StorageClass *storagev1.StorageClass
+	// Profile is CDI's StorageProfile of that class, nil when absent.
+	Profile *cdiv1.StorageProfile
+	// VolumeMode and AccessModes are spec.storage's; CDI fills what is
+	// missing from the profile's claimPropertySets.
+	VolumeMode  *corev1.PersistentVolumeMode
+	AccessModes []corev1.PersistentVolumeAccessMode
+	// Size is spec.storage.resources.requests.storage. nil means CDI sizes
+	// the target from the source, which then never needs expanding.
+	Size *resource.Quantity
+	// FilesystemOverhead is CDIConfig's status.filesystemOverhead for the
+	// class (its storageClass entry, else global); empty means
+	// DefaultFilesystemOverhead. CDI inflates a Filesystem target by it.
+	FilesystemOverhead cdiv1.Percent
+	// NoPopulator is true when CDI will not use its clone populator: the
+	// class's provisioner has no CSIDriver object (in-tree or non-CSI
+	// storage), or the DataVolume says cdi.kubevirt.io/storage.usePopulator:
+	// "false" (datavolume/controller-base.go shouldUseCDIPopulator).
+	NoPopulator bool
+}
+
+// Input is everything the prediction reads.
+type Input struct {
+	// SourceName names the source PVC, for the message when it is missing.
+	SourceName string
+	// Source is nil when the source PVC does not exist.
+	Source *Source
+	Target Target
+	// CloneStrategyOverride is the CDI resource's spec.cloneStrategyOverride
+	// (cluster-wide; CDIConfig has no clone strategy).
+	CloneStrategyOverride *cdiv1.CDICloneStrategy
+	// SnapshotClasses are the cluster's VolumeSnapshotClasses.
+	SnapshotClasses []VolumeSnapshotClass
+}
+
+// Plan is CDI's choice.
+type Plan struct {
+	// Strategy is what CDI records in the target PVC's
+	// cdi.kubevirt.io/cloneType: csi-clone, snapshot or copy. Empty when it
+	// picks none (Blocked).
+	Strategy cdiv1.CDICloneStrategy
+	// Via says where CDI took the strategy from, for messages.
+	Via string
+	// Fallback is set when CDI falls back to copy.
+	Fallback *Fallback
+	// Blocked is why CDI picks no strategy yet.
+	Blocked *Blocked
+	// Fixes are what would make CDI use a CSI clone or a snapshot, or get
+	// it unblocked; empty when it already does.
+	Fixes []string
+}
+
+// Fallback is a host-assisted fallback as CDI records it.
+type Fallback struct {
+	// Reason is the Warning event's reason (Reason* constants).
+	Reason string
+	// Message is the cdi.kubevirt.io/cloneFallbackReason annotation.
+	Message string
+}
+
+// Blocked is why CDI computes no strategy.
+type Blocked struct {
+	// Reason is CDI's condition reason (Reason* constants).
+	Reason string
+	// Message is CDI's condition message.
+	Message string
+	// Waits is true when CDI retries and it resolves without anyone acting.
+	Waits bool
+}
+
+// HostAssisted reports whether CDI copies over the pod network.
+func (p Plan) HostAssisted() bool { return p.Strategy == cdiv1.CloneStrategyHostAssisted }
+
+// Predict follows CDI from the DataVolume to the strategy, in CDI's order:
+// render the target PVC (datavolume/util.go), check the source and the clone
+// (pvc-clone-controller.go syncClone), pick the populator or the legacy
+// host-assisted path (controller-base.go shouldUseCDIPopulator), then the
+// planner (clone/planner.go computeStrategyForSourcePVC).
+func Predict(in Input) Plan {
+	t := in.Target
+	mode, blocked := renderVolumeMode(t)
+	if blocked != nil {
+		return blockedPlan(blocked, claimFix(t, blocked))
+	}
+	if blocked := checkSize(t.Size); blocked != nil {
+		return blockedPlan(blocked, "request at least 1Mi")
+	}
+	src := in.Source
+	if src == nil {
+		return blockedPlan(&Blocked{Reason: ReasonCloneWithoutSource, Message: fmt.Sprintf("The source pvc %s doesn't exist", in.SourceName), Waits: true},
+			fmt.Sprintf("create PVC %s (CDI clones as soon as it exists)", in.SourceName))
+	}
+	if blocked := validateClone(src, t); blocked != nil {
+		return blockedPlan(blocked, "request at least the source's size")
+	}
+	if t.NoPopulator || t.StorageClass == nil {
+		return noPopulatorPlan(t)
+	}
+	request := targetRequest(t, mode)
+	if !measuredByCDI(src, mode) {
+		if blocked := validateSourceSize(src, request); blocked != nil {
+			return blockedPlan(blocked, "request at least the source's size")
+		}
+	}
+
+	strategy, via := chooseStrategy(in)
+	plan := Plan{Strategy: strategy, Via: via}
+	driver := commonDriver(src, t.StorageClass)
+	switch strategy {
+	case cdiv1.CloneStrategyHostAssisted:
+		plan.Fixes = copyChosenFixes(in, driver)
+		return plan
+	case cdiv1.CloneStrategySnapshot:
+		if _, blocked, fix := snapshotClass(in, driver); blocked != nil {
+			return blockedPlan(blocked, fix)
+		} else if fix != "" {
+			return fallbackPlan(plan, ReasonNoVolumeSnapshotClass, MessageNoVolumeSnapshotClass, fix)
+		}
+	case cdiv1.CloneStrategyCsiClone:
+	default:
+		// planner.go Plan: a strategy CDI does not know (a bad
+		// cdi.kubevirt.io/clone-strategy annotation on the class) errors.
+		return blockedPlan(&Blocked{Reason: ReasonError, Message: fmt.Sprintf("unknown strategy/source %s", strategy)},
+			fmt.Sprintf("set StorageProfile %s spec.cloneStrategy, or the StorageClass's cdi.kubevirt.io/clone-strategy annotation, to csi-clone, snapshot or copy", t.StorageClass.Name))
+	}
+	return advancedChecks(plan, src, t, mode, driver, request)
+}
+
+// advancedChecks is planner.go validateAdvancedClonePVC: a CSI clone or a
+// snapshot needs one CSI driver, one volume mode and, to grow, a class that
+// allows expansion.
+func advancedChecks(plan Plan, src *Source, t Target, mode corev1.PersistentVolumeMode, driver string, request *resource.Quantity) Plan {
+	if driver == "" {
+		return fallbackPlan(plan, ReasonIncompatibleProvisioners, MessageIncompatibleProvisioners,
+			fmt.Sprintf("clone within one CSI driver: the source is on %s, the target on StorageClass %s (provisioner %s)", sourceDriverText(src), t.StorageClass.Name, t.StorageClass.Provisioner))
+	}
+	if srcMode := resolveMode(src.VolumeMode); srcMode != mode {
+		return fallbackPlan(plan, ReasonIncompatibleVolumeModes, MessageIncompatibleVolumeModes,
+			fmt.Sprintf("give the target the source's volume mode %s (spec.storage.volumeMode, or the first claimPropertySets entry of StorageProfile %s), not %s", srcMode, t.StorageClass.Name, mode))
+	}
+	if src.Capacity == nil {
+		// The source has no status.capacity before it is bound: an error,
+		// not a fallback; the populator retries with back-off.
+		return blockedPlan(&Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true}, "")
+	}
+	if request != nil && src.Capacity.Cmp(*request) < 0 && !allowsExpansion(t.StorageClass) {
+		return fallbackPlan(plan, ReasonNoVolumeExpansion, MessageNoVolumeExpansion,
+			fmt.Sprintf("set allowVolumeExpansion: true on StorageClass %s, or request the source DataVolume's size so that the clone (%s requested) need not grow past the source's %s", t.StorageClass.Name, request.String(), src.Capacity.String()))
+	}
+	return plan
+}
+
+// chooseStrategy is planner.go computeStrategyForSourcePVC: the CDI
+// resource's override, else the target class's StorageProfile
+// status.cloneStrategy, else snapshot.
+func chooseStrategy(in Input) (cdiv1.CDICloneStrategy, string) {
+	if in.CloneStrategyOverride != nil {
+		return *in.CloneStrategyOverride, "the CDI resource's spec.cloneStrategyOverride"
+	}
+	name := in.Target.StorageClass.Name
+	p := in.Target.Profile
+	switch {
+	case p == nil:
+		return cdiv1.CloneStrategySnapshot, fmt.Sprintf("CDI's default, snapshot (no StorageProfile %s)", name)
+	case p.Status.CloneStrategy == nil:
+		return cdiv1.CloneStrategySnapshot, fmt.Sprintf("CDI's default, snapshot (StorageProfile %s states no cloneStrategy)", name)
+	}
+	return *p.Status.CloneStrategy, fmt.Sprintf("StorageProfile %s status.cloneStrategy", name)
+}
+
+// copyChosenFixes explains a copy CDI was told to make: no fallback reason
+// is recorded for it, because nothing fell back.
+func copyChosenFixes(in Input, driver string) []string {
+	if in.CloneStrategyOverride != nil {
+		return []string{"remove spec.cloneStrategyOverride from the CDI resource: it makes every clone in the cluster a host-assisted copy"}
+	}
+	name := in.Target.StorageClass.Name
+	d := in.Target.StorageClass.Provisioner
+	if driver != "" {
+		d = driver
+	}
+	// storageprofile-controller.go reconcileCloneStrategy writes copy from
+	// spec.cloneStrategy, the class's cdi.kubevirt.io/clone-strategy
+	// annotation, or a class with no VolumeSnapshotClass for its driver.
+	return []string{fmt.Sprintf("set spec.cloneStrategy on StorageProfile %s to csi-clone (if driver %s supports volume cloning) or snapshot (with a VolumeSnapshotClass for driver %s); CDI sets status.cloneStrategy to copy from spec.cloneStrategy, the StorageClass's cdi.kubevirt.io/clone-strategy annotation, or when no VolumeSnapshotClass exists for the driver", name, d, d)}
+}
+
+// snapshotClass is clone/common.go GetCompatibleVolumeSnapshotClass and
+// common/util.go GetVolumeSnapshotClass: a VolumeSnapshotClass for the
+// driver both PVCs share. A class both StorageProfiles name is taken by
+// name; otherwise the driver's default-annotated class, else the first by
+// name. It returns the class, or why there is none: a blocking error, or a
+// fix for the fallback (fix non-empty, class empty).
+func snapshotClass(in Input, driver string) (string, *Blocked, string) {
+	if driver == "" {
+		return "", nil, fmt.Sprintf("clone within one CSI driver: the source is on %s, the target on StorageClass %s (provisioner %s); CDI needs a VolumeSnapshotClass of the driver both share", sourceDriverText(in.Source), in.Target.StorageClass.Name, in.Target.StorageClass.Provisioner)
+	}
+	if name := commonSnapshotClassName(in.Source, in.Target); name != "" {
+		for _, c := range in.SnapshotClasses {
+			if c.Name != name {
+				continue
+			}
+			if c.Driver == driver {
+				return name, nil, ""
+			}
+			return "", nil, fmt.Sprintf("VolumeSnapshotClass %s, which the StorageProfiles name in status.snapshotClass, belongs to driver %s, not %s: set spec.snapshotClass on the StorageProfiles to a VolumeSnapshotClass of driver %s", name, c.Driver, driver, driver)
+		}
+		return "", &Blocked{Reason: ReasonError, Message: fmt.Sprintf("volumesnapshotclasses.snapshot.storage.k8s.io %q not found", name)},
+			fmt.Sprintf("create VolumeSnapshotClass %s for driver %s, or set spec.snapshotClass on the StorageProfiles to one that exists", name, driver)
+	}
+	var candidates []string
+	for _, c := range in.SnapshotClasses {
+		if c.Driver != driver {
+			continue
+		}
+		if c.Default {
+			return c.Name, nil, ""
+		}
+		candidates = append(candidates, c.Name)
+	}
+	if len(candidates) > 0 {
+		sort.Strings(candidates)
+		return candidates[0], nil, ""
+	}
+	return "", nil, fmt.Sprintf("create a VolumeSnapshotClass for driver %s, or set spec.cloneStrategy: csi-clone on StorageProfile %s if the driver supports volume cloning", driver, in.Target.StorageClass.Name)
+}
+
+// commonSnapshotClassName is clone/common.go getCommonSnapshotClass: the
+// status.snapshotClass both StorageProfiles state, when they state the same.
+func commonSnapshotClassName(src *Source, t Target) string {
+	if src.StorageClass == nil || src.Profile == nil || t.Profile == nil {
+		return ""
+	}
+	a, b := src.Profile.Status.SnapshotClass, t.Profile.Status.SnapshotClass
+	if a == nil || b == nil || *a != *b {
+		return ""
+	}
+	return *a
+}
+
+// commonDriver is clone/common.go GetCommonDriver: the source's PV driver,
+// else its class's provisioner, must equal the target class's provisioner
+// (the target is not bound yet while CDI plans). Empty when they differ or
+// the source has neither.
+func commonDriver(src *Source, target *storagev1.StorageClass) string {
+	d := src.CSIDriver
+	if d == "" {
+		if src.StorageClass == nil {
+			return ""
+		}
+		d = src.StorageClass.Provisioner
+	}
+	if d != target.Provisioner {
+		return ""
+	}
+	return d
+}
+
+func sourceDriverText(src *Source) string {
+	switch {
+	case src.CSIDriver != "":
+		return "driver " + src.CSIDriver
+	case src.StorageClass != nil:
+		return fmt.Sprintf("StorageClass %s (provisioner %s)", src.StorageClass.Name, src.StorageClass.Provisioner)
+	}
+	return "no StorageClass CDI can find"
+}
+
+// noPopulatorPlan is the legacy path: without the clone populator the
+// DataVolume controller marks the target host-assisted
+// (pvc-clone-controller.go syncClone, clone-controller-base.go
+// fallbackToHostAssisted).
+func noPopulatorPlan(t Target) Plan {
+	fix := "use a StorageClass whose provisioner is a CSI driver with a CSIDriver object, and leave cdi.kubevirt.io/storage.usePopulator unset on the DataVolume; CDI plans CSI clones and snapshots only through its clone populator"
+	switch {
+	case t.StorageClass == nil && t.StorageClassName != "":
+		fix = fmt.Sprintf("create StorageClass %s, or name one that exists; CDI plans CSI clones and snapshots only for a class it can read", t.StorageClassName)
+	case t.StorageClass == nil:
+		fix = "name a StorageClass, or mark a default one CDI reads; CDI plans CSI clones and snapshots only for a class it can read"
+	}
+	return fallbackPlan(Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "the DataVolume controller (no clone populator)"}, ReasonNoPopulator, MessageNoPopulator, fix)
+}
+
+func fallbackPlan(p Plan, reason, message, fix string) Plan {
+	p.Strategy = cdiv1.CloneStrategyHostAssisted
+	p.Fallback = &Fallback{Reason: reason, Message: message}
+	p.Fixes = []string{fix}
+	return p
+}
+
+func blockedPlan(b *Blocked, fix string) Plan {
+	p := Plan{Blocked: b}
+	if fix != "" {
+		p.Fixes = []string{fix}
+	}
+	return p
+}
+
+// renderVolumeMode is datavolume/util.go
+// renderPvcSpecVolumeModeAndAccessModesAndStorageClass: the target's volume
+// mode, filled from the StorageProfile's claimPropertySets when the
+// DataVolume leaves it out, or why CDI cannot build the PVC.
+func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
+	claimNotValid := func(msg string, waits bool) *Blocked {
+		return &Blocked{Reason: ReasonErrClaimNotValid, Message: msg, Waits: waits}
+	}
+	if t.StorageClass == nil {
+		if len(t.AccessModes) == 0 {
+			return "", claimNotValid("PVC spec is missing accessMode and no storageClass to choose profile", false)
+		}
+		return resolveMode(t.VolumeMode), nil
+	}
+	name := t.StorageClass.Name
+	// CDI's StorageProfile controller creates the profile shortly after the
+	// class; until then the lookup fails and CDI retries.
+	notFound := fmt.Sprintf("storageprofiles.cdi.kubevirt.io %q not found", name)
+	hasMode := t.VolumeMode != nil && *t.VolumeMode != ""
+	switch {
+	case hasMode && len(t.AccessModes) > 0:
+		return resolveMode(t.VolumeMode), nil
+	case t.Profile == nil && len(t.AccessModes) == 0 && hasMode:
+		return "", claimNotValid(fmt.Sprintf("no accessMode specified and cannot get StorageProfile %s: %s", name, notFound), true)
+	case t.Profile == nil:
+		return "", claimNotValid("cannot get StorageProfile: "+notFound, true)
+	}
+	sets := t.Profile.Status.ClaimPropertySets
+	switch {
+	case !hasMode && len(t.AccessModes) == 0:
+		// getDefaultVolumeAndAccessMode: the first set, which must list
+		// access modes.
+		if len(sets) > 0 && len(sets[0].AccessModes) > 0 {
+			return resolveMode(sets[0].VolumeMode), nil
+		}
+		return "", claimNotValid(fmt.Sprintf("no accessMode specified in StorageProfile %s", name), false)
+	case !hasMode:
+		// getDefaultVolumeMode: the first set sharing an access mode; none
+		// falls back to the Kubernetes default, Filesystem.
+		for _, cps := range sets {
+			for _, a := range cps.AccessModes {
+				for _, want := range t.AccessModes {
+					if a == want {
+						return resolveMode(cps.VolumeMode), nil
+					}
+				}
+			}
+		}
+		return corev1.PersistentVolumeFilesystem, nil
+	}
+	// getDefaultAccessModes: a set of the requested volume mode with access
+	// modes.
+	for _, cps := range sets {
+		if cps.VolumeMode != nil && *cps.VolumeMode == *t.VolumeMode && len(cps.AccessModes) > 0 {
+			return *t.VolumeMode, nil
+		}
+	}
+	return "", claimNotValid(fmt.Sprintf("no matching accessMode specified in StorageProfile %s", name), false)
+}
+
+func claimFix(t Target, b *Blocked) string {
+	switch {
+	case b.Waits:
+		return ""
+	case t.StorageClass == nil:
+		return "name an existing StorageClass, or mark one as default with storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class (CDI ignores the beta annotation)"
+	}
+	return fmt.Sprintf("set spec.claimPropertySets (accessModes and volumeMode) on StorageProfile %s, or set accessModes and volumeMode on the DataVolume", t.StorageClass.Name)
+}
+
+// checkSize is datavolume/util.go renderPvcSpecVolumeSize's floor.
+func checkSize(size *resource.Quantity) *Blocked {
+	if size != nil && size.Value() < 1<<20 {
+		return &Blocked{Reason: ReasonErrClaimNotValid, Message: "PVC Spec is not valid - storage size should be at least 1MiB"}
+	}
+	return nil
+}
+
+// validateClone is pvc-clone-controller.go validateClone for a
+// spec.storage DataVolume: it compares sizes only for a Block source, and
+// then the requested size itself (not inflated) with the source's request.
+func validateClone(src *Source, t Target) *Blocked {
+	if t.Size == nil || resolveMode(src.VolumeMode) != corev1.PersistentVolumeBlock {
+		return nil
+	}
+	if msg := compareRequests(src.Request, effectiveSize(*t.Size, t.Profile)); msg != "" {
+		return &Blocked{Reason: ReasonCloneValidationFailed, Message: "The clone doesn't meet the validation requirements: " + msg}
+	}
+	return nil
+}
+
+// validateSourceSize is planner.go validateSourcePVC: the target PVC's
+// request, as rendered, against the source's. A target sized by CDI from
+// the source (nil request) passes.
+func validateSourceSize(src *Source, request *resource.Quantity) *Blocked {
+	if request == nil {
+		return nil
+	}
+	if msg := compareRequests(src.Request, *request); msg != "" {
+		return &Blocked{Reason: ReasonError, Message: msg}
+	}
+	return nil
+}
+
+// measuredByCDI reports whether CDI measures the source image before it
+// creates a Block target from a Filesystem source
+// (pvc-clone-controller.go detectCloneSize) and then marks the clone
+// cdi.kubevirt.io/permissiveClone whenever the requested size holds the
+// image, which makes the planner skip its size check (planner.go
+// validateSourcePVC). The image size is not an input, so the check is not
+// predicted; the volume modes differ anyway, which decides the fallback.
+func measuredByCDI(src *Source, mode corev1.PersistentVolumeMode) bool {
+	return resolveMode(src.VolumeMode) == corev1.PersistentVolumeFilesystem && mode == corev1.PersistentVolumeBlock
+}
+
+// compareRequests is common/util.go ValidateRequestedCloneSize.
+func compareRequests(source *resource.Quantity, target resource.Quantity) string {
+	if source == nil {
+		return "source/target missing storage resource requests"
+	}
+	if source.Value() > target.Value() {
+		return fmt.Sprintf("target resources requests storage size is smaller than the source %d < %d", target.Value(), source.Value())
+	}
+	return ""
+}
+
+// targetRequest is the target PVC's storage request as the DataVolume
+// controller renders it (datavolume/util.go renderPvcSpecVolumeSize): a
+// Filesystem volume is inflated by the filesystem overhead
+// (common/util.go InflateSizeWithOverhead, util.GetRequiredSpace), then
+// raised to the profile's minimum supported size.
+func targetRequest(t Target, mode corev1.PersistentVolumeMode) *resource.Quantity {
+	if t.Size == nil {
+		return nil
+	}
+	bytes := t.Size.Value()
+	if mode == corev1.PersistentVolumeFilesystem {
+		overhead := t.FilesystemOverhead
+		if overhead == "" {
+			overhead = DefaultFilesystemOverhead
+		}
+		// CDI ignores a malformed overhead the same way: ParseFloat's
+		// error is dropped and 0 is used.
+		f, _ := strconv.ParseFloat(string(overhead), 64)
+		const block = 1 << 20
+		aligned := int64(math.Ceil(float64(bytes)/float64(block))) * block
+		bytes = int64(math.Ceil(float64(aligned) * (1 + f)))
+	}
+	// CDI builds the quantity in decimal notation; binary notation has the
+	// same value and reads as the size the user wrote.
+	q := effectiveSize(*resource.NewQuantity(bytes, resource.BinarySI), t.Profile)
+	return &q
+}
+
+// effectiveSize is common/util.go GetEffectiveVolumeSize: at least the
+// StorageProfile's minimum supported PVC size, when it states a valid one.
+func effectiveSize(size resource.Quantity, p *cdiv1.StorageProfile) resource.Quantity {
+	if p == nil {
+		return size
+	}
+	if v, ok := p.Annotations[AnnMinimumSupportedPVCSize]; ok {
+		if floor, err := resource.ParseQuantity(v); err == nil && size.Cmp(floor) < 0 {
+			return floor
+		}
+	}
+	return size
+}
+
+func allowsExpansion(sc *storagev1.StorageClass) bool {
+	return sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
+}
+
+// resolveMode is CDI's util.ResolveVolumeMode: anything but Block is
+// Filesystem.
+func resolveMode(m *corev1.PersistentVolumeMode) corev1.PersistentVolumeMode {
+	if m != nil && *m == corev1.PersistentVolumeBlock {
+		return corev1.PersistentVolumeBlock
+	}
+	return corev1.PersistentVolumeFilesystem
+}
