@@ -181,6 +181,7 @@ func TestCompose(t *testing.T) {
 		"usage-" + builtinKMT + "-pvc ready=False",
 	}
 
+	allowCopy := func(c *config.Config) { c.AllowHostAssistedCopy = true }
 	cases := map[string]struct {
 		reason   string
 		xr       *composite.Unstructured
@@ -189,6 +190,37 @@ func TestCompose(t *testing.T) {
 		config   func(*config.Config)
 		want     summary
 	}{
+		"CloneIntoLargerDiskOnClassWithoutExpansionIsHeld": {
+			reason: "A 20Gi worker cloned from a 6Gi golden needs a class that can expand; CDI would fall back to a host-assisted copy (NoVolumeExpansion), so the new template is held.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  cdiWorld(false, "csi-clone"),
+			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
+		"CloneIntoLargerDiskOnExpandableClassIsComposed": {
+			reason: "With allowVolumeExpansion CDI plans a CSI clone and grows it; the template is composed.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  cdiWorld(true, "csi-clone"),
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"DiskOfTheGoldensSizeNeedsNoExpansion": {
+			reason: "A worker disk no larger than the golden's capacity is a CSI clone even on a class that cannot expand.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "diskSize": "6Gi"}),
+			world:  cdiWorld(false, "csi-clone"),
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"SnapshotStrategyWithoutSnapshotClassIsHeld": {
+			reason: "The snapshot strategy needs a VolumeSnapshotClass of the driver; without one CDI copies (NoVolumeSnapshotClass).",
+			xr:     nodePoolXR(builtinSpec),
+			world:  cdiWorld(true, "snapshot"),
+			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
+		"HostAssistedCopyAcceptedOnPurpose": {
+			reason: "clonePreflight.allowHostAssistedCopy lets the template through; CloneHealthy reports the copies later.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  cdiWorld(false, "csi-clone"),
+			config: allowCopy,
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
 		"NewBuiltinPoolComposesTemplateAndWaitsForCloneGrant": {
 			reason: "A namespace's first pool composes its template (which makes the catalog bind the namespace) and its Usages, but no MachineDeployment until the VM service account may clone.",
 			xr:     nodePoolXR(builtinSpec),
@@ -334,7 +366,7 @@ func TestCompose(t *testing.T) {
 		"GoldenThatExistsOnlyAsPVCIsReady": {
 			reason: "A PVC without a DataVolume is a populated source; its class and size are read from the PVC.",
 			xr:     nodePoolXR(builtinSpec),
-			world:  worldFixture{goldenPVC: goldenPVC("replicated", "6Gi")},
+			world:  worldFixture{goldenPVC: goldenPVC("replicated", "6Gi"), classes: defaultClass},
 		},
 		"CrossClassCloneIsHeld": {
 			reason: "A pool declaring another class than its golden's is held, naming both classes and the remedies.",
@@ -361,8 +393,8 @@ func TestCompose(t *testing.T) {
 			xr:     nodePoolXR(builtinSpec),
 			world:  withClasses(succeeded, "replicated", storageclass.AnnDefault),
 		},
-		"ClassResolvedFromBetaDefault": {
-			reason: "Without GA or virtualization defaults, the beta default class is used.",
+		"BetaDefaultIsNoDefaultForCDI": {
+			reason: "CDI reads only the GA and virtualization default annotations: with only a beta default, CDI cannot build a worker disk without a class (ErrClaimNotValid), so the new template is held with the fix.",
 			xr:     nodePoolXR(builtinSpec),
 			world:  withClasses(succeeded, "replicated", storageclass.AnnBetaDefault),
 		},
@@ -484,6 +516,32 @@ func TestCompose(t *testing.T) {
 			checkGolden(t, name, render(t, out))
 		})
 	}
+}
+
+// cdiWorld is a Succeeded 6Gi golden on Block class "replicated" as CDI
+// shows it: the PVC bound with its capacity, the class's StorageProfile with
+// its clone strategy and claim property sets, and the class allowing volume
+// expansion or not.
+func cdiWorld(expandable bool, strategy string) worldFixture {
+	w := succeeded
+	w.goldenPVC = obj("v1", "PersistentVolumeClaim", "cozy-public", fxGolden, map[string]any{
+		"spec":   map[string]any{"storageClassName": "replicated", "volumeMode": "Block", "resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}},
+		"status": map[string]any{"phase": "Bound", "capacity": map[string]any{"storage": "6Gi"}},
+	})
+	sc := storageClassObj("replicated", "2025-06-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"})
+	if expandable {
+		sc.Object["allowVolumeExpansion"] = true
+	}
+	w.classes = []*unstructuredT{sc}
+	w.profiles = []*unstructuredT{obj("cdi.kubevirt.io/v1beta1", "StorageProfile", "", "replicated", map[string]any{
+		"status": map[string]any{
+			"storageClass":      "replicated",
+			"provisioner":       "csi.example.com",
+			"cloneStrategy":     strategy,
+			"claimPropertySets": []any{map[string]any{"accessModes": []any{"ReadWriteMany"}, "volumeMode": "Block"}},
+		},
+	})}
+	return w
 }
 
 func withClasses(w worldFixture, name, annotation string) worldFixture {

@@ -12,6 +12,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -340,33 +341,6 @@ func dv(phase cdiv1.DataVolumePhase, restarts int32, running corev1.ConditionSta
 	return d
 }
 
-func TestGoldenStateOf(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		dv     *cdiv1.DataVolume
-		pvc    *corev1.PersistentVolumeClaim
-		want   goldenCondition
-	}{
-		"NeitherIsMissing":       {reason: "No DataVolume and no PVC.", want: goldenMissing},
-		"PVCOnlyIsReady":         {reason: "A PVC no DataVolume owns is populated.", pvc: &corev1.PersistentVolumeClaim{}, want: goldenReady},
-		"SucceededIsReady":       {reason: "Succeeded is ready.", dv: dv(cdiv1.Succeeded, 0, ""), want: goldenReady},
-		"FailedIsFailed":         {reason: "Failed is terminal.", dv: dv(cdiv1.Failed, 0, ""), want: goldenFailed},
-		"InProgressIsImporting":  {reason: "An import in progress.", dv: dv(cdiv1.ImportInProgress, 0, ""), want: goldenImporting},
-		"EmptyPhaseIsImporting":  {reason: "No phase yet.", dv: dv("", 0, ""), want: goldenImporting},
-		"RestartLoopIsFailing":   {reason: "Three restarts with Running=False.", dv: dv(cdiv1.ImportInProgress, 3, corev1.ConditionFalse), want: goldenFailing},
-		"RestartsWhileRunning":   {reason: "Restarts with the importer running again are still importing.", dv: dv(cdiv1.ImportInProgress, 5, corev1.ConditionTrue), want: goldenImporting},
-		"TwoRestartsIsImporting": {reason: "Fewer than three restarts is still importing.", dv: dv(cdiv1.ImportInProgress, 2, corev1.ConditionFalse), want: goldenImporting},
-		"SucceededAfterRestarts": {reason: "A golden that succeeded after restarts is ready.", dv: dv(cdiv1.Succeeded, 7, corev1.ConditionFalse), want: goldenReady},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, goldenStateOf(tc.dv, tc.pvc)); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 var fxImage = image{
 	Source: SourceClone, SchematicID: setting{Value: "abc"}, Version: setting{Value: "v1.13.6"},
 	GoldenNamespace: "cozy-public", GoldenName: "talos-worker-abc-v1.13.6",
@@ -379,25 +353,36 @@ func TestGateOnGolden(t *testing.T) {
 		}
 		return h.Reason
 	}
+	claimNotValid := &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Conditions: []cdiv1.DataVolumeCondition{
+		{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"},
+		{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"},
+	}}}
 	cases := map[string]struct {
 		reason string
+		// dv is the golden's DataVolume; nil with pvc false is a missing golden.
 		dv     *cdiv1.DataVolume
-		state  goldenCondition
+		pvc    bool
 		cloned bool
 		want   string
 	}{
-		"ReadyOpens":                 {reason: "A ready golden opens the gate.", state: goldenReady},
-		"MissingHolds":               {reason: "A missing golden holds a pool that never cloned it.", state: goldenMissing, want: ReasonGoldenMissing},
-		"ImportingHolds":             {reason: "An importing golden holds.", dv: dv(cdiv1.ImportInProgress, 0, ""), state: goldenImporting, want: ReasonGoldenImporting},
-		"FailingHolds":               {reason: "A restart-looping golden holds.", dv: dv(cdiv1.ImportInProgress, 4, corev1.ConditionFalse), state: goldenFailing, want: ReasonGoldenFailing},
-		"FailedHolds":                {reason: "A failed golden holds.", dv: dv(cdiv1.Failed, 0, ""), state: goldenFailed, want: ReasonGoldenFailed},
-		"ClonedPoolIgnoresMissing":   {reason: "A pool that cloned is never blocked by a missing golden.", state: goldenMissing, cloned: true},
-		"ClonedPoolIgnoresFailed":    {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), state: goldenFailed, cloned: true},
-		"ClonedPoolIgnoresImporting": {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), state: goldenImporting, cloned: true},
+		"ReadyOpens":                  {reason: "A ready golden opens the gate.", dv: dv(cdiv1.Succeeded, 0, "")},
+		"PVCOnlyOpens":                {reason: "A PVC no DataVolume owns is a populated source.", pvc: true},
+		"MissingHolds":                {reason: "A missing golden holds a pool that never cloned it.", want: ReasonGoldenMissing},
+		"ImportingHolds":              {reason: "An importing golden holds.", dv: dv(cdiv1.ImportInProgress, 0, ""), want: ReasonGoldenImporting},
+		"FailingHolds":                {reason: "A restart-looping golden holds.", dv: dv(cdiv1.ImportInProgress, 4, corev1.ConditionFalse), want: ReasonGoldenFailing},
+		"FailedHolds":                 {reason: "A failed golden holds.", dv: dv(cdiv1.Failed, 0, ""), want: ReasonGoldenFailed},
+		"PermanentErrorHoldsAsFailed": {reason: "ErrClaimNotValid with an empty phase never progresses: it is a failure, not an import.", dv: claimNotValid, want: ReasonGoldenFailed},
+		"ClonedPoolIgnoresMissing":    {reason: "A pool that cloned is never blocked by a missing golden.", cloned: true},
+		"ClonedPoolIgnoresFailed":     {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), cloned: true},
+		"ClonedPoolIgnoresImporting":  {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), cloned: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, tc.dv, tc.state, tc.cloned))); diff != "" {
+			var pvc *corev1.PersistentVolumeClaim
+			if tc.pvc {
+				pvc = &corev1.PersistentVolumeClaim{}
+			}
+			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, pvc), tc.cloned))); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -405,7 +390,7 @@ func TestGateOnGolden(t *testing.T) {
 }
 
 func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
-	got := gateOnGolden(fxPoolID, fxImage, nil, goldenMissing, false)
+	got := gateOnGolden(fxPoolID, fxImage, cdistate.Of(nil, nil), false)
 	want := &hold{Reason: ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
@@ -551,15 +536,13 @@ func TestCloneHealth(t *testing.T) {
 		want   string
 	}{
 		"HealthyDisks": {reason: "No problem, healthy.", want: "True/NoCloneProblems"},
-		"PhaseCloneWithoutSource": {
-			reason: "A worker DataVolume in CloneWithoutSource is reported.",
-			dvs:    []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: "CloneWithoutSource"}}},
-			want:   "False/CloneWithoutSource",
-		},
 		"ConditionCloneWithoutSource": {
-			reason: "The same reason on a condition is reported.",
-			dvs:    []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Pending, Conditions: []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeBound, Reason: "CloneWithoutSource"}}}}},
-			want:   "False/CloneWithoutSource",
+			reason: "CDI sets CloneWithoutSource as the reason of Bound and Ready, the phase unchanged; it is reported.",
+			dvs: []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Pending, Conditions: []cdiv1.DataVolumeCondition{
+				{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "CloneWithoutSource"},
+				{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse, Reason: "CloneWithoutSource"},
+			}}}},
+			want: "False/CloneWithoutSource",
 		},
 		"FallbackReason": {
 			reason: "A clone fallback reason on a PVC is a host-assisted copy.",
@@ -598,9 +581,9 @@ func TestRequirements(t *testing.T) {
 			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
-			reason: "A clone pool reads the golden by name, every StorageClass and the catalogs' clone RBAC by label.",
+			reason: "A clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig) and the catalogs' clone RBAC by label.",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqStorageClasses, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerPVCs, reqWorkerDVs},
 		},
 		"InvalidOSImageAsksNoGolden": {
 			reason: "An invalid osImage is not fatal on the first call; Compose reports it.",

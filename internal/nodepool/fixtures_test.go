@@ -113,6 +113,14 @@ func workerDV(name, phase string, golden bool) *unstructured.Unstructured {
 		l[labels.Golden] = fxGoldenHash
 	}
 	status := map[string]any{"phase": phase}
+	if phase == "CloneWithoutSource" {
+		// Not a phase: CDI sets it as the reason of Bound and Ready and
+		// leaves the phase as it was (pvc-clone-controller.go).
+		status = map[string]any{"phase": "CloneScheduled", "conditions": []any{
+			map[string]any{"type": "Bound", "status": "False", "reason": "CloneWithoutSource", "message": "The source pvc " + fxGolden + " doesn't exist"},
+			map[string]any{"type": "Ready", "status": "False", "reason": "CloneWithoutSource", "message": "The source pvc " + fxGolden + " doesn't exist"},
+		}}
+	}
 	return obj("cdi.kubevirt.io/v1beta1", "DataVolume", fxNamespace, name, map[string]any{
 		"labels": l,
 		"spec":   map[string]any{"source": map[string]any{"pvc": map[string]any{"namespace": defaults.GoldenNamespace, "name": fxGolden}}},
@@ -151,6 +159,8 @@ type worldFixture struct {
 	goldenDV, goldenPVC *unstructured.Unstructured
 	classes             []*unstructured.Unstructured
 	dvs, pvcs, sets     []*unstructured.Unstructured
+	// profiles are CDI StorageProfiles, snapshotClasses VolumeSnapshotClasses.
+	profiles, snapshotClasses []*unstructured.Unstructured
 	// ungranted leaves out the catalog's clone RBAC; by default the
 	// fixture namespace's VM service account may clone the fixture golden.
 	ungranted bool
@@ -188,6 +198,10 @@ func (w worldFixture) resolved() required.Resolved {
 		bindings, roles = append(bindings, rb), append(roles, cr)
 	}
 	return required.Resolved{
+		reqStorageProfiles:  orEmpty(w.profiles),
+		reqSnapshotClasses:  orEmpty(w.snapshotClasses),
+		reqCDI:              {},
+		reqCDIConfig:        {},
 		reqCloneBindings:    bindings,
 		reqCloneRoles:       roles,
 		reqGoldenDataVolume: one(w.goldenDV),

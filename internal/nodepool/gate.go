@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
@@ -32,12 +33,6 @@ const (
 	ReasonCloneNotAuthorized   = "CloneNotAuthorized"
 )
 
-// restartsFailing is how many importer restarts, with the importer not
-// running, make an import "failing". CDI reaches Failed only on fatal errors
-// (a checksum mismatch); an unreachable URL restarts the importer with
-// back-off forever while the phase stays in progress.
-const restartsFailing = 3
-
 // hold is why a gate holds the change back. A nil *hold is an open gate.
 type hold struct {
 	Reason  string
@@ -46,49 +41,6 @@ type hold struct {
 	// only the MachineDeployment: the templates are what makes the catalog
 	// grant the clone permission the held deployment waits for.
 	DeploymentOnly bool
-}
-
-// goldenCondition is what the golden's DataVolume and PVC say about it.
-type goldenCondition string
-
-const (
-	goldenMissing   goldenCondition = "Missing"
-	goldenImporting goldenCondition = "Importing"
-	goldenFailing   goldenCondition = "Failing"
-	goldenFailed    goldenCondition = "Failed"
-	goldenReady     goldenCondition = "Ready"
-)
-
-// goldenStateOf reads the golden. A PVC without a DataVolume is a valid
-// source: CDI treats a PVC no DataVolume owns as populated.
-func goldenStateOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) goldenCondition {
-	switch {
-	case dv == nil && pvc == nil:
-		return goldenMissing
-	case dv == nil:
-		return goldenReady
-	case dv.Status.Phase == cdiv1.Succeeded:
-		return goldenReady
-	case dv.Status.Phase == cdiv1.Failed:
-		return goldenFailed
-	case dv.Status.RestartCount >= restartsFailing && runningFalse(dv):
-		return goldenFailing
-	}
-	return goldenImporting
-}
-
-func runningFalse(dv *cdiv1.DataVolume) bool {
-	c := runningCondition(dv)
-	return c != nil && c.Status == corev1.ConditionFalse
-}
-
-func runningCondition(dv *cdiv1.DataVolume) *cdiv1.DataVolumeCondition {
-	for i := range dv.Status.Conditions {
-		if dv.Status.Conditions[i].Type == cdiv1.DataVolumeRunning {
-			return &dv.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // poolClone returns a worker DataVolume of this pool that finished cloning
@@ -191,48 +143,51 @@ func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *r
 }
 
 // gateOnGolden holds a new or changed clone template until its golden is
-// ready. A worker cloned from a golden that is still importing waits with it,
-// and one cloned from a failed golden waits forever; holding the template
-// keeps the running workers as they are instead. A pool that already has a
-// finished clone of this golden is never held: its disks exist, and a later
-// problem with the golden is not a reason to freeze the pool.
-func gateOnGolden(p pool, img image, dv *cdiv1.DataVolume, state goldenCondition, cloned bool) *hold {
-	if cloned || state == goldenReady {
+// ready, as cdistate reads CDI's phases and condition reasons. A worker
+// cloned from a golden that is still importing waits with it, and one
+// cloned from a failed golden waits forever; holding the template keeps the
+// running workers as they are instead. A pool that already has a finished
+// clone of this golden is never held: its disks exist, and a later problem
+// with the golden is not a reason to freeze the pool.
+func gateOnGolden(p pool, img image, st cdistate.State, cloned bool) *hold {
+	if cloned || st.Ready() {
 		return nil
 	}
 	golden := img.GoldenNamespace + "/" + img.GoldenName
-	switch state {
-	case goldenMissing:
+	switch st.Kind {
+	case cdistate.Missing:
 		return &hold{Reason: ReasonGoldenMissing, Message: fmt.Sprintf(
 			"Node pool %q clones golden image %q (schematicID %s, version %s), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.",
 			p.Ref(), golden, img.SchematicID.Value, img.Version.Value)}
-	case goldenFailed:
+	case cdistate.Failed, cdistate.Permanent:
+		// CDI will not get a Permanent golden any further either: both
+		// need someone to act (cdistate, docs/cdi-behaviour.md).
 		return &hold{Reason: ReasonGoldenFailed, Message: fmt.Sprintf(
-			"Node pool %q clones golden image %q, whose import failed (phase Failed); cloning it would block the pool's workers indefinitely, so the new worker template is held back. Check the importer pod in namespace %s, then delete the DataVolume so the catalog imports it again, or switch the pool to osImage.factory.",
-			p.Ref(), golden, img.GoldenNamespace)}
-	case goldenFailing:
-		reason := ""
-		if c := runningCondition(dv); c != nil && c.Reason != "" {
-			reason = fmt.Sprintf(", importer %s", c.Reason)
-		}
+			"Node pool %q clones golden image %q, which CDI will not import (phase %s%s); cloning it would block the pool's workers indefinitely, so the new worker template is held back. To fix it: %s; or switch the pool to osImage.factory.",
+			p.Ref(), golden, st.PhaseText(), cdiSays(st), st.Remedy())}
+	case cdistate.Failing:
 		return &hold{Reason: ReasonGoldenFailing, Message: fmt.Sprintf(
 			"Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
-			p.Ref(), golden, phaseOf(dv), dv.Status.RestartCount, reason, img.GoldenNamespace)}
+			p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), img.GoldenNamespace)}
 	}
 	progress := ""
-	if dv != nil && dv.Status.Progress != "" && dv.Status.Progress != "N/A" {
-		progress = ", " + string(dv.Status.Progress)
+	if st.Progress != "" {
+		progress = ", " + st.Progress
 	}
 	return &hold{Reason: ReasonGoldenImporting, Message: fmt.Sprintf(
 		"Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
-		p.Ref(), golden, phaseOf(dv), progress, img.GoldenNamespace)}
+		p.Ref(), golden, st.PhaseText(), progress, img.GoldenNamespace)}
 }
 
-func phaseOf(dv *cdiv1.DataVolume) string {
-	if dv == nil || dv.Status.Phase == "" {
-		return "<none>"
+// cdiSays quotes CDI's reason and message, when it gave one.
+func cdiSays(st cdistate.State) string {
+	switch {
+	case st.Reason != "" && st.Message != "":
+		return fmt.Sprintf(", CDI says %s: %q", st.Reason, st.Message)
+	case st.Reason != "":
+		return ", CDI says " + st.Reason
 	}
-	return string(dv.Status.Phase)
+	return ""
 }
 
 // gateOnStorageClass holds a clone across StorageClasses. Across classes CDI
@@ -295,11 +250,11 @@ type gateInput struct {
 // the first gate would have held), there is nothing to compare the class and
 // size with.
 func gateClone(in gateInput) *hold {
-	state := goldenStateOf(in.GoldenDV, in.GoldenPVC)
-	if h := gateOnGolden(in.Pool, in.Image, in.GoldenDV, state, in.Cloned); h != nil {
+	state := cdistate.Of(in.GoldenDV, in.GoldenPVC)
+	if h := gateOnGolden(in.Pool, in.Image, state, in.Cloned); h != nil {
 		return h
 	}
-	if state == goldenMissing {
+	if state.Kind == cdistate.Missing {
 		return nil
 	}
 	if h := gateOnStorageClass(in.Pool, in.Image, in.PoolClass, in.GoldenClass); h != nil {

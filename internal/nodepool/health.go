@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
@@ -14,13 +15,13 @@ import (
 // ConditionCloneHealthy reports how the pool's worker disks were cloned.
 const ConditionCloneHealthy = "CloneHealthy"
 
-// cloneWithoutSource is CDI's reason (event, and on some versions the phase or
-// a condition reason) for a clone whose source PVC does not exist. CDI waits
-// for the source forever without failing the DataVolume.
-const cloneWithoutSource = "CloneWithoutSource"
+// cloneWithoutSource is CDI's reason, on the Bound and Ready conditions, for
+// a clone whose source PVC does not exist; the phase is left as it was and
+// CDI waits for the source forever (pvc-clone-controller.go, cdistate).
+const cloneWithoutSource = cdistate.ReasonCloneWithoutSource
 
 // cloneTypeCopy is the cloneType CDI records for a host-assisted copy.
-const cloneTypeCopy = "copy"
+const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 
 // cloneHealth surfaces worker disks whose clone is stuck without a source or
 // fell back to a host-assisted copy. Neither fails anything in CDI, and both
@@ -59,13 +60,5 @@ func cloneHealth(p pool, dvs []cdiv1.DataVolume, pvcs []corev1.PersistentVolumeC
 }
 
 func isCloneWithoutSource(dv cdiv1.DataVolume) bool {
-	if string(dv.Status.Phase) == cloneWithoutSource {
-		return true
-	}
-	for _, c := range dv.Status.Conditions {
-		if c.Reason == cloneWithoutSource {
-			return true
-		}
-	}
-	return false
+	return cdistate.Of(&dv, nil).Kind == cdistate.WaitingForSource
 }

@@ -4,6 +4,7 @@ import (
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
@@ -24,6 +25,9 @@ type plan struct {
 	// Hold, when set, keeps every observed resource as it is and composes
 	// nothing new.
 	Hold *hold
+
+	// ClonePlan is CDI's predicted clone of a new template's worker disks.
+	ClonePlan cloneplan.Plan
 
 	SupportMatrix compose.Condition
 	CloneHealth   compose.Condition
@@ -100,6 +104,10 @@ func decide(r compose.Request) (plan, error) {
 	// already composed has nothing left to wait for.
 	if _, composed := pl.Observed.Owned[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
 		pl.Hold = gateClone(gate)
+		if pl.Hold == nil {
+			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
+			pl.Hold = gateOnClonePlan(p, img, pl.StorageClass.Name, pl.ClonePlan, r.Config.AllowHostAssistedCopy)
+		}
 	}
 	// The grant is checked whether or not the template is composed yet: a
 	// pool's first template is composed while its deployment waits.

@@ -26,6 +26,10 @@ const (
 	reqMachineSets      = "machinesets"
 	reqCloneBindings    = "clone-rolebindings"
 	reqCloneRoles       = "clone-clusterroles"
+	reqStorageProfiles  = "storageprofiles"
+	reqSnapshotClasses  = "volumesnapshotclasses"
+	reqCDI              = "cdi"
+	reqCDIConfig        = "cdiconfig"
 )
 
 // Cluster API identifiers.
@@ -60,6 +64,12 @@ func selectors(p pool, img image, cfg config.Config) required.Selectors {
 		// The default-class markers are annotations, not labels, so every
 		// class is read; there are few of them.
 		sel[reqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
+		// What CDI's clone planner decides from: few objects, all read.
+		everything := map[string]string{}
+		sel[reqStorageProfiles] = required.ByLabels(observed.CDIAPIVersion, observed.KindStorageProfile, "", everything)
+		sel[reqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
+		sel[reqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
+		sel[reqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
 		if cfg.WaitForCloneGrant {
 			// The catalogs' clone RBAC, by the label they carry: the
 			// RoleBindings of the golden namespace and their ClusterRoles.
@@ -85,6 +95,8 @@ type world struct {
 	// name; nil unless the grant is waited for.
 	CloneBindings []rbacv1.RoleBinding
 	CloneRoles    []rbacv1.ClusterRole
+	// Clone is what the clone pre-flight reads.
+	Clone cloneTarget
 	// Unreadable lists objects that could not be converted, sorted. They are
 	// reported and otherwise ignored.
 	Unreadable []string
@@ -95,6 +107,7 @@ type world struct {
 // namespace is not honoured by every caller (crossplane render ignores it).
 func readWorld(p pool, img image, got required.Resolved) world {
 	w := world{}
+	cdiName := ""
 	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
 
 	for _, u := range got[reqGoldenDataVolume] {
@@ -174,6 +187,38 @@ func readWorld(p pool, img image, got required.Resolved) world {
 			w.CloneRoles = append(w.CloneRoles, cr)
 		}
 	}
+	for _, u := range got[reqStorageProfiles] {
+		if sp, err := observed.StorageProfile(u); err != nil {
+			bad(err)
+		} else {
+			w.Clone.Profiles = append(w.Clone.Profiles, *sp)
+		}
+	}
+	for _, u := range got[reqSnapshotClasses] {
+		if vsc, err := observed.VolumeSnapshotClass(u); err != nil {
+			bad(err)
+		} else {
+			w.Clone.SnapshotClasses = append(w.Clone.SnapshotClasses, vsc)
+		}
+	}
+	for _, u := range got[reqCDI] {
+		// One CDI resource runs a cluster; should there be more, the first
+		// by name decides, whatever order they came in.
+		if c, err := observed.CDI(u); err != nil {
+			bad(err)
+		} else if cdiName == "" || c.Name < cdiName {
+			w.Clone.Override, cdiName = c.Spec.CloneStrategyOverride, c.Name
+		}
+	}
+	for _, u := range got[reqCDIConfig] {
+		if c, err := observed.CDIConfig(u); err != nil {
+			bad(err)
+		} else if c.Status.FilesystemOverhead != nil {
+			w.Clone.Overhead = c.Status.FilesystemOverhead
+		}
+	}
+	sort.Slice(w.Clone.Profiles, func(i, j int) bool { return w.Clone.Profiles[i].Name < w.Clone.Profiles[j].Name })
+	sort.Slice(w.Clone.SnapshotClasses, func(i, j int) bool { return w.Clone.SnapshotClasses[i].Name < w.Clone.SnapshotClasses[j].Name })
 	sort.Slice(w.CloneBindings, func(i, j int) bool { return w.CloneBindings[i].Name < w.CloneBindings[j].Name })
 	sort.Slice(w.CloneRoles, func(i, j int) bool { return w.CloneRoles[i].Name < w.CloneRoles[j].Name })
 	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
