@@ -225,6 +225,16 @@ type ClonePreflightOptions struct {
 	// reported by the CloneHealthy condition instead of holding the pool.
 	// +optional
 	AllowHostAssistedCopy bool `json:"allowHostAssistedCopy,omitempty"`
+
+	// ReadVolumeSnapshotClasses reads the snapshot.storage.k8s.io
+	// VolumeSnapshotClasses, which CDI's snapshot clone strategy needs for
+	// the class's driver. Crossplane fails a reconcile whose required kind
+	// is not served, so set it to false on a cluster without the
+	// snapshot.storage.k8s.io API; the pre-flight then sees no
+	// VolumeSnapshotClass, as CDI does.
+	// +optional
+	// +kubebuilder:default=true
+	ReadVolumeSnapshotClasses *bool `json:"readVolumeSnapshotClasses,omitempty"`
 }
 
 // PollingOptions sets the response TTL: how soon Crossplane calls again.

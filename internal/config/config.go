@@ -53,6 +53,8 @@ type Config struct {
 	// AllowHostAssistedCopy lets a clone template through when CDI would
 	// copy it over the pod network.
 	AllowHostAssistedCopy bool
+	// ReadSnapshotClasses requires the VolumeSnapshotClasses.
+	ReadSnapshotClasses bool
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
@@ -81,6 +83,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		WaitForCloneGrant:     in.CloneRBAC.WaitForGrant == nil || *in.CloneRBAC.WaitForGrant,
 		Usages:                in.Usages.Enabled == nil || *in.Usages.Enabled,
 		AllowHostAssistedCopy: in.ClonePreflight.AllowHostAssistedCopy,
+		ReadSnapshotClasses:   in.ClonePreflight.ReadVolumeSnapshotClasses == nil || *in.ClonePreflight.ReadVolumeSnapshotClasses,
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
 	}

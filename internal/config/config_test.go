@@ -29,6 +29,7 @@ func TestFromInput(t *testing.T) {
 		VMServiceAccount:    "default",
 		WaitForCloneGrant:   true,
 		Usages:              true,
+		ReadSnapshotClasses: true,
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
 	}

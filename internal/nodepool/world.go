@@ -67,7 +67,9 @@ func selectors(p pool, img image, cfg config.Config) required.Selectors {
 		// What CDI's clone planner decides from: few objects, all read.
 		everything := map[string]string{}
 		sel[reqStorageProfiles] = required.ByLabels(observed.CDIAPIVersion, observed.KindStorageProfile, "", everything)
-		sel[reqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
+		if cfg.ReadSnapshotClasses {
+			sel[reqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
+		}
 		sel[reqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
 		sel[reqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
 		if cfg.WaitForCloneGrant {

@@ -61,6 +61,14 @@ spec:
 func MinimalCRDs() []*unstructured.Unstructured {
 	return []*unstructured.Unstructured{
 		MinimalCRD("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "Namespaced"),
+		// What a node pool's clone pre-flight reads. Crossplane fails a
+		// reconcile whose required kind is not served (internal/xfn/
+		// required_resources.go lists it), so the kinds must exist even
+		// with no object of them, as they do wherever CDI runs.
+		MinimalCRD("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "Cluster"),
+		MinimalCRD("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "Cluster"),
+		MinimalCRD("cdi.kubevirt.io", "v1beta1", "CDIConfig", "cdiconfigs", "Cluster"),
+		MinimalCRD("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "Cluster"),
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate", "talosconfigtemplates", "Namespaced"),
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig", "talosconfigs", "Namespaced"),
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
