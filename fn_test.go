@@ -204,6 +204,47 @@ func TestRunFunctionCatalog(t *testing.T) {
 				},
 			}},
 		},
+		"NewlyPinningNamespaceIsBoundAndCheckedSoon": {
+			reason: "A namespace whose template pins a golden for the first time is bound now; its pool waits for the binding, so the catalog calls again after the in-progress TTL instead of the steady one.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(oneEntry),
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
+						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
+						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-b")))},
+					},
+				},
+				RequiredResources: map[string]*fnv1.Resources{
+					"pins-" + goldenA: {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
+				},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+					"pins-" + goldenA: pinsSelector(hashA),
+					"pins-" + goldenB: pinsSelector(hashB),
+				}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
+						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (pinned by tenant-a/a-gpu-1, tenant-a/a-gpu-2). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
 		"UnpinnedRemovedGoldenIsRetired": {
 			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing. The RoleBinding is not observed yet, so the catalog checks again soon.",
 			args: args{req: &fnv1.RunFunctionRequest{
