@@ -13,13 +13,19 @@ import (
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
 
+// inProgressTTL is the Input's polling.inProgress default, which the
+// suite's Compositions do not override: the TTL of a held pool and of a
+// catalog that is importing or whose clone RoleBinding is not yet as it
+// wants it. (The steady TTL is the suite's --ttl, functionTTL.)
+const inProgressTTL = 15 * time.Second
+
 // oneGatedReconcile bounds "within one reconcile" of a gated pool: the
 // function asks to be called again after the Input's polling.inProgress
-// (15s by default) while it holds a change back, Crossplane jitters that by
-// up to 10%, and the call needs one more round trip for its required
-// resources. A golden is a required, not a composed, resource of the pool,
-// so no watch wakes the pool earlier.
-const oneGatedReconcile = 15*time.Second + 1500*time.Millisecond + 8*time.Second
+// while it holds a change back, Crossplane jitters that by up to 10%, and
+// the call needs one more round trip for its required resources. A golden
+// is a required, not a composed, resource of the pool, so no watch wakes the
+// pool earlier.
+const oneGatedReconcile = inProgressTTL + inProgressTTL/10 + 8*time.Second
 
 // poolName is the name of the one pool each scenario gives a cluster.
 const poolName = "workers"
@@ -136,8 +142,10 @@ func machineDeploymentTemplate(ctx context.Context, ns, md string) (string, erro
 	return n, nil
 }
 
-// poolKinds are the kinds a node pool composes.
-var poolKinds = []schema.GroupVersionKind{harness.KubevirtMachineTemplate, harness.TalosConfigTemplate, harness.MachineDeployment}
+// poolKinds are the kinds a node pool composes: its templates, its
+// MachineDeployment and the Usages that protect the goldens its clone
+// templates clone from.
+var poolKinds = []schema.GroupVersionKind{harness.KubevirtMachineTemplate, harness.TalosConfigTemplate, harness.MachineDeployment, harness.Usage}
 
 // composedIn lists, per kind, the names of the pool kinds' objects in ns.
 func composedIn(ctx context.Context, ns string) (map[string][]string, error) {
@@ -399,6 +407,8 @@ func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	kmtOld := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+	// The template's Usages protect the golden as well as the retention.
+	waitGoldenPinned(t, xr, kmtOld, goldenOld)
 
 	// The entry goes; the pool still pins its golden.
 	cp.MustApply(t, catalogXR(catalog, sidNew+" "+talosVersion))
@@ -415,11 +425,20 @@ func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
 		return nil
 	})
 
-	// The pool moves to the new golden; its old template goes; the old
-	// golden is retired.
+	// The pool moves to the new golden; its old template goes, and with it
+	// the template's Usages (a composed Usage being deleted waits until its
+	// `by` template is gone, re-checking every 30 s: Crossplane's
+	// internal/controller/protection/usage/reconciler.go). The catalog then
+	// retires the old golden: its delete either comes after the Usages, or is
+	// refused while they remain and replayed by them (replayDeletion), or
+	// repeated by the catalog's next run; either way the golden goes within
+	// the Usage's wait plus a reconcile, so gcTimeout.
 	cp.MustApply(t, poolXR(ns, cluster, sidNew, "{builtin: {}}"))
 	cp.WaitGone(t, reconcileTimeout, harness.KubevirtMachineTemplate, ns, kmtOld.GetName())
-	cp.WaitGone(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenOld)
+	for _, u := range usageNames(kmtOld.GetName()) {
+		cp.WaitGone(t, gcTimeout, harness.Usage, ns, u)
+	}
+	cp.WaitGone(t, gcTimeout, harness.DataVolume, goldenNamespace, goldenOld)
 	done := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "False")
 	cp.WaitEvent(t, reconcileTimeout, done, "Normal", goldenOld, "deleted")
 	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidNew))
