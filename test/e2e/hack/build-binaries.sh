@@ -77,3 +77,121 @@ if [ ! -x "$xp_bin" ]; then
 else
   echo "crossplane-core=$xp_bin"
 fi
+
+# CDI (Containerized Data Importer) at the version test/e2e/tools/cdi/go.mod
+# pins: its controller, its API server (which serves the DataVolume
+# webhooks) and cdi-manifests, the tools module's program that prints the
+# CRDs and webhook configurations CDI's operator generates in Go. Built at
+# nice 19 (another e2e run may be using the CPU), one after the other.
+#
+# cdi-controller and cdi-apiserver are built from a copy of the module
+# source patched for running out of cluster on loopback (the patch keeps
+# upstream behaviour whenever its variables are unset):
+# - cmd/cdi-controller/controller.go serves metrics on ":8443", every
+#   interface, with no flag: CDI_E2E_METRICS_ADDRESS overrides it ("0"
+#   switches the server off).
+# - it reads the clone-token keys from the fixed path
+#   /var/run/cdi/token/keys (pkg/controller/clone-controller.go, TokenKeyDir,
+#   where the operator mounts Secret cdi-api-signing-key):
+#   CDI_E2E_TOKEN_KEY_DIR holds id_rsa and id_rsa.pub instead.
+# - cmd/cdi-apiserver/apiserver.go listens on 0.0.0.0:8443 with no flag:
+#   CDI_E2E_LISTEN_HOST and CDI_E2E_LISTEN_PORT override both.
+# Bump cdi_patch when the patch changes so the cache rebuilds.
+cdi_version=$(pinned kubevirt.io/containerized-data-importer "$tools/cdi/go.mod")
+cdi_patch=e2e1
+cdi_ldflags="-s -w -X kubevirt.io/containerized-data-importer/pkg/version.gitVersion=$cdi_version"
+# build_cdi NAME TAG DIR PKG builds PKG from the module in DIR into
+# $cache/NAME-TAG unless it is already there.
+build_cdi() {
+  local name=$1 tag=$2 dir=$3 pkg=$4
+  local bin="$cache/$name-$tag"
+  if [ ! -x "$bin" ]; then
+    mkdir -p "$cache"
+    echo "building $name $tag into $bin (once per version)" >&2
+    local start=$SECONDS tmp="$bin.tmp.$$"
+    (cd "$dir" && CGO_ENABLED=0 nice -n 19 go build -trimpath -ldflags "$cdi_ldflags" -o "$tmp" "$pkg")
+    mv "$tmp" "$bin"
+    echo "built $name $tag in $((SECONDS - start))s" >&2
+  fi
+  echo "$name=$bin"
+}
+cdi_tag="$cdi_version-$cdi_patch"
+if [ ! -x "$cache/cdi-controller-$cdi_tag" ] || [ ! -x "$cache/cdi-apiserver-$cdi_tag" ]; then
+  cdi_src=$(cd "$tools/cdi" && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
+  cdi_work=$(mktemp -d)
+  trap 'for d in "${work:-}" "${cdi_work:-}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
+  cp -r "$cdi_src" "$cdi_work/cdi"
+  chmod -R u+w "$cdi_work/cdi"
+  ctrl="$cdi_work/cdi/cmd/cdi-controller/controller.go"
+  sed -i -e 's#BindAddress:   ":8443",#BindAddress:   e2eMetricsAddress(),#' \
+         -e 's#os.ReadFile(controller.TokenPublicKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPublicKeyPath))#' \
+         -e 's#os.ReadFile(controller.TokenPrivateKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPrivateKeyPath))#' "$ctrl"
+  if [ "$(grep -c 'e2eMetricsAddress()\|e2eTokenKeyPath(' "$ctrl")" -ne 3 ]; then
+    echo "cannot patch $ctrl: the CDI source changed; update build-binaries.sh" >&2
+    exit 1
+  fi
+  cat > "$cdi_work/cdi/cmd/cdi-controller/zz_e2e_patch.go" <<'GO'
+package main
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Added by function-worker-image's test/e2e/hack/build-binaries.sh.
+
+func e2eMetricsAddress() string {
+	if a := os.Getenv("CDI_E2E_METRICS_ADDRESS"); a != "" {
+		return a
+	}
+	return ":8443"
+}
+
+func e2eTokenKeyPath(p string) string {
+	if d := os.Getenv("CDI_E2E_TOKEN_KEY_DIR"); d != "" {
+		return filepath.Join(d, filepath.Base(p))
+	}
+	return p
+}
+GO
+  api="$cdi_work/cdi/cmd/cdi-apiserver/apiserver.go"
+  sed -i -e 's#NewCdiAPIServer(defaultHost,$#NewCdiAPIServer(e2eListenHost(),#' \
+         -e 's#^\([[:space:]]*\)defaultPort,$#\1e2eListenPort(),#' "$api"
+  if [ "$(grep -c 'e2eListenHost()\|e2eListenPort()' "$api")" -ne 2 ]; then
+    echo "cannot patch $api: the CDI source changed; update build-binaries.sh" >&2
+    exit 1
+  fi
+  cat > "$cdi_work/cdi/cmd/cdi-apiserver/zz_e2e_patch.go" <<'GO'
+package main
+
+import (
+	"os"
+	"strconv"
+)
+
+// Added by function-worker-image's test/e2e/hack/build-binaries.sh.
+
+func e2eListenHost() string {
+	if h := os.Getenv("CDI_E2E_LISTEN_HOST"); h != "" {
+		return h
+	}
+	return defaultHost
+}
+
+func e2eListenPort() uint {
+	if p, err := strconv.ParseUint(os.Getenv("CDI_E2E_LISTEN_PORT"), 10, 16); err == nil && p > 0 {
+		return uint(p)
+	}
+	return defaultPort
+}
+GO
+  mkdir "$cdi_work/build"
+  cp -r "$tools/cdi/go.mod" "$tools/cdi/go.sum" "$tools/cdi/tools.go" "$tools/cdi/cmd" "$cdi_work/build/"
+  printf '\nreplace kubevirt.io/containerized-data-importer => ../cdi\n' >> "$cdi_work/build/go.mod"
+  build_cdi cdi-controller "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-controller
+  build_cdi cdi-apiserver "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-apiserver
+else
+  echo "cdi-controller=$cache/cdi-controller-$cdi_tag"
+  echo "cdi-apiserver=$cache/cdi-apiserver-$cdi_tag"
+fi
+build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
