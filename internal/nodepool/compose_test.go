@@ -190,6 +190,11 @@ func TestCompose(t *testing.T) {
 		config   func(*config.Config)
 		want     summary
 	}{
+		"StoredMetalInstallerOnOpenstackDiskIsReported": {
+			reason: "A pool whose stored spec still names the metal installer (the XRDs' old default) keeps it, verbatim, and is told it would lose its config drive on upgrade.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "talos": map[string]any{"installerRepository": "factory.talos.dev/installer"}}),
+			world:  succeeded,
+		},
 		"CloneIntoLargerDiskOnClassWithoutExpansionIsHeld": {
 			reason: "A 20Gi worker cloned from a 6Gi golden needs a class that can expand; CDI would fall back to a host-assisted copy (NoVolumeExpansion), so the new template is held.",
 			xr:     nodePoolXR(builtinSpec),

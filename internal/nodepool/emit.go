@@ -82,7 +82,7 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
 		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
 	}
-	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.readableCondition()}
+	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
 		out.TTL = r.Config.InProgressTTL
@@ -258,7 +258,7 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		}
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
-	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.readableCondition()} {
+	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()} {
 		if c.Status != compose.StatusTrue && prev.Conditions[c.Type] != string(c.Status)+"/"+c.Reason {
 			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -37,4 +38,41 @@ func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.C
 		return setting{}, fmt.Errorf("node pool %q: %s: %w; the default installer repository is derived from this URL, so fix it or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, err)
 	}
 	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
+}
+
+// ConditionInstallerMatchesDisk says whether the pool's installer is the
+// flavour of the disk it boots.
+const ConditionInstallerMatchesDisk = "InstallerMatchesDisk"
+
+// Reasons of ConditionInstallerMatchesDisk.
+const (
+	ReasonInstallerMatches         = "InstallerMatchesDisk"
+	ReasonInstallerOtherPlatform   = "InstallerOfAnotherPlatform"
+	ReasonInstallerPlatformUnknown = "InstallerPlatformUnknown"
+)
+
+// installerCondition warns when an explicit installer repository is an Image
+// Factory installer of another platform than the disk, on a Talos version
+// whose upgrades take the kernel command line from the installer (1.12 on:
+// CABPT sets install.grubUseUKICmdline). Such a worker upgraded with the
+// metal installer becomes talos.platform=metal and stops reading its config
+// drive. Composites created while the XRDs defaulted installerRepository to
+// factory.talos.dev/installer carry that value in their stored spec, so this
+// is what tells their owners to remove it. It warns, never holds: the
+// explicit value is the platform's to choose.
+func installerCondition(p pool, repo setting, diskPlatform, version string) compose.Condition {
+	ok := compose.Condition{Type: ConditionInstallerMatchesDisk, Status: compose.StatusTrue, Reason: ReasonInstallerMatches,
+		Message: fmt.Sprintf("Node pool %q upgrades with installer %s, the flavour of its %s disk.", p.Ref(), repo.Value, diskPlatform)}
+	platform, known := talosimage.InstallerPlatform(repo.Value)
+	switch {
+	case !talosimage.AtLeast(version, 1, 12):
+		return ok
+	case !known:
+		return compose.Condition{Type: ConditionInstallerMatchesDisk, Status: compose.StatusUnknown, Reason: ReasonInstallerPlatformUnknown,
+			Message: fmt.Sprintf("Node pool %q upgrades with installer repository %q (from %s), which is not named like an Image Factory installer, so whether it is the %s flavour of the disk cannot be told; from Talos 1.12 an upgrade takes talos.platform from the installer.", p.Ref(), repo.Value, repo.Field, diskPlatform)}
+	case platform != diskPlatform:
+		return compose.Condition{Type: ConditionInstallerMatchesDisk, Status: compose.StatusFalse, Reason: ReasonInstallerOtherPlatform,
+			Message: fmt.Sprintf("Node pool %q boots %s disks but %s %q is the %s installer; from Talos 1.12 an upgrade takes the kernel command line, talos.platform included, from the installer, so its workers would come back as %s and stop reading their config drive. Remove %s to let the function derive the %s installer of the pool's factory, or set it to a repository named %s-installer.", p.Ref(), diskPlatform, repo.Field, repo.Value, platform, platform, repo.Field, diskPlatform, diskPlatform)}
+	}
+	return ok
 }

@@ -31,6 +31,7 @@ type plan struct {
 
 	SupportMatrix compose.Condition
 	CloneHealth   compose.Condition
+	Installer     compose.Condition
 
 	// Observed is the pool's observed composed state; World the required
 	// resources.
@@ -68,8 +69,9 @@ func decide(r compose.Request) (plan, error) {
 
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
-		Observed: readComposed(r.Observed),
-		World:    readWorld(p, img, r.Required),
+		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
+		Observed:  readComposed(r.Observed),
+		World:     readWorld(p, img, r.Required),
 	}
 	w := pl.World
 	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)

@@ -85,3 +85,21 @@ func AtLeast(version string, major, minor int) bool {
 	}
 	return vmaj > major || (vmaj == major && vmin >= minor)
 }
+
+// InstallerPlatform is the platform of an Image Factory installer repository,
+// read from its last path segment as the factory names them (see
+// DefaultInstallerRepository): "installer" and "installer-secureboot" are
+// metal, "<platform>-installer[-secureboot]" is <platform>. ok is false for a
+// repository not named like a factory installer (a mirror or a custom
+// build), whose platform cannot be told.
+func InstallerPlatform(repository string) (platform string, ok bool) {
+	last := repository[strings.LastIndex(repository, "/")+1:]
+	last = strings.TrimSuffix(last, "-secureboot")
+	switch {
+	case last == "installer":
+		return PlatformMetal, true
+	case strings.HasSuffix(last, "-installer") && len(last) > len("-installer"):
+		return strings.TrimSuffix(last, "-installer"), true
+	}
+	return "", false
+}

@@ -99,3 +99,28 @@ func TestAtLeast(t *testing.T) {
 		})
 	}
 }
+
+func TestInstallerPlatform(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		repo   string
+		want   string
+		ok     bool
+	}{
+		"PlainInstallerIsMetal":      {reason: "The factory's legacy name builds the metal profile.", repo: "factory.talos.dev/installer", want: "metal", ok: true},
+		"SecureBootMetal":            {reason: "The secure boot variant is metal too.", repo: "factory.talos.dev/installer-secureboot", want: "metal", ok: true},
+		"OpenstackInstaller":         {reason: "<platform>-installer names its platform.", repo: "factory.talos.dev/openstack-installer", want: "openstack", ok: true},
+		"OpenstackSecureBoot":        {reason: "Its secure boot variant too.", repo: "factory.example.com:5000/openstack-installer-secureboot", want: "openstack", ok: true},
+		"MirrorCannotBeTold":         {reason: "A repository not named like a factory installer has no known platform.", repo: "registry.local/talos/custom", ok: false},
+		"BareSuffixIsNotAPlatform":   {reason: "\"-installer\" alone names no platform.", repo: "registry.local/-installer", ok: false},
+		"GhcrSiderolabsInstallerRaw": {reason: "ghcr.io/siderolabs/installer is the metal installer as well.", repo: "ghcr.io/siderolabs/installer", want: "metal", ok: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := InstallerPlatform(tc.repo)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("%s\nInstallerPlatform(%q) = %q, %t; want %q, %t", tc.reason, tc.repo, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
