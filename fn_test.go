@@ -316,3 +316,49 @@ func TestRunFunctionCatalog(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlierPipelineStepsPassThrough: what earlier steps put in the desired
+// state (a composed resource, the composite's fields, readiness and
+// connection details, the context) reaches Crossplane untouched, next to what
+// this step composes.
+func TestEarlierPipelineStepsPassThrough(t *testing.T) {
+	oneEntry := `{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`
+	earlier := desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-an-earlier-step","namespace":"cozy-public"}}`, fnv1.Ready_READY_TRUE)
+	req := &fnv1.RunFunctionRequest{
+		Input:             resource.MustStructJSON(inputCat),
+		Observed:          &fnv1.State{Composite: catalogXR(oneEntry)},
+		RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+		Desired: &fnv1.State{
+			Composite: &fnv1.Resource{
+				Resource:          resource.MustStructJSON(`{"status":{"fromEarlier":"kept"}}`),
+				ConnectionDetails: map[string][]byte{"token": []byte("t")},
+				Ready:             fnv1.Ready_READY_FALSE,
+			},
+			Resources: map[string]*fnv1.Resource{"earlier": earlier},
+		},
+		Context: resource.MustStructJSON(`{"earlier.example.com/key":"value"}`),
+	}
+	rsp, err := newTestFunction().RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rsp.GetDesired().GetComposite()
+	if got.GetReady() != fnv1.Ready_READY_FALSE {
+		t.Errorf("an earlier step's READY_FALSE must survive, got %s", got.GetReady())
+	}
+	if diff := cmp.Diff(map[string][]byte{"token": []byte("t")}, got.GetConnectionDetails()); diff != "" {
+		t.Errorf("an earlier step's connection details must survive\n-want, +got:\n%s", diff)
+	}
+	if v := got.GetResource().GetFields()["status"].GetStructValue().GetFields()["fromEarlier"].GetStringValue(); v != "kept" {
+		t.Errorf("an earlier step's composite fields must survive next to this step's status, got %v", got.GetResource())
+	}
+	if diff := cmp.Diff(earlier, rsp.GetDesired().GetResources()["earlier"], protocmp.Transform()); diff != "" {
+		t.Errorf("an earlier step's composed resource must survive untouched\n-want, +got:\n%s", diff)
+	}
+	if _, ok := rsp.GetDesired().GetResources()["golden-"+goldenA]; !ok {
+		t.Errorf("this step's own resources are composed next to the earlier ones")
+	}
+	if diff := cmp.Diff(req.GetContext(), rsp.GetContext(), protocmp.Transform()); diff != "" {
+		t.Errorf("the pipeline context must pass through\n-want, +got:\n%s", diff)
+	}
+}
