@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -128,7 +130,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			return Config{}, fmt.Errorf("input: talos.installerRepository: %w", err)
 		}
 	}
-	if _, _, ok := talosimage.MinorNumbers(c.KubernetesVersion); !ok || len(c.KubernetesVersion) > 16 {
+	if rules.KubernetesMinor(field.NewPath("talos", "kubernetesVersion"), c.KubernetesVersion) != nil {
 		return Config{}, fmt.Errorf("input: talos.kubernetesVersion %q is not a Kubernetes minor such as v1.35", c.KubernetesVersion)
 	}
 

@@ -8,10 +8,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -145,9 +147,8 @@ type shape struct {
 }
 
 var (
-	kubernetesVersionPattern = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)(\.[0-9]+)?$`)
-	mirrorHostPattern        = regexp.MustCompile(`^(\*|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]+)?)$`)
-	mirrorEndpointPattern    = regexp.MustCompile(`^https?://[^\s"'\x60$<>{}|\\]+$`)
+	mirrorHostPattern     = regexp.MustCompile(`^(\*|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]+)?)$`)
+	mirrorEndpointPattern = regexp.MustCompile(`^https?://[^\s"'\x60$<>{}|\\]+$`)
 )
 
 // resolveShape applies defaults to the pool's shape and validates it.
@@ -206,14 +207,13 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		return shape{}, poolError(p, err)
 	}
 
-	m := kubernetesVersionPattern.FindStringSubmatch(s.KubernetesVersion.Value)
-	if m == nil {
+	if rules.KubernetesVersion(field.NewPath(s.KubernetesVersion.Field), s.KubernetesVersion.Value) != nil {
 		return shape{}, fmt.Errorf("node pool %q: %s %q is not a Kubernetes version such as v1.35 or v1.35.2", p.Ref(), s.KubernetesVersion.Field, s.KubernetesVersion.Value)
 	}
 	// Cluster API needs a full semantic version; a minor means its first
 	// release, and the Talos/Kubernetes pairing is checked on the minor.
 	s.MachineVersion = s.KubernetesVersion.Value
-	if m[3] == "" {
+	if !rules.IsKubernetesRelease(s.KubernetesVersion.Value) {
 		s.MachineVersion += ".0"
 	}
 

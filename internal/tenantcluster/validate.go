@@ -2,13 +2,14 @@ package tenantcluster
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -16,10 +17,6 @@ import (
 // XNodePool, and the node pool mode names its MachineDeployment after it, so
 // the pair must fit in one label.
 const maxNameLength = validation.DNS1123LabelMaxLength
-
-// kubernetesMinor is the shape of spec.version: a minor, never a patch,
-// because Talos picks the patch of the Kubernetes it installs.
-var kubernetesMinor = regexp.MustCompile(`^v[0-9]{1,4}\.[0-9]{1,4}$`)
 
 // validate returns every problem of spec, one clause each, cluster fields
 // first and then pools in name order, so a user fixes them in one pass and
@@ -29,7 +26,9 @@ func validate(cluster string, spec v1alpha1.TenantClusterSpec) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	if v := spec.Version; v != "" && !kubernetesMinor.MatchString(v) {
+	// spec.version is a minor, never a patch: Talos picks the patch of the
+	// Kubernetes it installs.
+	if v := spec.Version; v != "" && rules.KubernetesMinor(field.NewPath("spec", "version"), v) != nil {
 		add("spec.version %q is not a Kubernetes minor such as v1.35; set the minor the tenant cluster runs, Talos picks the patch", v)
 	}
 	if ns := spec.GoldenNamespace; ns != "" {
