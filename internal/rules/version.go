@@ -12,11 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// maxDigits bounds each number of a version: nine decimal digits always fit
-// an int, so no version that passes can overflow where it is compared.
-const maxDigits = 9
-
-// number is a decimal without a leading zero (0 itself is allowed).
+// number is a decimal without a leading zero (0 itself is allowed), of at
+// most nine digits: nine always fit an int, so no version that passes can
+// overflow where it is compared.
 const number = `(0|[1-9][0-9]{0,8})`
 
 var (
