@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -129,4 +130,25 @@ func (r Row) minors() []string {
 
 func less(aMaj, aMin, bMaj, bMin int) bool {
 	return aMaj < bMaj || (aMaj == bMaj && aMin < bMin)
+}
+
+// The SupportMatrix condition, defined once for every mode that checks the
+// matrix (the tenant cluster on its Talos release, the node pool on its own
+// and on its osImage override).
+const (
+	ConditionType           = "SupportMatrix"
+	ReasonSupported         = "Supported"
+	ReasonUnknownTalosMinor = "UnknownTalosMinor"
+)
+
+// SupportedCondition says that Talos release talos supports Kubernetes k8s.
+func SupportedCondition(talos, k8s string) compose.Condition {
+	return compose.Condition{Type: ConditionType, Status: compose.StatusTrue, Reason: ReasonSupported,
+		Message: fmt.Sprintf("Talos %s supports Kubernetes %s.", talos, k8s)}
+}
+
+// UnknownCondition says that the table has no row for a Talos minor, so the
+// pairing is allowed unchecked; message says which and what to add.
+func UnknownCondition(message string) compose.Condition {
+	return compose.Condition{Type: ConditionType, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosMinor, Message: message}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // ConditionSupportMatrix reports the Talos/Kubernetes pairing check.
-const ConditionSupportMatrix = "SupportMatrix"
+const ConditionSupportMatrix = matrix.ConditionType
 
 // checkSupportMatrix checks the Kubernetes minor against the pool's Talos
 // version and, when osImage overrides it, against the version the pool
@@ -45,20 +45,10 @@ func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Con
 		}
 	}
 	if len(unknown) > 0 {
-		return compose.Condition{
-			Type:   ConditionSupportMatrix,
-			Status: compose.StatusUnknown,
-			Reason: "UnknownTalosMinor",
-			Message: fmt.Sprintf("Node pool %q: the support matrix has no row for %s, so Kubernetes %s is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.",
-				p.Ref(), joinAnd(unknown), s.KubernetesVersion.Value),
-		}, nil
+		return matrix.UnknownCondition(fmt.Sprintf("Node pool %q: the support matrix has no row for %s, so Kubernetes %s is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.",
+			p.Ref(), joinAnd(unknown), s.KubernetesVersion.Value)), nil
 	}
-	return compose.Condition{
-		Type:    ConditionSupportMatrix,
-		Status:  compose.StatusTrue,
-		Reason:  "Supported",
-		Message: fmt.Sprintf("Talos %s supports Kubernetes %s.", img.Version.Value, s.KubernetesVersion.Value),
-	}, nil
+	return matrix.SupportedCondition(img.Version.Value, s.KubernetesVersion.Value), nil
 }
 
 func joinAnd(s []string) string {

@@ -137,9 +137,9 @@ func (p previousStatus) condition(t string) (condition, bool) {
 // support matrix does not list.
 func transitions(prev previousStatus, pools []Pool, reports map[string]poolReport, support compose.Condition) []compose.Result {
 	var out []compose.Result
-	if support.Reason == ReasonUnknownTalosRelease {
+	if support.Reason == ReasonUnknownTalosMinor {
 		if c, ok := prev.condition(TypeSupportMatrix); !ok || c.Reason != support.Reason || c.Message != support.Message {
-			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosRelease, Message: support.Message})
+			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosMinor, Message: support.Message})
 		}
 	}
 	for _, p := range pools {

@@ -111,7 +111,7 @@ func TestPoolsReady(t *testing.T) {
 
 func TestTransitions(t *testing.T) {
 	supported := compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."}
-	unknown := compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosRelease, Message: "Talos v1.14.0 is not in the support matrix."}
+	unknown := compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosMinor, Message: "Talos v1.14.0 is not in the support matrix."}
 	pools := []Pool{{Name: "a"}, {Name: "b"}}
 	cases := map[string]struct {
 		reason  string
@@ -144,11 +144,11 @@ func TestTransitions(t *testing.T) {
 			reason:  "The first call on an unlisted Talos minor warns once.",
 			prev:    previousStatus{Conditions: []condition{{Type: TypeSupportMatrix, Status: "True", Reason: ReasonSupported, Message: supported.Message}}},
 			support: unknown,
-			want:    []compose.Result{{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosRelease, Message: unknown.Message}},
+			want:    []compose.Result{{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosMinor, Message: unknown.Message}},
 		},
 		"StayingOnAnUnknownTalosReleaseIsQuiet": {
 			reason:  "The condition carries the steady state; the event is not repeated.",
-			prev:    previousStatus{Conditions: []condition{{Type: TypeSupportMatrix, Status: "Unknown", Reason: ReasonUnknownTalosRelease, Message: unknown.Message}}},
+			prev:    previousStatus{Conditions: []condition{{Type: TypeSupportMatrix, Status: "Unknown", Reason: ReasonUnknownTalosMinor, Message: unknown.Message}}},
 			support: unknown,
 		},
 	}

@@ -12,13 +12,13 @@ import (
 
 // Condition types and reasons of the tenant cluster.
 const (
-	TypeSupportMatrix  = "SupportMatrix"
+	TypeSupportMatrix  = matrix.ConditionType
 	TypeNodePoolsReady = "NodePoolsReady"
 
-	ReasonSupported           = "Supported"
-	ReasonUnknownTalosRelease = "UnknownTalosRelease"
-	ReasonAllPoolsReady       = "AllPoolsReady"
-	ReasonPoolsNotReady       = "PoolsNotReady"
+	ReasonSupported         = matrix.ReasonSupported
+	ReasonUnknownTalosMinor = matrix.ReasonUnknownTalosMinor
+	ReasonAllPoolsReady     = "AllPoolsReady"
+	ReasonPoolsNotReady     = "PoolsNotReady"
 )
 
 // matrixRemedy is how a user gets out of a known-bad pairing at cluster level.
@@ -36,19 +36,9 @@ func checkSupport(cfg config.Config, kubernetesVersion, talosVersion string) (co
 	case matrix.Unsupported:
 		return compose.Condition{}, errors.New(res.Message(kubernetesVersion, talosVersion, matrixRemedy))
 	case matrix.Unknown:
-		return compose.Condition{
-			Type:   TypeSupportMatrix,
-			Status: compose.StatusUnknown,
-			Reason: ReasonUnknownTalosRelease,
-			Message: fmt.Sprintf("Talos %s is not in the support matrix (it lists %s), so Kubernetes %s on it is allowed unchecked; add a supportMatrix entry for %s to the function's Input once its support range is known.",
-				talosVersion, strings.Join(t.Minors(), ", "), kubernetesVersion, res.TalosMinor),
-		}, nil
+		return matrix.UnknownCondition(fmt.Sprintf("Talos %s is not in the support matrix (it lists %s), so Kubernetes %s on it is allowed unchecked; add a supportMatrix entry for %s to the function's Input once its support range is known.",
+			talosVersion, strings.Join(t.Minors(), ", "), kubernetesVersion, res.TalosMinor)), nil
 	default:
-		return compose.Condition{
-			Type:    TypeSupportMatrix,
-			Status:  compose.StatusTrue,
-			Reason:  ReasonSupported,
-			Message: fmt.Sprintf("Talos %s supports Kubernetes %s.", talosVersion, kubernetesVersion),
-		}, nil
+		return matrix.SupportedCondition(talosVersion, kubernetesVersion), nil
 	}
 }

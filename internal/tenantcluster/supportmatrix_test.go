@@ -34,7 +34,7 @@ func TestCheckSupport(t *testing.T) {
 			reason: "The matrix fails open for a Talos minor it does not list, and says so.",
 			k8s:    "v1.36", talos: "v1.14.0",
 			want: want{cond: compose.Condition{
-				Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosRelease,
+				Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosMinor,
 				Message: "Talos v1.14.0 is not in the support matrix (it lists v1.8, v1.9, v1.10, v1.11, v1.12, v1.13), so Kubernetes v1.36 on it is allowed unchecked; add a supportMatrix entry for v1.14 to the function's Input once its support range is known.",
 			}},
 		},
