@@ -21,13 +21,8 @@ import (
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
-)
-
-// KubevirtMachineTemplate identity, for finding the templates that pin a golden.
-const (
-	kmtAPIVersion = "infrastructure.cluster.x-k8s.io/v1alpha1"
-	kmtKind       = "KubevirtMachineTemplate"
 )
 
 // pinsKeyPrefix names the requirement that finds a golden's pinning templates.
@@ -82,7 +77,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	}
 	sel := required.Selectors{}
 	for name, ns := range names {
-		sel[pinsKeyPrefix+name] = required.ByLabels(kmtAPIVersion, kmtKind, "", map[string]string{labels.Golden: labels.GoldenHash(ns, name)})
+		sel[pinsKeyPrefix+name] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, "", map[string]string{labels.Golden: labels.GoldenHash(ns, name)})
 	}
 	return sel, nil
 }

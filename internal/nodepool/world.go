@@ -39,8 +39,8 @@ const (
 	KindMachineSet          = "MachineSet"
 	LabelClusterName        = "cluster.x-k8s.io/cluster-name"
 	LabelDeploymentName     = "cluster.x-k8s.io/deployment-name"
-	InfraAPIVersion         = "infrastructure.cluster.x-k8s.io/v1alpha1"
-	KindKubevirtMachineTmpl = "KubevirtMachineTemplate"
+	InfraAPIVersion         = observed.InfraAPIVersion
+	KindKubevirtMachineTmpl = observed.KindKubevirtMachineTemplate
 	BootstrapAPIVersion     = "bootstrap.cluster.x-k8s.io/v1alpha3"
 	KindTalosConfigTemplate = "TalosConfigTemplate"
 	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"

@@ -33,6 +33,10 @@ const (
 	// driver and default annotation, straight from the unstructured object.
 	SnapshotAPIVersion      = "snapshot.storage.k8s.io/v1"
 	KindVolumeSnapshotClass = "VolumeSnapshotClass"
+	// InfraAPIVersion and KindKubevirtMachineTemplate are CAPK's template,
+	// composed by a node pool and read by the catalog (who pins a golden).
+	InfraAPIVersion             = "infrastructure.cluster.x-k8s.io/v1alpha1"
+	KindKubevirtMachineTemplate = "KubevirtMachineTemplate"
 )
 
 // Into converts u into the typed object into. It refuses an object of another
