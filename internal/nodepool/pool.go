@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"maps"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 	// A replica count out of range would fail the int32 decode (or, through
 	// a converter that narrows, wrap 4294967297 to 1); it is left out here and
 	// reported by checkReplicasAsWritten, which Compose runs.
-	if CheckReplicas("spec.replicas", raw["replicas"]) != nil {
+	if rules.CheckReplicas("spec.replicas", raw["replicas"]) != nil {
 		raw = without(raw, "replicas")
 	}
 	spec, err := decodeSpec(raw)
@@ -76,7 +77,7 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 // before it is narrowed to int32.
 func checkReplicasAsWritten(p pool, xr *composite.Unstructured) error {
 	raw, _ := xr.Object["spec"].(map[string]any)
-	if err := CheckReplicas("spec.replicas", raw["replicas"]); err != nil {
+	if err := rules.CheckReplicas("spec.replicas", raw["replicas"]); err != nil {
 		return poolError(p, err)
 	}
 	return nil

@@ -165,7 +165,7 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 	if spec.Replicas != nil {
 		// readPool has checked the value as written; this checks it again
 		// for callers that build the spec themselves.
-		if err := CheckReplicas("spec.replicas", *spec.Replicas); err != nil {
+		if err := rules.CheckReplicas("spec.replicas", *spec.Replicas); err != nil {
 			return shape{}, poolError(p, err)
 		}
 		s.Replicas = *spec.Replicas
@@ -184,12 +184,12 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 		if r.Memory == "" {
 			return shape{}, fmt.Errorf("node pool %q: spec.resources.memory is empty; a VM without an instance type needs its memory, e.g. 4Gi", p.Ref())
 		}
-		m, err := parseMemory("spec.resources.memory", r.Memory)
+		m, err := rules.ParseMemory("spec.resources.memory", r.Memory)
 		if err != nil {
 			return shape{}, poolError(p, err)
 		}
 		s.Memory = &m
-		if s.Cores, err = parseCores("spec.resources.cpu", r.CPU); err != nil {
+		if s.Cores, err = rules.ParseCores("spec.resources.cpu", r.CPU); err != nil {
 			return shape{}, poolError(p, err)
 		}
 	default:
@@ -197,13 +197,13 @@ func resolveShape(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config) (shape,
 	}
 
 	if spec.DiskSize != "" {
-		q, err := parseDiskSize("spec.diskSize", spec.DiskSize)
+		q, err := rules.ParseDiskSize("spec.diskSize", spec.DiskSize)
 		if err != nil {
 			return shape{}, poolError(p, err)
 		}
 		s.DiskSize = q
 	}
-	if err := CheckStorageClass("spec.storageClass", s.DeclaredClass); err != nil {
+	if err := rules.CheckStorageClass("spec.storageClass", s.DeclaredClass); err != nil {
 		return shape{}, poolError(p, err)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"reflect"
 	"sort"
 	"strconv"
@@ -115,7 +116,7 @@ func findMistyped(t reflect.Type, v any, path string) (mistyped, bool) {
 			return bad, true
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if !isNumber(v) {
+		if !rules.IsNumber(v) {
 			return bad, true
 		}
 		if _, err := strconv.ParseInt(jsonValue(v), 10, t.Bits()); err != nil {
@@ -123,7 +124,7 @@ func findMistyped(t reflect.Type, v any, path string) (mistyped, bool) {
 			return bad, true
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if !isNumber(v) {
+		if !rules.IsNumber(v) {
 			return bad, true
 		}
 		if _, err := strconv.ParseUint(jsonValue(v), 10, t.Bits()); err != nil {
@@ -131,20 +132,11 @@ func findMistyped(t reflect.Type, v any, path string) (mistyped, bool) {
 			return bad, true
 		}
 	case reflect.Float32, reflect.Float64:
-		if !isNumber(v) {
+		if !rules.IsNumber(v) {
 			return bad, true
 		}
 	}
 	return mistyped{}, false
-}
-
-// isNumber reports whether v, from an unstructured object, is a JSON number.
-func isNumber(v any) bool {
-	switch v.(type) {
-	case nil, string, bool, map[string]any, []any:
-		return false
-	}
-	return true
 }
 
 // jsonValue is v as JSON, cut short enough to read in a message.

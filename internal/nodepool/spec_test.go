@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,7 +85,7 @@ func TestCheckReplicas(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := CheckReplicas("spec.replicas", tc.v) == nil; got != tc.ok {
+			if got := rules.CheckReplicas("spec.replicas", tc.v) == nil; got != tc.ok {
 				t.Errorf("%s\n-want ok %v, +got ok %v", tc.reason, tc.ok, got)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ func checkReplicasAsWritten(spec any) error {
 	sort.Strings(names)
 	for _, n := range names {
 		pool, _ := pools[n].(map[string]any)
-		if err := nodepool.CheckReplicas(poolField(n, "replicas"), pool["replicas"]); err != nil {
+		if err := rules.CheckReplicas(poolField(n, "replicas"), pool["replicas"]); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/internal/nodepool"
 	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -38,7 +37,7 @@ func validate(cluster string, spec v1alpha1.TenantClusterSpec) []string {
 	}
 	// The class is copied into every pool that names none: refuse it once,
 	// here, rather than in each XNodePool.
-	if err := nodepool.CheckStorageClass("spec.storageClass", spec.StorageClass); err != nil {
+	if err := rules.CheckStorageClass("spec.storageClass", spec.StorageClass); err != nil {
 		problems = append(problems, err.Error())
 	}
 	problems = append(problems, checkFields([]fieldCheck{
@@ -83,11 +82,11 @@ func validatePool(cluster, name string, p v1alpha1.PoolShape) []string {
 		cpu, memory = p.Resources.CPU, p.Resources.Memory
 	}
 	for _, err := range []error{
-		nodepool.CheckReplicas(poolField(name, "replicas"), replicas),
-		nodepool.CheckDiskSize(poolField(name, "diskSize"), p.DiskSize),
-		nodepool.CheckCPU(poolField(name, "resources.cpu"), cpu),
-		nodepool.CheckMemory(poolField(name, "resources.memory"), memory),
-		nodepool.CheckStorageClass(poolField(name, "storageClass"), p.StorageClass),
+		rules.CheckReplicas(poolField(name, "replicas"), replicas),
+		rules.CheckDiskSize(poolField(name, "diskSize"), p.DiskSize),
+		rules.CheckCPU(poolField(name, "resources.cpu"), cpu),
+		rules.CheckMemory(poolField(name, "resources.memory"), memory),
+		rules.CheckStorageClass(poolField(name, "storageClass"), p.StorageClass),
 	} {
 		if err != nil {
 			problems = append(problems, err.Error())

@@ -1,4 +1,4 @@
-package nodepool
+package rules
 
 import (
 	"encoding/json"
@@ -11,9 +11,10 @@ import (
 	"github.com/cozystack/function-worker-image/internal/defaults"
 )
 
-// The bounds of a pool's shape. The node pool enforces them on its own spec,
-// and the tenant cluster on each pool it composes, with the same checks and
-// the same messages, so a bad value is named where the user wrote it.
+// The bounds of a pool's shape, defined once: the node pool enforces them on
+// its own spec, and the tenant cluster on each pool it composes, with the
+// same checks and the same messages, so a bad value is named where the user
+// wrote it.
 const (
 	// MaxReplicas is the most workers one pool may run. 0..1000 is sane for
 	// one pool: a larger count is a typo (or a number that wrapped through
@@ -42,7 +43,7 @@ var (
 // An omitted value passes, and so does one that is not a number: the spec's
 // decoder reports its type.
 func CheckReplicas(field string, v any) error {
-	if !isNumber(v) {
+	if !IsNumber(v) {
 		return nil
 	}
 	literal := fmt.Sprint(v)
@@ -58,29 +59,31 @@ func CheckReplicas(field string, v any) error {
 // CheckDiskSize checks a worker system disk size: a positive quantity no
 // larger than 1Pi. An empty value (omitted) passes.
 func CheckDiskSize(field, v string) error {
-	_, err := parseDiskSize(field, v)
+	_, err := ParseDiskSize(field, v)
 	return err
 }
 
-func parseDiskSize(field, v string) (resource.Quantity, error) {
+// ParseDiskSize is CheckDiskSize that returns the size.
+func ParseDiskSize(field, v string) (resource.Quantity, error) {
 	return checkQuantity(field, v, maxDiskSize, defaults.DiskSize, "the largest worker disk accepted")
 }
 
 // CheckMemory checks a worker's guest memory: a positive quantity no larger
 // than 16Ti. An empty value (omitted) passes.
 func CheckMemory(field, v string) error {
-	_, err := parseMemory(field, v)
+	_, err := ParseMemory(field, v)
 	return err
 }
 
-func parseMemory(field, v string) (resource.Quantity, error) {
+// ParseMemory is CheckMemory that returns the memory.
+func ParseMemory(field, v string) (resource.Quantity, error) {
 	return checkQuantity(field, v, maxMemory, "4Gi", "the largest worker memory accepted")
 }
 
 // CheckCPU checks a worker's core count: a whole number from 1 to 512. An
 // empty value (omitted) passes.
 func CheckCPU(field, v string) error {
-	_, err := parseCores(field, v)
+	_, err := ParseCores(field, v)
 	return err
 }
 
@@ -111,9 +114,9 @@ func checkQuantity(field, v string, most resource.Quantity, example, limit strin
 	return q, nil
 }
 
-// parseCores parses a whole number of cores. It compares quantities rather
+// ParseCores parses a whole number of cores. It compares quantities rather
 // than their int64 values, which overflow to 0 for sizes such as 1e30.
-func parseCores(field, v string) (uint32, error) {
+func ParseCores(field, v string) (uint32, error) {
 	if v == "" {
 		return 0, nil
 	}
@@ -122,4 +125,14 @@ func parseCores(field, v string) (uint32, error) {
 		return 0, fmt.Errorf("%s %q is not a whole number of cores between 1 and %d, e.g. 2", field, v, MaxCores)
 	}
 	return uint32(c.Value()), nil
+}
+
+// IsNumber reports whether v, a value decoded from JSON, is a number: what
+// a composite carries where its schema says integer, before it is narrowed.
+func IsNumber(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, map[string]any, []any:
+		return false
+	}
+	return true
 }
