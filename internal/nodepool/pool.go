@@ -2,7 +2,6 @@ package nodepool
 
 import (
 	"fmt"
-	"github.com/cozystack/function-worker-image/internal/rules"
 	"maps"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // LabelClaimNamespace is set by Crossplane on a legacy cluster-scoped

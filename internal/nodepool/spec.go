@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cozystack/function-worker-image/internal/rules"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // decodeSpec reads the composite's spec into its typed mirror with

@@ -1,10 +1,11 @@
 package nodepool
 
 import (
-	"github.com/cozystack/function-worker-image/internal/rules"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 func TestSpecValuesAsWritten(t *testing.T) {

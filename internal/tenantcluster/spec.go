@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cozystack/function-worker-image/internal/rules"
 	"sort"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // decodeSpec reads the composite's spec into its typed mirror, once. A field
