@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -40,14 +42,53 @@ func goldenStatus(catalog *unstructured.Unstructured, name string) (map[string]a
 	return nil, false
 }
 
-// setGoldenPhase plays CDI for a golden DataVolume or fails the test.
-func setGoldenPhase(t *testing.T, name, phase, progress string) {
+// endImport tells the kubelet stand-in how the importer pod of DataVolume
+// ns/name ends (harness.ImporterSucceeded or ImporterChecksumMismatch); CDI
+// then moves the DataVolume on by itself. A merge patch of one annotation
+// leaves the fields the function applies to the DataVolume its own.
+func endImport(t *testing.T, ns, name, how string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := cp.SetDataVolumePhase(ctx, goldenNamespace, name, phase, progress, ""); err != nil {
-		t.Fatalf("cannot play CDI for DataVolume %s/%s: %v", goldenNamespace, name, err)
+	ri, err := cp.Resource(harness.DataVolume, ns)
+	if err != nil {
+		t.Fatal(err)
 	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, harness.ImporterAnnotation, how)
+	if _, err := ri.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "e2e-kubelet-control"}); err != nil {
+		t.Fatalf("cannot tell the kubelet stand-in to end the import of DataVolume %s/%s %s: %v", ns, name, how, err)
+	}
+}
+
+// completeGolden lets CDI finish importing golden name: the kubelet
+// stand-in ends its importer pod successfully.
+func completeGolden(t *testing.T, name string) {
+	t.Helper()
+	endImport(t, goldenNamespace, name, harness.ImporterSucceeded)
+}
+
+// importTimeout bounds CDI taking a DataVolume from creation to a phase:
+// its PVC, the PV binder and the provisioner stand-in binding it, the
+// populator's PVC' and importer pod, the kubelet stand-in, the rebind.
+const importTimeout = 90 * time.Second
+
+// waitDataVolumePhase waits until CDI reports DataVolume ns/name in phase
+// and returns it.
+func waitDataVolumePhase(t *testing.T, ns, name, phase string) *unstructured.Unstructured {
+	t.Helper()
+	var got *unstructured.Unstructured
+	cp.Eventually(t, importTimeout, fmt.Sprintf("CDI to report DataVolume %s/%s %s", ns, name, phase), func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, ns, name)
+		if err != nil {
+			return err
+		}
+		if p, _, _ := unstructured.NestedString(dv.Object, "status", "phase"); p != phase {
+			return fmt.Errorf("phase %q, progress %v; conditions %s", p, dv.Object["status"], harness.ConditionsString(dv))
+		}
+		got = dv
+		return nil
+	})
+	return got
 }
 
 // waitGoldenReported waits until the catalog's status reports golden name
@@ -101,3 +142,10 @@ func catalogXR(name string, images ...string) *unstructured.Unstructured {
 	}
 	return harness.MustObject(b.String())
 }
+
+// CDI's DataVolume phases the scenarios wait for (API types.go).
+const (
+	phaseImportInProgress = "ImportInProgress"
+	phaseSucceeded        = "Succeeded"
+	phaseFailed           = "Failed"
+)

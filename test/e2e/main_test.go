@@ -1,8 +1,10 @@
-// Package e2e runs function-worker-image under a real Crossplane v2.2.0 and a
-// real kube-apiserver, both on 127.0.0.1, with no Docker and no kind. The
-// controllers the product relies on but the suite does not run (CDI, Cluster
-// API, the KubeVirt provider) are played by the scenarios, which write the
-// status those controllers would write.
+// Package e2e runs function-worker-image under a real Crossplane v2.2.0, a
+// real kube-apiserver and CDI's real controller and API server, all on
+// 127.0.0.1, with no Docker and no kind. What CDI needs of a cluster that
+// has no process here (a CSI provisioner, a kubelet) is played by the
+// harness's stand-ins; the controllers the function's objects feed but
+// whose work it only reads (Cluster API, the KubeVirt provider) are played
+// by the scenarios.
 //
 // Run it with `make e2e`. The first run builds etcd, kube-apiserver,
 // kube-controller-manager and Crossplane core from the Go module proxy (about
@@ -58,6 +60,7 @@ const goldenNamespace = "cozy-public"
 
 var (
 	cp       *harness.ControlPlane
+	cdi      *harness.CDI
 	platform Platform
 )
 
@@ -125,9 +128,10 @@ func run(m *testing.M) int {
 }
 
 // setUp starts the control plane and installs everything the scenarios
-// share: CRDs, namespaces, the default StorageClass, the function and its
-// registration, Crossplane and its webhook configurations, the XRDs and
-// Compositions, and last the garbage collector.
+// share: CRDs (CDI's and the snapshot CRDs among them), namespaces, the
+// CSIDriver and default StorageClass, the function and its registration,
+// Crossplane and its webhook configurations, the XRDs and Compositions,
+// kube-controller-manager, and last CDI with the stand-ins.
 func setUp(ctx context.Context, repoRoot string) error {
 	if err := cp.StartAPIServer(ctx); err != nil {
 		return err
@@ -137,7 +141,19 @@ func setUp(ctx context.Context, repoRoot string) error {
 		return err
 	}
 	harness.StoreVersion(crds, "cluster.x-k8s.io", "v1beta1")
-	if err := cp.InstallCRDs(ctx, append(crds, harness.MinimalCRDs()...)); err != nil {
+	if cdi, err = harness.NewCDI(ctx, cp); err != nil {
+		return err
+	}
+	cdiCRDs, err := cdi.Bin.CRDs(ctx)
+	if err != nil {
+		return err
+	}
+	snapshotCRDs, err := harness.SnapshotCRDs(ctx)
+	if err != nil {
+		return err
+	}
+	crds = append(append(append(crds, cdiCRDs...), snapshotCRDs...), harness.MinimalCRDs()...)
+	if err := cp.InstallCRDs(ctx, crds); err != nil {
 		return err
 	}
 	for _, ns := range []string{"crossplane-system", goldenNamespace} {
@@ -145,7 +161,7 @@ func setUp(ctx context.Context, repoRoot string) error {
 			return err
 		}
 	}
-	if err := cp.InstallDefaultStorageClass(ctx); err != nil {
+	if err := cp.InstallStorage(ctx); err != nil {
 		return err
 	}
 	if platform, err = LoadPlatform(repoRoot); err != nil {
@@ -180,7 +196,12 @@ func setUp(ctx context.Context, repoRoot string) error {
 			return err
 		}
 	}
-	return cp.StartControllerManager(ctx)
+	if err := cp.StartControllerManager(ctx); err != nil {
+		return err
+	}
+	// CDI last: its populators need the PV binder of kube-controller-
+	// manager, and nothing before the scenarios creates a DataVolume.
+	return cdi.Start(ctx)
 }
 
 // Platform is the set of XRDs and Compositions the suite installs.
@@ -291,7 +312,8 @@ func dumpObjects(path string) error {
 	kinds := []schema.GroupVersionKind{
 		harness.WorkerImageCatalog, harness.TenantCluster, harness.NodePool,
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
-		harness.DataVolume, harness.PVC, harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
+		harness.DataVolume, harness.PVC, harness.PV, harness.PodKind, harness.StorageProfileKind,
+		harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
 		harness.MachineDeployment, harness.MachineSet, harness.Role, harness.RoleBinding,
 		harness.FunctionRevision, harness.Usage, harness.ConfigMap, harness.ValidatingWebhookConfiguration, harness.Event,
 	}

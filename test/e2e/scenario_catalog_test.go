@@ -62,25 +62,48 @@ func TestCatalogComposesGoldensAndReportsPhases(t *testing.T) {
 		t.Errorf("RoleBinding %s/%s binds %q, want the clone ClusterRole %q", goldenNamespace, rb.GetName(), ref, role.GetName())
 	}
 
-	// CDI starts importing A: the catalog reports the phase and progress.
-	setGoldenPhase(t, goldenA, harness.PhaseImportInProgress, "42.00%")
-	waitGoldenReported(t, name, goldenA, harness.PhaseImportInProgress, "42.00%")
+	// CDI imports both: its importer pods run (the kubelet stand-in holds
+	// them Running) and CDI reports ImportInProgress, which the catalog
+	// reports. (CDI reads progress from the importer's metrics endpoint,
+	// pkg/controller/datavolume/controller-base.go updateProgressUsingPod,
+	// which no stand-in serves, so CDI's progress stays "N/A".)
+	waitDataVolumePhase(t, goldenNamespace, goldenA, phaseImportInProgress)
+	waitGoldenReported(t, name, goldenA, phaseImportInProgress, "")
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenA)
 
 	// A succeeds, B fails: both are reported, each transition once as an
-	// event, and the catalog is not ready while B is Failed.
-	setGoldenPhase(t, goldenA, harness.PhaseSucceeded, "100.0%")
-	waitGoldenReported(t, name, goldenA, harness.PhaseSucceeded, "100.0%")
-	setGoldenPhase(t, goldenB, harness.PhaseImportInProgress, "10.00%")
-	waitGoldenReported(t, name, goldenB, harness.PhaseImportInProgress, "10.00%")
-	setGoldenPhase(t, goldenB, harness.PhaseFailed, "10.00%")
-	waitGoldenReported(t, name, goldenB, harness.PhaseFailed, "")
+	// event, and the catalog is not ready while B is Failed. CDI sets
+	// Failed for an import only on the importer's checksum mismatch
+	// (pkg/controller/import-controller.go updatePvcFromPod); other errors
+	// restart the importer forever.
+	completeGolden(t, goldenA)
+	waitDataVolumePhase(t, goldenNamespace, goldenA, phaseSucceeded)
+	waitGoldenReported(t, name, goldenA, phaseSucceeded, "100.0%")
+	waitDataVolumePhase(t, goldenNamespace, goldenB, phaseImportInProgress)
+	waitGoldenReported(t, name, goldenB, phaseImportInProgress, "")
+	endImport(t, goldenNamespace, goldenB, harness.ImporterChecksumMismatch)
+	failedB := waitDataVolumePhase(t, goldenNamespace, goldenB, phaseFailed)
+	waitGoldenReported(t, name, goldenB, phaseFailed, "")
 	got := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "False", goldenB, "failed to import")
 	cp.WaitEvent(t, reconcileTimeout, got, "Normal", goldenA, "is Succeeded")
 	cp.WaitEvent(t, reconcileTimeout, got, "Warning", goldenB, "failed to import")
 
-	// B re-imported (the operator deleted it; CDI retried): all Succeeded.
-	setGoldenPhase(t, goldenB, harness.PhaseSucceeded, "100.0%")
+	// B re-imported: a failed import is final in CDI, so the operator
+	// deletes the DataVolume; the catalog composes it again and CDI imports
+	// it anew. All Succeeded.
+	cp.MustDelete(t, harness.DataVolume, goldenNamespace, goldenB)
+	cp.Eventually(t, gcTimeout, "the catalog to compose golden "+goldenB+" again", func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, goldenB)
+		if err != nil {
+			return err
+		}
+		if dv.GetUID() == failedB.GetUID() {
+			return fmt.Errorf("still the failed DataVolume (deletionTimestamp %v, finalizers %v)", dv.GetDeletionTimestamp(), dv.GetFinalizers())
+		}
+		return nil
+	})
+	completeGolden(t, goldenB)
+	waitDataVolumePhase(t, goldenNamespace, goldenB, phaseSucceeded)
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "True")
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
 }
@@ -98,8 +121,9 @@ func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
-	setGoldenPhase(t, golden, harness.PhaseSucceeded, "100.0%")
-	waitGoldenReported(t, name, golden, harness.PhaseSucceeded, "")
+	completeGolden(t, golden)
+	waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)
+	waitGoldenReported(t, name, golden, phaseSucceeded, "")
 	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, golden)
 
 	cp.MustApply(t, catalogXR(name, sid+" "+talosVersion+" 8Gi"))

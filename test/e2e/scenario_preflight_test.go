@@ -14,49 +14,29 @@ import (
 
 // TestClassWithoutVolumeExpansionHoldsTheNewPool: a 6Gi golden cloned into
 // 20Gi worker disks on a class that cannot expand. CDI's clone planner
-// would fall back to a host-assisted copy (v1.66 pkg/controller/clone/
-// planner.go validateAdvancedClonePVC: a CSI clone into a larger target
-// needs allowVolumeExpansion), so the function holds the new pool with the
-// expansion message and composes nothing; once the class allows expansion,
-// the next reconcile composes the pool.
+// falls back to a host-assisted copy (pkg/controller/clone/planner.go
+// validateAdvancedClonePVC: a CSI clone into a larger target needs
+// allowVolumeExpansion), so the function holds the new pool with the
+// expansion message and composes nothing. CDI itself is asked the same
+// question: a DataVolume like the one the pool would have made KubeVirt
+// create is planned by CDI as a copy, with CDI's own reason on its PVC.
+// Once the class allows expansion, the next reconcile composes the pool.
 //
-// The StorageProfile is CDI's, written here as CDI's StorageProfile
-// controller fills its status (a csi-clone strategy and Filesystem claim
-// properties, the volume mode of the fake's golden PVC); the suite serves
-// its kind with a minimal CRD until it runs CDI itself.
+// The StorageProfile is CDI's, created by its StorageProfile controller;
+// the suite sets its spec (a csi-clone strategy and Filesystem claim
+// properties) as a storage admin does, and CDI fills its status.
 func TestClassWithoutVolumeExpansionHoldsTheNewPool(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	const ns, cluster, catalog, class = "e2e-no-expansion", "c12", "e2e-no-expansion", "e2e-fixed-size"
 	inNamespace(t, ns)
 
-	sc := harness.MustObject(fmt.Sprintf(`
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: %s
-provisioner: e2e.invalid/none
-volumeBindingMode: Immediate
-`, class))
-	profile := harness.MustObject(fmt.Sprintf(`
-apiVersion: cdi.kubevirt.io/v1beta1
-kind: StorageProfile
-metadata:
-  name: %[1]s
-spec: {}
-`, class))
-	cp.MustApply(t, sc, profile)
-	deleteOnCleanup(t, profile)
+	sc := harness.StorageClassObject(class, false, false)
+	cp.MustApply(t, sc)
 	deleteOnCleanup(t, sc)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	profile.Object["status"] = map[string]any{
-		"storageClass":      class,
-		"provisioner":       "e2e.invalid/none",
-		"cloneStrategy":     "csi-clone",
-		"claimPropertySets": []any{map[string]any{"accessModes": []any{"ReadWriteOnce"}, "volumeMode": "Filesystem"}},
-	}
-	if err := cp.ApplyStatus(ctx, harness.FakeCDIManager, profile); err != nil {
+	if err := cp.ConfigureStorageProfile(ctx, cdi.Controller, class, "csi-clone", 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 
@@ -69,7 +49,8 @@ spec: {}
 	cp.MustApply(t, cat)
 	deleteOnCleanup(t, cat)
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
-	setGoldenPhase(t, golden, harness.PhaseSucceeded, "100.0%")
+	completeGolden(t, golden)
+	waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)
 
 	xr := poolXR(ns, cluster, sid, "{builtin: {}}")
 	if err := unstructured.SetNestedField(xr.Object, class, "spec", "storageClass"); err != nil {
@@ -97,6 +78,38 @@ spec: {}
 	cp.Eventually(t, reconcileTimeout, "XNodePool "+ns+"/"+xr.GetName()+" to be held HostAssistedCopy with the expansion fix", held)
 	cp.Consistently(t, 5*time.Second, "the held pool composes nothing in "+ns, allOf(held, nothingComposedIn(ns)))
 
+	// What CDI does with the clone the function refused: the worker disk
+	// the pool's template would have given each machine (the golden cloned
+	// into diskSize on the class).
+	wouldBe := harness.MustObject(fmt.Sprintf(`
+apiVersion: cdi.kubevirt.io/v1beta1
+kind: DataVolume
+metadata:
+  name: would-be-worker-disk
+  namespace: %s
+spec:
+  source:
+    pvc:
+      namespace: %s
+      name: %s
+  storage:
+    storageClassName: %s
+    resources:
+      requests:
+        storage: 20Gi
+`, ns, goldenNamespace, golden, class))
+	cp.MustApply(t, wouldBe)
+	pvc := waitClonePlanned(t, ns, wouldBe.GetName())
+	if got := pvc.GetAnnotations()[annCloneType]; got != "copy" {
+		t.Errorf("CDI planned the clone on %s as %q, want copy (host-assisted); PVC annotations %v", class, got, pvc.GetAnnotations())
+	}
+	if got := pvc.GetAnnotations()[annCloneFallbackReason]; !strings.Contains(got, "No volume expansion is possible") {
+		t.Errorf("CDI's fallback reason on PVC %s/%s is %q, want its NoVolumeExpansion message", ns, pvc.GetName(), got)
+	}
+	t.Logf("CDI planned the refused clone: %s=%q, %s=%q", annCloneType, pvc.GetAnnotations()[annCloneType], annCloneFallbackReason, pvc.GetAnnotations()[annCloneFallbackReason])
+	cp.MustDelete(t, harness.DataVolume, ns, wouldBe.GetName())
+	cp.WaitGone(t, gcTimeout, harness.DataVolume, ns, wouldBe.GetName())
+
 	// allowVolumeExpansion is the one StorageClass field that may change.
 	if err := unstructured.SetNestedField(sc.Object, true, "allowVolumeExpansion"); err != nil {
 		t.Fatal(err)
@@ -106,4 +119,36 @@ spec: {}
 	if got := diskSourceOf(kmt); got.CloneFrom != goldenNamespace+"/"+golden || got.Class != class {
 		t.Errorf("once the class can expand, the pool clones %s/%s on %s; got %+v", goldenNamespace, golden, class, got)
 	}
+}
+
+// CDI's annotations on a clone's target PVC: the strategy its planner chose
+// and, when it fell back to a host-assisted copy, why
+// (populators/clone-populator.go initTargetClaim; API types.go).
+const (
+	annCloneType           = "cdi.kubevirt.io/cloneType"
+	annCloneFallbackReason = "cdi.kubevirt.io/cloneFallbackReason"
+)
+
+// waitClonePlanned waits until CDI has planned the clone of DataVolume
+// ns/name, recording the strategy on its PVC, and returns the PVC.
+func waitClonePlanned(t *testing.T, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	var got *unstructured.Unstructured
+	cp.Eventually(t, importTimeout, fmt.Sprintf("CDI to plan the clone of DataVolume %s/%s (%s on its PVC)", ns, name, annCloneType), func(ctx context.Context) error {
+		pvc, err := cp.Get(ctx, harness.PVC, ns, name)
+		if err != nil {
+			return err
+		}
+		if pvc == nil || pvc.GetAnnotations()[annCloneType] == "" {
+			dv, _ := cp.Get(ctx, harness.DataVolume, ns, name)
+			var ann map[string]string
+			if pvc != nil {
+				ann = pvc.GetAnnotations()
+			}
+			return fmt.Errorf("PVC annotations %v; DataVolume conditions %s", ann, harness.ConditionsString(dv))
+		}
+		got = pvc
+		return nil
+	})
+	return got
 }

@@ -403,8 +403,8 @@ func TestDeletingTheCatalogKeepsPinnedGoldens(t *testing.T) {
 	inNamespace(t, ns)
 	sidA, sidB := schematicID("catalog-delete-a"), schematicID("catalog-delete-b")
 	goldenA, goldenB := goldenName(sidA), goldenName(sidB)
-	// The fake CDI creates each golden's PVC (owned by its DataVolume)
-	// when it plays the import, so both goldens have one.
+	// CDI creates each golden's PVC (controlled by its DataVolume), so
+	// both goldens have one.
 	readyGolden(t, catalog, sidA, sidB)
 	for _, g := range []string{goldenA, goldenB} {
 		cp.WaitExists(t, reconcileTimeout, harness.PVC, goldenNamespace, g)
@@ -537,8 +537,8 @@ func TestFirstPoolOfANamespaceWaitsForTheCloneGrant(t *testing.T) {
 		t.Fatalf("RoleBinding %s/%s binds %s/%s before any template in %s pins a golden: %v", goldenNamespace, rbName, ns, serviceAccount, ns, rb.Object["subjects"])
 	}
 	// A platform's catalog exists long before a namespace's first pool:
-	// let this one settle (the burst of reconciles its creation and the
-	// fake imports cause), so that what the pool measures is a steady
+	// let this one settle (the burst of reconciles its creation and CDI's
+	// import cause), so that what the pool measures is a steady
 	// catalog's reaction.
 	waitQuiet(t, harness.WorkerImageCatalog, "", catalog, 2*time.Second)
 
@@ -659,7 +659,7 @@ func TestHeldNewPoolIsNotReady(t *testing.T) {
 	cp.MustApply(t, cat)
 	deleteOnCleanup(t, cat)
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
-	setGoldenPhase(t, golden, harness.PhaseImportInProgress, "12.00%")
+	waitDataVolumePhase(t, goldenNamespace, golden, phaseImportInProgress)
 
 	xr := poolXR(ns, cluster, sid, "{builtin: {}}")
 	cp.MustApply(t, xr)

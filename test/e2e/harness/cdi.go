@@ -204,6 +204,20 @@ func NewCDI(ctx context.Context, cp *ControlPlane) (*CDI, error) {
 // authority (pkg/operator/controller/callbacks.go,
 // reconcileSetConfigAuthority): the controller then copies spec.config
 // into the CDIConfig's spec (config-controller.go, setOperatorParams).
+//
+// Of the release CR's two feature gates, HonorWaitForFirstConsumer is
+// kept: with it the import controller waits for the PVC to be Bound before
+// it creates the importer pod (import-controller.go shouldReconcilePVC),
+// which the provisioner stand-in and the PV binder provide. The suite's
+// classes bind Immediately, so nothing else changes. WebhookPvcRendering
+// is dropped: it moves the rendering of PVCs labelled
+// cdi.kubevirt.io/applyStorageProfile=true into the pvc-mutate webhook
+// (datavolume/controller-base.go newPersistentVolumeClaim), whose
+// registration the operator builds in a callback with a live client
+// (pkg/operator/controller/callbacks.go reconcilePvcMutatingWebhook), not
+// in the resource group cdi-manifests prints; and nothing the function
+// composes carries that label, so the gate would change nothing under
+// test while its webhook would be missing.
 func (c *CDI) CR(ctx context.Context) (*unstructured.Unstructured, error) {
 	dir, err := ModuleDir(ctx, CDIModule, CDIVersion)
 	if err != nil {
@@ -227,6 +241,19 @@ func (c *CDI) CR(ctx context.Context) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("%s does not render one CDI (err %v, %d objects)", path, err, len(objs))
 	}
 	cr := objs[0]
+	gates, _, _ := unstructured.NestedStringSlice(cr.Object, "spec", "config", "featureGates")
+	var kept []string
+	for _, g := range gates {
+		if g != "WebhookPvcRendering" {
+			kept = append(kept, g)
+		}
+	}
+	if len(kept) != 1 || kept[0] != "HonorWaitForFirstConsumer" {
+		return nil, fmt.Errorf("%s enables feature gates %v; the suite knows HonorWaitForFirstConsumer and WebhookPvcRendering: re-check CR's comment", path, gates)
+	}
+	if err := unstructured.SetNestedStringSlice(cr.Object, kept, "spec", "config", "featureGates"); err != nil {
+		return nil, err
+	}
 	cr.SetAnnotations(map[string]string{"cdi.kubevirt.io/configAuthority": ""})
 	return cr, nil
 }
@@ -315,6 +342,7 @@ func (c *CDI) StartAPIServer(ctx context.Context) error {
 		return err
 	}
 	c.APIServer = p
+	c.cp.adopt(p)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(c.CABundle)
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
@@ -405,7 +433,9 @@ var CDIControllerImages = map[string]string{
 // certificates (UPLOAD_{SERVER,CLIENT}_{KEY,CERT}_FILE, default
 // /var/run/certs/cdi-uploadserver{,-client}-signer/tls.*, and the
 // cdi-uploadserver{,-client}-signer-bundle ConfigMaps) are read only when it
-// creates upload or host-assisted clone pods, and are not provided yet.
+// creates upload or host-assisted clone pods, and are not provided: the
+// suite asserts how CDI plans a host-assisted copy, not the copy, for
+// which there is no pod network here (standins.go).
 func (c *CDI) StartController(ctx context.Context) error {
 	keyDir := filepath.Join(c.Dir, "token-keys")
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
@@ -447,6 +477,7 @@ func (c *CDI) StartController(ctx context.Context) error {
 		return err
 	}
 	c.Controller = p
+	c.cp.adopt(p)
 	// No probe: the controller serves nothing. Its config controller
 	// creating the CDIConfig and filling its status proves the manager
 	// started, won the election and reaches the kube-apiserver.
@@ -463,6 +494,32 @@ func (c *CDI) StartController(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// StartCDI runs CDI for the whole suite: what CDI's operator creates (the
+// cdi namespace, the CDI CR, the cdi-config ConfigMap), cdi-apiserver and
+// its webhook registrations, cdi-controller, the default StorageClass's
+// StorageProfile configured for CSI clones, and the provisioner and kubelet
+// stand-ins that let CDI's imports and clones complete. CDI's CRDs must be
+// installed already (CDIBinaries.CRDs), and kube-controller-manager, whose
+// PV binder CDI's populators need, should be running.
+func (c *CDI) Start(ctx context.Context) error {
+	if err := c.InstallOperatorObjects(ctx); err != nil {
+		return err
+	}
+	if err := c.StartAPIServer(ctx); err != nil {
+		return err
+	}
+	if _, _, err := c.InstallWebhooks(ctx); err != nil {
+		return err
+	}
+	if err := c.StartController(ctx); err != nil {
+		return err
+	}
+	if err := c.cp.ConfigureStorageProfile(ctx, c.Controller, DefaultStorageClass, "csi-clone", 60*time.Second); err != nil {
+		return err
+	}
+	return c.cp.StartStandIns()
 }
 
 // Processes returns CDI's processes started so far.

@@ -65,6 +65,7 @@ type ControlPlane struct {
 
 	apiServerURL string
 	procs        []*Process
+	standIns     *standIns
 }
 
 // New prepares a control plane: it builds (or finds cached) binaries and
@@ -256,17 +257,20 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 }
 
 // StartControllerManager starts kube-controller-manager with only the
-// garbage collector, namespace and PVC protection controllers, serving
-// nothing. PVC protection is needed because the apiserver puts the
-// kubernetes.io/pvc-protection finalizer on every PVC (the fake CDI's
-// included) and only that controller removes it; without it a golden
+// garbage collector, namespace, PVC protection and PersistentVolume binder
+// controllers, serving nothing. The PV binder binds a claim to the volume
+// the provisioner stand-in creates for it, and rebinds the volumes CDI's
+// populators move from PVC' to the target claim (standins.go). PVC
+// protection is needed because the apiserver puts the
+// kubernetes.io/pvc-protection finalizer on every PVC and only that
+// controller removes it; without it a golden
 // deleted in the foreground would wait for its PVC forever. Start it
 // after every CRD and XRD is established: its discovery resyncs only every
 // 30 seconds, and until then it cannot collect objects of newer kinds.
 func (cp *ControlPlane) StartControllerManager(_ context.Context) error {
 	kcm, err := StartProcess(cp.LogDir, "kube-controller-manager", cp.Bin.ControllerManager, []string{
 		"--kubeconfig=" + cp.Kubeconfig,
-		"--controllers=garbage-collector-controller,namespace-controller,persistentvolumeclaim-protection-controller",
+		"--controllers=garbage-collector-controller,namespace-controller,persistentvolumeclaim-protection-controller,persistentvolume-binder-controller",
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--concurrent-gc-syncs=5",
@@ -293,11 +297,19 @@ func (cp *ControlPlane) Healthy() error {
 	return nil
 }
 
+// adopt makes p one of the control plane's processes: checked by Healthy,
+// reported on failure, stopped by Stop.
+func (cp *ControlPlane) adopt(p *Process) { cp.procs = append(cp.procs, p) }
+
 // Processes returns the processes started so far.
 func (cp *ControlPlane) Processes() []*Process { return cp.procs }
 
-// Stop stops every process, newest first.
+// Stop stops the stand-ins, then every process, newest first.
 func (cp *ControlPlane) Stop() {
+	if cp.standIns != nil {
+		cp.standIns.stop()
+		cp.standIns = nil
+	}
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		cp.procs[i].Stop(10 * time.Second)
 	}

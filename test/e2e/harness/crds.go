@@ -57,22 +57,11 @@ spec:
 	// The kube-apiserver refuses a CRD in a protected group (k8s.io,
 	// kubernetes.io and their subdomains) without the approval annotation
 	// (KEP-1111; apiextensions-apiserver pkg/apis/apiextensions/validation,
-	// ValidateCustomResourceDefinition). The upstream CRDs carry it: for
-	// snapshot.storage.k8s.io, external-snapshotter's approval.
+	// ValidateCustomResourceDefinition). The upstream CRDs carry it.
 	if protectedGroup(group) {
-		approval := apiApprovals[group]
-		if approval == "" {
-			approval = "unapproved, a minimal stand-in of the e2e suite"
-		}
-		crd.SetAnnotations(map[string]string{"api-approved.kubernetes.io": approval})
+		crd.SetAnnotations(map[string]string{"api-approved.kubernetes.io": "unapproved, a minimal stand-in of the e2e suite"})
 	}
 	return crd
-}
-
-// apiApprovals are the api-approved.kubernetes.io values of the upstream
-// CRDs of protected groups the suite stands in for.
-var apiApprovals = map[string]string{
-	"snapshot.storage.k8s.io": "https://github.com/kubernetes-csi/external-snapshotter/pull/814",
 }
 
 func protectedGroup(group string) bool {
@@ -84,23 +73,40 @@ func protectedGroup(group string) bool {
 	return false
 }
 
-// MinimalCRDs are the kinds the function composes or reads whose projects
-// (CDI, the Talos bootstrap provider) the suite does not pull in.
+// MinimalCRDs are the kinds the function composes whose project (the Talos
+// bootstrap and control-plane providers) the suite does not pull in. CDI's
+// kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds the
+// ones CDI's module ships (SnapshotCRDs).
 func MinimalCRDs() []*unstructured.Unstructured {
 	return []*unstructured.Unstructured{
-		MinimalCRD("cdi.kubevirt.io", "v1beta1", "DataVolume", "datavolumes", "Namespaced"),
-		// What a node pool's clone pre-flight reads. Crossplane fails a
-		// reconcile whose required kind is not served (internal/xfn/
-		// required_resources.go lists it), so the kinds must exist even
-		// with no object of them, as they do wherever CDI runs.
-		MinimalCRD("cdi.kubevirt.io", "v1beta1", "StorageProfile", "storageprofiles", "Cluster"),
-		MinimalCRD("cdi.kubevirt.io", "v1beta1", "CDI", "cdis", "Cluster"),
-		MinimalCRD("cdi.kubevirt.io", "v1beta1", "CDIConfig", "cdiconfigs", "Cluster"),
-		MinimalCRD("snapshot.storage.k8s.io", "v1", "VolumeSnapshotClass", "volumesnapshotclasses", "Cluster"),
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate", "talosconfigtemplates", "Namespaced"),
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig", "talosconfigs", "Namespaced"),
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
 	}
+}
+
+// SnapshotCRDs reads the VolumeSnapshot, VolumeSnapshotContent and
+// VolumeSnapshotClass CRDs (external-snapshotter's, with its API approval)
+// that CDI's module ships for its own functional tests
+// (tests/manifests/snapshot/ at the pinned release). A node pool's clone
+// pre-flight reads VolumeSnapshotClasses, and Crossplane fails a reconcile
+// whose required kind is not served (internal/xfn/required_resources.go),
+// so the kind must exist even with no object of it, as it does wherever
+// CDI runs with snapshots; cdi-controller watches the snapshot kinds when
+// they are served.
+func SnapshotCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	dir, err := ModuleDir(ctx, CDIModule, CDIVersion)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := ReadYAMLFiles(filepath.Join(dir, "tests", "manifests", "snapshot"))
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 3 {
+		return nil, fmt.Errorf("%s@%s/tests/manifests/snapshot holds %d objects, want the 3 snapshot CRDs; re-check it", CDIModule, CDIVersion, len(objs))
+	}
+	return objs, nil
 }
 
 // UpstreamCRDs reads the CRDs of Crossplane, Cluster API and the KubeVirt

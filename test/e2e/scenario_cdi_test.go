@@ -1,0 +1,272 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// These scenarios look at what CDI itself does with what the function
+// composes: every phase, condition and PVC annotation they assert is
+// cdi-controller's or cdi-apiserver's; the stand-ins only provision
+// volumes and end pods (harness/standins.go).
+
+// A golden import that CDI completes: the catalog's DataVolume gets its
+// PVC from CDI, bound to a volume of the suite's CSI driver; CDI runs an
+// importer pod; once the pod ends as cdi-importer ends on success, CDI
+// marks the DataVolume Succeeded and Ready, and the catalog reports it.
+func TestCDIImportsAGolden(t *testing.T) {
+	requireMode(t, "Catalog")
+	const catalog = "e2e-cdi-import"
+	sid := schematicID("cdi-import")
+	golden := goldenName(sid)
+	xr := catalogXR(catalog, sid+" "+talosVersion)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
+	waitDataVolumePhase(t, goldenNamespace, golden, phaseImportInProgress)
+	pvc := cp.MustGet(t, harness.PVC, goldenNamespace, golden)
+	if ref := metav1.GetControllerOf(pvc); ref == nil || ref.Kind != "DataVolume" || ref.Name != golden {
+		t.Errorf("PVC %s/%s is controlled by %v, want DataVolume %s", goldenNamespace, golden, ref, golden)
+	}
+	var importer string
+	cp.Eventually(t, importTimeout, "CDI's importer pod for golden "+golden+" to run", func(ctx context.Context) error {
+		pods, err := cp.List(ctx, harness.PodKind, goldenNamespace, "cdi.kubevirt.io=importer")
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for _, p := range pods {
+			phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+			seen = append(seen, p.GetName()+"="+phase)
+			if phase == "Running" && strings.Contains(p.GetName(), string(pvc.GetUID())) {
+				importer = p.GetName()
+				return nil
+			}
+		}
+		return fmt.Errorf("importer pods in %s: %v (PVC uid %s)", goldenNamespace, seen, pvc.GetUID())
+	})
+	t.Logf("CDI runs importer pod %s for PVC %s (uid %s)", importer, golden, pvc.GetUID())
+
+	completeGolden(t, golden)
+	dv := waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)
+	if c := harness.Condition(dv, "Ready"); c == nil || c["status"] != "True" {
+		t.Errorf("DataVolume %s Succeeded but Ready is %v", golden, c)
+	}
+	pvc = cp.MustGet(t, harness.PVC, goldenNamespace, golden)
+	vol, _, _ := unstructured.NestedString(pvc.Object, "spec", "volumeName")
+	phase, _, _ := unstructured.NestedString(pvc.Object, "status", "phase")
+	if phase != "Bound" || vol == "" {
+		t.Fatalf("golden PVC %s/%s is %q on volume %q, want Bound", goldenNamespace, golden, phase, vol)
+	}
+	pv := cp.MustGet(t, harness.PV, "", vol)
+	if d, _, _ := unstructured.NestedString(pv.Object, "spec", "csi", "driver"); d != harness.CSIDriverName {
+		t.Errorf("PV %s of the golden has CSI driver %q, want %q", vol, d, harness.CSIDriverName)
+	}
+	t.Logf("golden %s: PVC on PV %s, annotations %v", golden, vol, pvc.GetAnnotations())
+	waitGoldenReported(t, catalog, golden, phaseSucceeded, "")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesReady", "True")
+}
+
+// A worker disk cloned from the golden on the default class (CSI driver
+// with a CSIDriver object, csi-clone StorageProfile, volume expansion
+// allowed): CDI's clone planner chooses csi-clone with no fallback, the
+// clone completes (a CSI clone of the golden's PVC in the golden
+// namespace, rebound to the worker's PVC and grown to its size), and the
+// pool reports CloneHealthy=True.
+func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, catalog = "e2e-cdi-csi-clone", "c13", "e2e-cdi-csi-clone"
+	inNamespace(t, ns)
+	sid := schematicID("cdi-csi-clone")
+	readyGolden(t, catalog, sid)
+	xr, kmt := builtinPool(t, ns, cluster, sid)
+	md := cluster + "-" + poolName
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	disk, err := cp.CreateWorkerDisk(ctx, ns, kmt.GetName(), md+"-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvc := waitClonePlanned(t, ns, disk)
+	if got := pvc.GetAnnotations()[annCloneType]; got != "csi-clone" {
+		t.Errorf("CDI planned worker disk %s/%s as %q, want csi-clone; PVC annotations %v", ns, disk, got, pvc.GetAnnotations())
+	}
+	if got, ok := pvc.GetAnnotations()[annCloneFallbackReason]; ok {
+		t.Errorf("CDI fell back for worker disk %s/%s: %s=%q", ns, disk, annCloneFallbackReason, got)
+	}
+	waitDataVolumePhase(t, ns, disk, phaseSucceeded)
+	pvc = cp.MustGet(t, harness.PVC, ns, disk)
+	req, _, _ := unstructured.NestedString(pvc.Object, "spec", "resources", "requests", "storage")
+	capacity, _, _ := unstructured.NestedString(pvc.Object, "status", "capacity", "storage")
+	t.Logf("worker disk %s/%s cloned by CDI: request %s, capacity %s, annotations %s=%q", ns, disk, req, capacity, annCloneType, pvc.GetAnnotations()[annCloneType])
+	got := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "CloneHealthy", "True")
+	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "NoCloneProblems" {
+		t.Errorf("CloneHealthy reason %v, want NoCloneProblems", c["reason"])
+	}
+}
+
+// A worker disk whose clone source does not exist (the golden it names is
+// gone): CDI leaves the phase alone and sets reason CloneWithoutSource on
+// the DataVolume's Bound and Ready conditions
+// (pkg/controller/datavolume/pvc-clone-controller.go
+// validateCloneAndSourcePVC), and that reason surfaces in the pool's
+// CloneHealthy condition.
+func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, catalog = "e2e-cdi-no-source", "c14", "e2e-cdi-no-source"
+	inNamespace(t, ns)
+	sid := schematicID("cdi-no-source")
+	readyGolden(t, catalog, sid)
+	xr, kmt := builtinPool(t, ns, cluster, sid)
+	md := cluster + "-" + poolName
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
+
+	missing := goldenName(sid) + "-gone"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	disk, err := cp.CreateWorkerDiskWith(ctx, ns, kmt.GetName(), md+"-0", func(dv *unstructured.Unstructured) {
+		_ = unstructured.SetNestedField(dv.Object, missing, "spec", "source", "pvc", "name")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	cp.Eventually(t, importTimeout, fmt.Sprintf("CDI to report worker disk %s/%s waiting for its source", ns, disk), func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, ns, disk)
+		if err != nil {
+			return err
+		}
+		c := harness.Condition(dv, "Bound")
+		if c == nil || c["reason"] != "CloneWithoutSource" {
+			return fmt.Errorf("conditions %s", harness.ConditionsString(dv))
+		}
+		reason, _ = c["message"].(string)
+		return nil
+	})
+	t.Logf("CDI on worker disk %s/%s: CloneWithoutSource %q", ns, disk, reason)
+	got := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "CloneHealthy", "False", disk, "CloneWithoutSource")
+	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "CloneWithoutSource" {
+		t.Errorf("CloneHealthy reason %v, want CloneWithoutSource", c["reason"])
+	}
+}
+
+// CDI's DataVolume mutating webhook authorizes a clone by asking whether
+// the requesting user may create datavolumes/source in the source
+// namespace (API authorize_utils.go, a SubjectAccessReview). The catalog's
+// RoleBinding is what grants that to a namespace's default service account
+// (the identity a VM's dataVolumeTemplates clone as, KubeVirt
+// pkg/virt-controller/watch/vm/vm.go): before the namespace's first pool
+// the webhook refuses the service account's clone of the golden, naming
+// it; once the catalog has bound the namespace, the same request is
+// admitted.
+func TestCDIWebhookRefusesAnUnauthorizedClone(t *testing.T) {
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, catalog = "e2e-cdi-unauthorized", "c15", "e2e-cdi-unauthorized"
+	const serviceAccount = "default"
+	inNamespace(t, ns)
+	sid := schematicID("cdi-unauthorized")
+	golden := goldenName(sid)
+	readyGolden(t, catalog, sid)
+
+	// The service account may create DataVolumes in its own namespace, as
+	// a tenant may: so what refuses the clone is CDI, not RBAC on the
+	// DataVolume itself.
+	cp.MustApply(t, harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: e2e-create-datavolumes
+  namespace: %[1]s
+rules:
+- apiGroups: [cdi.kubevirt.io]
+  resources: [datavolumes]
+  verbs: [create, get]
+`, ns)), harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: e2e-create-datavolumes
+  namespace: %[1]s
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: e2e-create-datavolumes
+subjects:
+- kind: ServiceAccount
+  name: %[2]s
+  namespace: %[1]s
+`, ns, serviceAccount)))
+
+	user := "system:serviceaccount:" + ns + ":" + serviceAccount
+	impersonated := rest.CopyConfig(cp.Config)
+	impersonated.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}}
+	dc, err := dynamic.NewForConfig(impersonated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri := dc.Resource(harness.DataVolume.GroupVersion().WithResource("datavolumes")).Namespace(ns)
+	clone := harness.MustObject(fmt.Sprintf(`
+apiVersion: cdi.kubevirt.io/v1beta1
+kind: DataVolume
+metadata:
+  name: tenant-clone
+  namespace: %s
+spec:
+  source:
+    pvc:
+      namespace: %s
+      name: %s
+  storage:
+    resources:
+      requests:
+        storage: 20Gi
+`, ns, goldenNamespace, golden))
+	// A dry run goes through admission, webhooks included (CDI's declare
+	// sideEffects None), and creates nothing.
+	create := func(ctx context.Context) error {
+		_, err := ri.Create(ctx, clone, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err = create(ctx)
+	cancel()
+	want := fmt.Sprintf("User %s has insufficient permissions in clone source namespace %s", user, goldenNamespace)
+	if err == nil || !strings.Contains(err.Error(), `admission webhook "datavolume-mutate.cdi.kubevirt.io" denied the request`) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s creating a clone of %s/%s before the catalog binds %s: got %v, want CDI's datavolume-mutate webhook refusing it with %q", user, goldenNamespace, golden, ns, err, want)
+	}
+	t.Logf("before the grant: %v", err)
+
+	// The namespace's first pool makes the catalog bind its service
+	// account; then CDI admits the same clone.
+	builtinPool(t, ns, cluster, sid)
+	rbName := "workerimage-clone-" + catalog
+	cp.Eventually(t, reconcileTimeout+inProgressTTL, fmt.Sprintf("RoleBinding %s/%s to bind %s/%s", goldenNamespace, rbName, ns, serviceAccount), func(ctx context.Context) error {
+		rb, err := cp.Existing(ctx, harness.RoleBinding, goldenNamespace, rbName)
+		if err != nil {
+			return err
+		}
+		if !bindsServiceAccount(rb, ns, serviceAccount) {
+			return fmt.Errorf("subjects %v", rb.Object["subjects"])
+		}
+		return nil
+	})
+	cp.Eventually(t, 30*time.Second, "CDI's webhook to admit "+user+"'s clone of the golden once the catalog binds "+ns, create)
+	t.Logf("after the grant: CDI admits %s's clone of %s/%s", user, goldenNamespace, golden)
+}
