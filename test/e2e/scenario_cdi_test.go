@@ -63,12 +63,24 @@ func TestCDIImportsAGolden(t *testing.T) {
 	if c := harness.Condition(dv, "Ready"); c == nil || c["status"] != "True" {
 		t.Errorf("DataVolume %s Succeeded but Ready is %v", golden, c)
 	}
-	pvc = cp.MustGet(t, harness.PVC, goldenNamespace, golden)
-	vol, _, _ := unstructured.NestedString(pvc.Object, "spec", "volumeName")
-	phase, _, _ := unstructured.NestedString(pvc.Object, "status", "phase")
-	if phase != "Bound" || vol == "" {
-		t.Fatalf("golden PVC %s/%s is %q on volume %q, want Bound", goldenNamespace, golden, phase, vol)
-	}
+	// CDI's populator imports into a prime PVC and then hands its volume to
+	// the golden's PVC by rewriting the PV's claimRef; kube-controller-
+	// manager's PV binder binds the PVC on its next sync, which can land
+	// just after CDI marks the DataVolume Succeeded.
+	var vol string
+	cp.Eventually(t, reconcileTimeout, "golden PVC "+goldenNamespace+"/"+golden+" to be Bound to the imported volume", func(ctx context.Context) error {
+		got, err := cp.Existing(ctx, harness.PVC, goldenNamespace, golden)
+		if err != nil {
+			return err
+		}
+		pvc = got
+		vol, _, _ = unstructured.NestedString(pvc.Object, "spec", "volumeName")
+		phase, _, _ := unstructured.NestedString(pvc.Object, "status", "phase")
+		if phase != "Bound" || vol == "" {
+			return fmt.Errorf("golden PVC is %q on volume %q, want Bound", phase, vol)
+		}
+		return nil
+	})
 	pv := cp.MustGet(t, harness.PV, "", vol)
 	if d, _, _ := unstructured.NestedString(pv.Object, "spec", "csi", "driver"); d != harness.CSIDriverName {
 		t.Errorf("PV %s of the golden has CSI driver %q, want %q", vol, d, harness.CSIDriverName)
