@@ -254,6 +254,13 @@ func TestCompose(t *testing.T) {
 			observed: existingBuiltin,
 			want:     summary{Gate: "Open/TemplateComposed"},
 		},
+		"DeploymentOnTheCurrentTemplateIsNotHeldWhenTheGrantGoes": {
+			reason:   "A pool whose MachineDeployment already runs the current template was let through; the grant disappearing (its catalog deleted) does not hold it again.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    ungranted(succeeded),
+			observed: existingBuiltin,
+			want:     summary{Gate: "Open/TemplateComposed"},
+		},
 		"CloneGrantNotAwaitedWhenThePlatformGrantsItself": {
 			reason: "With cloneRBAC.waitForGrant false the deployment is composed at once.",
 			xr:     nodePoolXR(builtinSpec),

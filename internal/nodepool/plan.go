@@ -112,8 +112,12 @@ func decide(r compose.Request) (plan, error) {
 		}
 	}
 	// The grant is checked whether or not the template is composed yet: a
-	// pool's first template is composed while its deployment waits.
-	if pl.Hold == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant {
+	// pool's first template is composed while its deployment waits. A
+	// deployment that already runs the current template has been let
+	// through; holding it would change nothing but the pool's readiness
+	// (say, when the catalog's RoleBinding goes with the catalog).
+	running, _ := pl.Observed.inEffect()
+	if pl.Hold == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name {
 		pl.Hold = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
 	}
 	return pl, nil
