@@ -256,9 +256,17 @@ spec:
 		return err
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err = create(ctx)
-	cancel()
+	// The kube-apiserver's RBAC authorizer reads Roles and RoleBindings
+	// through informers, so the grant just applied takes a moment to
+	// authorize the create itself; until then the refusal is RBAC's, not
+	// CDI's, and the create is tried again.
+	cp.Eventually(t, reconcileTimeout, user+" to be allowed to create DataVolumes in "+ns+" by its Role", func(ctx context.Context) error {
+		err = create(ctx)
+		if err != nil && strings.Contains(err.Error(), `cannot create resource "datavolumes"`) {
+			return err
+		}
+		return nil
+	})
 	want := fmt.Sprintf("User %s has insufficient permissions in clone source namespace %s", user, goldenNamespace)
 	if err == nil || !strings.Contains(err.Error(), `admission webhook "datavolume-mutate.cdi.kubevirt.io" denied the request`) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("%s creating a clone of %s/%s before the catalog binds %s: got %v, want CDI's datavolume-mutate webhook refusing it with %q", user, goldenNamespace, golden, ns, err, want)
