@@ -33,21 +33,9 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 		return Binaries{}, err
 	}
 	defer func() { _ = log.Close() }()
-
-	script := filepath.Join(repoRoot, "test", "e2e", "hack", "build-binaries.sh")
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, script)
-	cmd.Stdout = &out
-	cmd.Stderr = log
-	if err := cmd.Run(); err != nil {
-		return Binaries{}, fmt.Errorf("%s failed (see %s): %w", script, log.Name(), err)
-	}
-	paths := map[string]string{}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if name, path, ok := strings.Cut(sc.Text(), "="); ok {
-			paths[name] = path
-		}
+	paths, err := runBuildScript(ctx, repoRoot, log)
+	if err != nil {
+		return Binaries{}, err
 	}
 	b := Binaries{
 		Etcd:              paths["etcd"],
@@ -58,7 +46,7 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 	}
 	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane} {
 		if p == "" {
-			return Binaries{}, fmt.Errorf("%s printed no path for %s; got %q", script, name, out.String())
+			return Binaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}
 	}
 
@@ -89,4 +77,25 @@ func ModuleDir(ctx context.Context, module, version string) (string, error) {
 		return "", fmt.Errorf("go mod download %s@%s printed no module directory: %s", module, version, out)
 	}
 	return m.Dir, nil
+}
+
+// runBuildScript runs test/e2e/hack/build-binaries.sh, its progress to log,
+// and returns the NAME=PATH lines it printed as a map.
+func runBuildScript(ctx context.Context, repoRoot string, log *os.File) (map[string]string, error) {
+	script := filepath.Join(repoRoot, "test", "e2e", "hack", "build-binaries.sh")
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, script)
+	cmd.Stdout = &out
+	cmd.Stderr = log
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s failed (see %s): %w", script, log.Name(), err)
+	}
+	paths := map[string]string{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if name, path, ok := strings.Cut(sc.Text(), "="); ok {
+			paths[name] = path
+		}
+	}
+	return paths, nil
 }

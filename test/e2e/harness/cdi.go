@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -79,25 +78,14 @@ func BuildCDIBinaries(ctx context.Context, repoRoot, logDir string) (CDIBinaries
 		return CDIBinaries{}, err
 	}
 	defer func() { _ = log.Close() }()
-	script := filepath.Join(repoRoot, "test", "e2e", "hack", "build-binaries.sh")
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, script)
-	cmd.Stdout = &out
-	cmd.Stderr = log
-	if err := cmd.Run(); err != nil {
-		return CDIBinaries{}, fmt.Errorf("%s failed (see %s): %w", script, log.Name(), err)
-	}
-	paths := map[string]string{}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if name, path, ok := strings.Cut(sc.Text(), "="); ok {
-			paths[name] = path
-		}
+	paths, err := runBuildScript(ctx, repoRoot, log)
+	if err != nil {
+		return CDIBinaries{}, err
 	}
 	b := CDIBinaries{Controller: paths["cdi-controller"], APIServer: paths["cdi-apiserver"], Manifests: paths["cdi-manifests"]}
 	for name, p := range map[string]string{"cdi-controller": b.Controller, "cdi-apiserver": b.APIServer, "cdi-manifests": b.Manifests} {
 		if p == "" {
-			return CDIBinaries{}, fmt.Errorf("%s printed no path for %s; got %q", script, name, out.String())
+			return CDIBinaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}
 	}
 	return b, nil
