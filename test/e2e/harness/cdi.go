@@ -3,11 +3,9 @@ package harness
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -331,25 +329,7 @@ func (c *CDI) StartAPIServer(ctx context.Context) error {
 	}
 	c.APIServer = p
 	c.cp.adopt(p)
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(c.CABundle)
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	url := c.APIServerURL + "/healthz"
-	return poll(ctx, p, 60*time.Second, "GET "+url+" to answer 200", func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		rsp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = rsp.Body.Close() }()
-		if rsp.StatusCode != http.StatusOK {
-			return fmt.Errorf("status %s", rsp.Status)
-		}
-		return nil
-	})
+	return waitHTTPS(ctx, p, c.APIServerURL+"/healthz", c.CABundle, nil, 60*time.Second)
 }
 
 // InstallWebhooks registers CDI's webhook configurations (see

@@ -316,8 +316,14 @@ func (cp *ControlPlane) Stop() {
 }
 
 func (cp *ControlPlane) waitHTTP(ctx context.Context, p *Process, url string, decorate func(*http.Request), timeout time.Duration) error {
+	return waitHTTPS(ctx, p, url, cp.PKI.CAData(), decorate, timeout)
+}
+
+// waitHTTPS polls url, trusting the CA in caPEM, until it answers 200, or
+// p exits, or timeout passes.
+func waitHTTPS(ctx context.Context, p *Process, url string, caPEM []byte, decorate func(*http.Request), timeout time.Duration) error {
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(cp.PKI.CAData())
+	pool.AppendCertsFromPEM(caPEM)
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	return poll(ctx, p, timeout, "GET "+url+" to answer 200", func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
