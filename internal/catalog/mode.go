@@ -10,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	fresource "github.com/crossplane/function-sdk-go/resource"
@@ -20,9 +21,11 @@ import (
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/decode"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // pinsKeyPrefix names the requirement that finds a golden's pinning templates.
@@ -42,10 +45,12 @@ type planned struct {
 	Retiring bool
 }
 
+// decodeSpec reads the catalog's spec at the edge; a value of the wrong
+// type is named by its path, such as spec.images[1].storage.
 func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	spec := v1alpha1.WorkerImageCatalogSpec{}
-	if err := r.Composite.GetValueInto("spec", &spec); err != nil {
-		return spec, fmt.Errorf("XWorkerImageCatalog %q: cannot read spec: %w; check the field types against the XRD (images is a list of {schematicID, version, storage, storageClass, imageFactoryURL} strings)", r.Composite.GetName(), err)
+	if errs := decode.Into(r.Composite.Object["spec"], field.NewPath("spec"), &spec); len(errs) > 0 {
+		return spec, fmt.Errorf("XWorkerImageCatalog %q: %s", r.Composite.GetName(), rules.Message(errs))
 	}
 	return spec, nil
 }

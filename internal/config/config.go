@@ -16,7 +16,6 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/rules"
-	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // Config is the Input with defaults applied and quantities parsed once.
@@ -89,61 +88,38 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
 	}
+	var errs field.ErrorList
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
 	default:
-		return Config{}, fmt.Errorf("input: mode %q is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind", c.Mode)
+		errs = append(errs, field.NotSupported(field.NewPath("mode"), rules.Quoted(string(c.Mode)), []string{string(v1beta1.ModeCatalog), string(v1beta1.ModeTenantCluster), string(v1beta1.ModeNodePool)}))
 	}
 	switch c.CloneRBACScope {
 	case "":
 		c.CloneRBACScope = v1beta1.CloneRBACPinningNamespaces
 	case v1beta1.CloneRBACPinningNamespaces, v1beta1.CloneRBACAllServiceAccounts:
 	default:
-		return Config{}, fmt.Errorf("input: cloneRBAC.scope %q is not PinningNamespaces or AllServiceAccounts", c.CloneRBACScope)
+		errs = append(errs, field.NotSupported(field.NewPath("cloneRBAC", "scope"), rules.Quoted(string(c.CloneRBACScope)), []string{string(v1beta1.CloneRBACPinningNamespaces), string(v1beta1.CloneRBACAllServiceAccounts)}))
 	}
-	if err := validateDNSLabel("goldenNamespace", c.GoldenNamespace); err != nil {
-		return Config{}, err
-	}
-	if err := validateServiceAccountName("cloneRBAC.serviceAccountName", c.VMServiceAccount); err != nil {
-		return Config{}, err
-	}
-	if err := validatePathSegment("image.platform", c.Platform); err != nil {
-		return Config{}, err
-	}
-	if err := validatePathSegment("image.arch", c.Arch); err != nil {
-		return Config{}, err
-	}
-	for _, check := range []struct {
-		field string
-		err   error
-	}{
-		{"talos.version", talosimage.ValidateVersion(c.TalosVersion)},
-		{"talos.schematicID", talosimage.ValidateSchematicID(c.SchematicID)},
-		{"talos.imageFactoryURL", talosimage.ValidateFactoryURL(c.ImageFactoryURL)},
-	} {
-		if check.err != nil {
-			return Config{}, fmt.Errorf("input: %s: %w", check.field, check.err)
-		}
-	}
+	errs = append(errs, rules.Namespace(field.NewPath("goldenNamespace"), c.GoldenNamespace, "set the namespace of the golden DataVolumes, or omit it for "+defaults.GoldenNamespace)...)
+	errs = append(errs, rules.ServiceAccount(field.NewPath("cloneRBAC", "serviceAccountName"), c.VMServiceAccount, fmt.Sprintf("name the account the worker VMs run as (default %q)", defaults.VMServiceAccount))...)
+	errs = append(errs, rules.PathSegment(field.NewPath("image", "platform"), c.Platform)...)
+	errs = append(errs, rules.PathSegment(field.NewPath("image", "arch"), c.Arch)...)
+	errs = append(errs, rules.TalosVersion(field.NewPath("talos", "version"), c.TalosVersion)...)
+	errs = append(errs, rules.SchematicID(field.NewPath("talos", "schematicID"), c.SchematicID)...)
+	errs = append(errs, rules.FactoryURL(field.NewPath("talos", "imageFactoryURL"), c.ImageFactoryURL)...)
 	if c.InstallerRepository != "" {
-		if err := talosimage.ValidateInstallerRepository(c.InstallerRepository); err != nil {
-			return Config{}, fmt.Errorf("input: talos.installerRepository: %w", err)
-		}
+		errs = append(errs, rules.InstallerRepository(field.NewPath("talos", "installerRepository"), c.InstallerRepository)...)
 	}
-	if rules.KubernetesMinor(field.NewPath("talos", "kubernetesVersion"), c.KubernetesVersion) != nil {
-		return Config{}, fmt.Errorf("input: talos.kubernetesVersion %q is not a Kubernetes minor such as v1.35", c.KubernetesVersion)
-	}
+	errs = append(errs, rules.KubernetesMinor(field.NewPath("talos", "kubernetesVersion"), c.KubernetesVersion)...)
 
-	var err error
-	if c.GoldenStorage, err = quantity("storage.goldenStorage", in.Storage.GoldenStorage, defaults.GoldenStorage); err != nil {
-		return Config{}, err
-	}
-	if c.MinimumImageStorage, err = quantity("storage.minimumImageStorage", in.Storage.MinimumImageStorage, defaults.MinimumImageStorage); err != nil {
-		return Config{}, err
-	}
-	if c.DiskSize, err = quantity("storage.diskSize", in.Storage.DiskSize, defaults.DiskSize); err != nil {
-		return Config{}, err
-	}
+	var e field.ErrorList
+	c.GoldenStorage, e = rules.Size(field.NewPath("storage", "goldenStorage"), or(in.Storage.GoldenStorage, defaults.GoldenStorage), defaults.GoldenStorage)
+	errs = append(errs, e...)
+	c.MinimumImageStorage, e = rules.Size(field.NewPath("storage", "minimumImageStorage"), or(in.Storage.MinimumImageStorage, defaults.MinimumImageStorage), defaults.MinimumImageStorage)
+	errs = append(errs, e...)
+	c.DiskSize, e = rules.Size(field.NewPath("storage", "diskSize"), or(in.Storage.DiskSize, defaults.DiskSize), defaults.DiskSize)
+	errs = append(errs, e...)
 
 	if in.Polling.Steady != nil {
 		c.SteadyTTL = in.Polling.Steady.Duration
@@ -151,28 +127,26 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	if in.Polling.InProgress != nil {
 		c.InProgressTTL = in.Polling.InProgress.Duration
 	}
-	if c.SteadyTTL < time.Second || c.InProgressTTL < time.Second {
-		return Config{}, fmt.Errorf("input: polling.steady %s and polling.inProgress %s must each be at least 1s", c.SteadyTTL, c.InProgressTTL)
-	}
+	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "steady"), c.SteadyTTL)...)
+	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "inProgress"), c.InProgressTTL)...)
 
 	if m := in.SupportMatrix; m != nil {
 		c.MatrixReplace = m.Replace
-		seen := map[string]bool{}
+		seen := map[string]int{}
 		for i, e := range m.Entries {
-			for _, v := range []struct{ field, value string }{
-				{"talos", e.Talos}, {"minKubernetes", e.MinKubernetes}, {"maxKubernetes", e.MaxKubernetes},
-			} {
-				if _, _, ok := talosimage.MinorNumbers(v.value); !ok || len(v.value) > 16 {
-					return Config{}, fmt.Errorf("input: supportMatrix.entries[%d].%s %q is not a minor version such as v1.13", i, v.field, v.value)
-				}
+			path := field.NewPath("supportMatrix", "entries").Index(i)
+			errs = append(errs, rules.SupportMatrixRow(path, e.Talos, e.MinKubernetes, e.MaxKubernetes)...)
+			if first, dup := seen[e.Talos]; dup {
+				errs = append(errs, field.Invalid(path.Child("talos"), rules.Quoted(e.Talos), fmt.Sprintf("is listed twice (also supportMatrix.entries[%d]); keep one row per Talos minor", first)))
+				continue
 			}
-			if seen[e.Talos] {
-				return Config{}, fmt.Errorf("input: supportMatrix.entries[%d].talos %q is listed twice; keep one row per Talos minor", i, e.Talos)
-			}
-			seen[e.Talos] = true
+			seen[e.Talos] = i
 			c.MatrixEntries = append(c.MatrixEntries, MatrixEntry{Talos: e.Talos, MinKubernetes: e.MinKubernetes, MaxKubernetes: e.MaxKubernetes})
 		}
 		sort.Slice(c.MatrixEntries, func(i, j int) bool { return c.MatrixEntries[i].Talos < c.MatrixEntries[j].Talos })
+	}
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("input: %s", rules.Message(errs))
 	}
 	return c, nil
 }
@@ -198,22 +172,4 @@ func or(v, def string) string {
 		return def
 	}
 	return v
-}
-
-// MaximumStorage bounds every size the function accepts. It is far above any
-// disk a Talos worker or golden needs, and far below the sizes (around 1e21
-// bytes) that apimachinery no longer renders as the quantity that was asked
-// for ("1000000000000000000000" canonicalises to "1").
-var MaximumStorage = resource.MustParse("1Pi")
-
-func quantity(field, v, def string) (resource.Quantity, error) {
-	v = or(v, def)
-	q, err := resource.ParseQuantity(v)
-	if err != nil || q.Sign() <= 0 {
-		return resource.Quantity{}, fmt.Errorf("input: %s %q is not a positive quantity such as %s", field, v, def)
-	}
-	if q.Cmp(MaximumStorage) > 0 {
-		return resource.Quantity{}, fmt.Errorf("input: %s %q is larger than %s; write a size such as %s", field, v, MaximumStorage.String(), def)
-	}
-	return q, nil
 }

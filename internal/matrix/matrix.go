@@ -11,7 +11,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/talosimage"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // Row says Talos minor Talos supports Kubernetes minors Min..Max.
@@ -73,7 +73,7 @@ type Result struct {
 // Check looks up talosVersion's minor and tests kubernetesVersion against it.
 // Both must already be validated; an unparsable version yields Unknown.
 func (t Table) Check(talosVersion, kubernetesVersion string) Result {
-	minor, ok := talosimage.Minor(talosVersion)
+	minor, ok := rules.MinorString(talosVersion)
 	if !ok {
 		return Result{Verdict: Unknown}
 	}
@@ -82,13 +82,13 @@ func (t Table) Check(talosVersion, kubernetesVersion string) Result {
 		return Result{Verdict: Unknown, TalosMinor: minor}
 	}
 	res := Result{TalosMinor: minor, Supported: row.minors()}
-	kMaj, kMin, ok := talosimage.MinorNumbers(kubernetesVersion)
+	kMaj, kMin, ok := rules.Minor(kubernetesVersion)
 	if !ok {
 		res.Verdict = Unsupported
 		return res
 	}
-	loMaj, loMin, _ := talosimage.MinorNumbers(row.Min)
-	hiMaj, hiMin, _ := talosimage.MinorNumbers(row.Max)
+	loMaj, loMin, _ := rules.Minor(row.Min)
+	hiMaj, hiMin, _ := rules.Minor(row.Max)
 	if less(kMaj, kMin, loMaj, loMin) || less(hiMaj, hiMin, kMaj, kMin) {
 		res.Verdict = Unsupported
 	}
@@ -108,16 +108,16 @@ func (t Table) Minors() []string {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		ai, aj, _ := talosimage.MinorNumbers(out[i])
-		bi, bj, _ := talosimage.MinorNumbers(out[j])
+		ai, aj, _ := rules.Minor(out[i])
+		bi, bj, _ := rules.Minor(out[j])
 		return less(ai, aj, bi, bj)
 	})
 	return out
 }
 
 func (r Row) minors() []string {
-	loMaj, loMin, ok1 := talosimage.MinorNumbers(r.Min)
-	hiMaj, hiMin, ok2 := talosimage.MinorNumbers(r.Max)
+	loMaj, loMin, ok1 := rules.Minor(r.Min)
+	hiMaj, hiMin, ok2 := rules.Minor(r.Max)
 	if !ok1 || !ok2 || loMaj != hiMaj || hiMin-loMin > 100 {
 		return []string{r.Min + "-" + r.Max}
 	}

@@ -3,9 +3,12 @@ package nodepool
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -25,17 +28,18 @@ import (
 func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, img image) (setting, error) {
 	explicit := first(setting{spec.Talos.InstallerRepository, "spec.talos.installerRepository"}, setting{cfg.InstallerRepository, "Input talos.installerRepository"})
 	if explicit.Value != "" {
-		if err := talosimage.ValidateInstallerRepository(explicit.Value); err != nil {
-			return setting{}, fieldError(p, explicit.Field, err)
-		}
-		return explicit, nil
+		return explicit, nil // validated where it was set
 	}
 	repo, err := talosimage.DefaultInstallerRepository(img.FactoryURL.Value, cfg.Platform, img.Version.Value)
 	if err == nil {
-		err = talosimage.ValidateInstallerRepository(repo)
+		// A host the URL grammar takes can still make no repository: an
+		// IP literal such as [::1] cannot start an image reference.
+		if errs := rules.InstallerRepository(field.NewPath("installerRepository"), repo); len(errs) > 0 {
+			err = errs.ToAggregate()
+		}
 	}
 	if err != nil {
-		return setting{}, fmt.Errorf("node pool %q: %s: %w; the default installer repository is derived from this URL, so fix it or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, err)
+		return setting{}, fmt.Errorf("node pool %q: %s %q makes no installer repository (%w); the default installer repository is derived from this URL, so give the factory a DNS name or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, img.FactoryURL.Value, err)
 	}
 	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
 }

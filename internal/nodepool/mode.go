@@ -17,23 +17,14 @@ import (
 type Mode struct{}
 
 // Requirements implements compose.Mode. The golden is located by the
-// resolved osImage; while the osImage is invalid nothing golden-related is
-// asked for, and Compose reports the spec error.
+// resolved osImage. An invalid spec is fatal here already: asking for a
+// golden named after invalid values would only ask for nothing.
 func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	p, spec, err := readPool(r.Composite)
 	if err != nil {
 		return nil, err
 	}
-	if checkOSImageKeys(r.Composite) != nil {
-		return selectors(p, image{Source: SourceHTTP}, r.Config), nil
-	}
-	img, err := resolveOSImage(p, spec, r.Config)
-	if err != nil {
-		// Compose reports the invalid osImage as fatal; asking for a golden
-		// named after invalid values would only ask for nothing.
-		return selectors(p, image{Source: SourceHTTP}, r.Config), nil
-	}
-	return selectors(p, img, r.Config), nil
+	return selectors(p, resolveOSImage(spec, r.Config), r.Config), nil
 }
 
 // Compose implements compose.Mode.

@@ -45,20 +45,8 @@ func decide(r compose.Request) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	if err := checkOSImageKeys(r.Composite); err != nil {
-		return plan{}, err
-	}
-	if err := checkReplicasAsWritten(p, r.Composite); err != nil {
-		return plan{}, err
-	}
-	img, err := resolveOSImage(p, spec, r.Config)
-	if err != nil {
-		return plan{}, err
-	}
-	s, err := resolveShape(p, spec, r.Config)
-	if err != nil {
-		return plan{}, err
-	}
+	img := resolveOSImage(spec, r.Config)
+	s := resolveShape(spec, r.Config)
 	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
 		return plan{}, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/internal/defaults"
 )
@@ -26,23 +26,26 @@ const (
 )
 
 var (
-	// maxDiskSize is the largest worker system disk accepted. It is far above
-	// any real worker disk, and far below the sizes apimachinery can no
-	// longer represent exactly (1000000000000000000000 is written back as
-	// "1"), so a size that passes is the size that gets provisioned.
-	maxDiskSize = resource.MustParse("1Pi")
+	// MaxStorage is the largest size accepted anywhere (a worker disk, the
+	// Input's sizes). It is far above any real disk, and far below the sizes
+	// apimachinery can no longer represent exactly (1000000000000000000000
+	// is written back as "1"), so a size that passes is the size that gets
+	// provisioned.
+	MaxStorage = resource.MustParse("1Pi")
+	// MaxGoldenStorage is the largest golden accepted: a golden holds one
+	// Talos disk image, about 1.2 GiB.
+	MaxGoldenStorage = resource.MustParse("1Ti")
 	// maxMemory is the largest guest memory accepted, for the same reason:
 	// more than any host a KubeVirt worker runs on offers.
 	maxMemory = resource.MustParse("16Ti")
 	maxCores  = resource.MustParse(strconv.Itoa(MaxCores))
 )
 
-// CheckReplicas checks a replica count as it appears in the composite: a
-// JSON number, checked before it is narrowed to int32 so that 4294967297 is
-// refused rather than wrapped to 1. field is the path to name in the message.
-// An omitted value passes, and so does one that is not a number: the spec's
-// decoder reports its type.
-func CheckReplicas(field string, v any) error {
+// Replicas checks a replica count as it appears in the composite: a JSON
+// number, checked before it is narrowed to int32 so that 4294967297 is
+// refused rather than wrapped to 1. An omitted value passes, and so does one
+// that is not a number: the spec's decoder reports its type.
+func Replicas(path *field.Path, v any) field.ErrorList {
 	if !IsNumber(v) {
 		return nil
 	}
@@ -51,80 +54,66 @@ func CheckReplicas(field string, v any) error {
 		literal = string(b) // as JSON has it: 1e12 is 1000000000000, 3.0 is 3
 	}
 	if n, err := strconv.ParseInt(literal, 10, 64); err != nil || n < 0 || n > MaxReplicas {
-		return fmt.Errorf("%s %s is not a whole number from 0 to %d; set how many workers the pool runs, at most %d per pool (split a larger fleet into several pools)", field, literal, MaxReplicas, MaxReplicas)
+		return field.ErrorList{field.Invalid(path, json.Number(Quoted(literal)), fmt.Sprintf("is not a whole number from 0 to %d; set how many workers the pool runs, at most %d per pool (split a larger fleet into several pools)", MaxReplicas, MaxReplicas))}
 	}
 	return nil
 }
 
-// CheckDiskSize checks a worker system disk size: a positive quantity no
-// larger than 1Pi. An empty value (omitted) passes.
-func CheckDiskSize(field, v string) error {
-	_, err := ParseDiskSize(field, v)
-	return err
+// DiskSize parses a worker system disk size: a positive quantity no larger
+// than 1Pi. An empty value (omitted) is the zero quantity.
+func DiskSize(path *field.Path, v string) (resource.Quantity, field.ErrorList) {
+	return quantity(path, v, MaxStorage, defaults.DiskSize, "the largest worker disk accepted")
 }
 
-// ParseDiskSize is CheckDiskSize that returns the size.
-func ParseDiskSize(field, v string) (resource.Quantity, error) {
-	return checkQuantity(field, v, maxDiskSize, defaults.DiskSize, "the largest worker disk accepted")
+// Memory parses a worker's guest memory: a positive quantity no larger than
+// 16Ti. An empty value (omitted) is the zero quantity.
+func Memory(path *field.Path, v string) (resource.Quantity, field.ErrorList) {
+	return quantity(path, v, maxMemory, "4Gi", "the largest worker memory accepted")
 }
 
-// CheckMemory checks a worker's guest memory: a positive quantity no larger
-// than 16Ti. An empty value (omitted) passes.
-func CheckMemory(field, v string) error {
-	_, err := ParseMemory(field, v)
-	return err
+// Size parses one of the Input's sizes: a positive quantity no larger than
+// 1Pi; example is its default, shown as the fix.
+func Size(path *field.Path, v, example string) (resource.Quantity, field.ErrorList) {
+	return quantity(path, v, MaxStorage, example, "the largest size accepted")
 }
 
-// ParseMemory is CheckMemory that returns the memory.
-func ParseMemory(field, v string) (resource.Quantity, error) {
-	return checkQuantity(field, v, maxMemory, "4Gi", "the largest worker memory accepted")
-}
-
-// CheckCPU checks a worker's core count: a whole number from 1 to 512. An
-// empty value (omitted) passes.
-func CheckCPU(field, v string) error {
-	_, err := ParseCores(field, v)
-	return err
-}
-
-// CheckStorageClass checks a StorageClass name. An empty value passes: it
-// means the cluster's default class.
-func CheckStorageClass(field, v string) error {
-	if v == "" {
-		return nil
+// GoldenStorage parses a golden's size: at least minimum (what the Talos
+// disk image needs) and at most 1Ti; example is the default size.
+func GoldenStorage(path *field.Path, v string, minimum resource.Quantity, example string) (resource.Quantity, field.ErrorList) {
+	q, errs := quantity(path, v, MaxGoldenStorage, example, "the largest golden accepted (a golden holds one Talos disk image, about 1.2 GiB)")
+	if len(errs) == 0 && q.Cmp(minimum) < 0 {
+		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is smaller than the Talos disk image (%s), so the import would fail; raise it to at least %s", minimum.String(), minimum.String()))}
 	}
-	if errs := validation.IsDNS1123Subdomain(v); len(errs) > 0 {
-		return fmt.Errorf("%s %q is not a StorageClass name (%s); name an existing StorageClass, or leave it empty for the cluster default", field, v, errs[0])
-	}
-	return nil
+	return q, errs
 }
 
-// checkQuantity parses v and bounds it to (0, most].
-func checkQuantity(field, v string, most resource.Quantity, example, limit string) (resource.Quantity, error) {
-	if v == "" {
-		return resource.Quantity{}, nil
-	}
-	q, err := resource.ParseQuantity(v)
-	if err != nil || q.Sign() <= 0 {
-		return resource.Quantity{}, fmt.Errorf("%s %q is not a positive quantity such as %s", field, v, example)
-	}
-	if q.Cmp(most) > 0 {
-		return resource.Quantity{}, fmt.Errorf("%s %q is larger than %s, %s; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as %s", field, v, most.String(), limit, example)
-	}
-	return q, nil
-}
-
-// ParseCores parses a whole number of cores. It compares quantities rather
-// than their int64 values, which overflow to 0 for sizes such as 1e30.
-func ParseCores(field, v string) (uint32, error) {
+// Cores parses a whole number of cores from 1 to 512. It compares quantities
+// rather than their int64 values, which overflow to 0 for sizes such as
+// 1e30. An empty value (omitted) is 0.
+func Cores(path *field.Path, v string) (uint32, field.ErrorList) {
 	if v == "" {
 		return 0, nil
 	}
 	c, err := resource.ParseQuantity(v)
 	if err != nil || c.Sign() <= 0 || c.Cmp(maxCores) > 0 || c.MilliValue()%1000 != 0 {
-		return 0, fmt.Errorf("%s %q is not a whole number of cores between 1 and %d, e.g. 2", field, v, MaxCores)
+		return 0, field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is not a whole number of cores between 1 and %d, e.g. 2", MaxCores))}
 	}
 	return uint32(c.Value()), nil
+}
+
+// quantity parses v and bounds it to (0, most].
+func quantity(path *field.Path, v string, most resource.Quantity, example, limit string) (resource.Quantity, field.ErrorList) {
+	if v == "" {
+		return resource.Quantity{}, nil
+	}
+	q, err := resource.ParseQuantity(v)
+	if err != nil || q.Sign() <= 0 {
+		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), "is not a positive quantity such as "+example)}
+	}
+	if q.Cmp(most) > 0 {
+		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is larger than %s, %s; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as %s", most.String(), limit, example))}
+	}
+	return q, nil
 }
 
 // IsNumber reports whether v, a value decoded from JSON, is a number: what

@@ -1,13 +1,9 @@
-// Package rules holds the product's validation rules, each defined once and
-// used by every mode: a rule takes the field path it checks and returns a
-// field.ErrorList (k8s.io/apimachinery util/validation/field), so the tenant
-// cluster and the node pool report the same problem from the same code, each
-// at its own path.
 package rules
 
 import (
+	"fmt"
 	"regexp"
-	"strings"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -17,10 +13,30 @@ import (
 // overflow where it is compared.
 const number = `(0|[1-9][0-9]{0,8})`
 
+// preRelease is a Talos pre-release such as -alpha.0 or -beta.1: dot
+// separated identifiers, none empty, a numeric one without a leading zero
+// (semver 2.0.0 §9). Talos tags are lowercase; an uppercase or empty
+// identifier would make the golden name an invalid DNS-1123 subdomain.
+const preRelease = `(-(0|[1-9][0-9]*|[0-9]*[a-z][0-9a-z]*)(\.(0|[1-9][0-9]*|[0-9]*[a-z][0-9a-z]*))*)?`
+
+// MaxVersionLength bounds a Talos version: it is interpolated into the
+// golden DataVolume name, which must stay inside 253 characters with the
+// schematic.
+const MaxVersionLength = 64
+
 var (
 	kubernetesMinor   = regexp.MustCompile(`^v` + number + `\.` + number + `$`)
 	kubernetesRelease = regexp.MustCompile(`^v` + number + `\.` + number + `\.` + number + `$`)
+	// TalosVersionPattern is a Talos release: vMAJOR.MINOR.PATCH with an
+	// optional pre-release. The XRDs carry the same pattern.
+	talosRelease = regexp.MustCompile(TalosVersionPattern)
+	talosMinor   = regexp.MustCompile(`^v` + number + `\.` + number + `$`)
 )
+
+// TalosVersionPattern is the pattern of a Talos release, shared by the code
+// and the XRD schemas (Go's RE2 and the API server's OpenAPI pattern agree on
+// it).
+const TalosVersionPattern = `^v` + number + `\.` + number + `\.` + number + preRelease + `$`
 
 // KubernetesMinor checks a Kubernetes minor such as v1.35: exactly
 // vMAJOR.MINOR, decimal numbers without leading zeros, at most nine digits
@@ -30,7 +46,7 @@ func KubernetesMinor(path *field.Path, v string) field.ErrorList {
 	if kubernetesMinor.MatchString(v) {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(path, quoted(v), "is not a Kubernetes minor such as v1.35")}
+	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch")}
 }
 
 // KubernetesVersion checks what a node pool's spec.version may be: a minor
@@ -39,27 +55,58 @@ func KubernetesVersion(path *field.Path, v string) field.ErrorList {
 	if kubernetesMinor.MatchString(v) || kubernetesRelease.MatchString(v) {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(path, quoted(v), "is not a Kubernetes version such as v1.35 or v1.35.2")}
+	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Kubernetes version such as v1.35 or v1.35.2")}
 }
 
 // IsKubernetesRelease reports whether a valid KubernetesVersion names a
 // release (has a patch) rather than a minor.
 func IsKubernetesRelease(v string) bool { return kubernetesRelease.MatchString(v) }
 
-// maxQuoted bounds a value quoted in a message.
-const maxQuoted = 64
-
-// quoted is v cut to maxQuoted bytes on a rune boundary, so that a message
-// quoting a bad value is short and always valid UTF-8.
-func quoted(v string) string {
-	if len(v) <= maxQuoted {
-		return v
+// TalosVersion checks a Talos release such as v1.13.6 or v1.14.0-alpha.0:
+// the Image Factory publishes artifacts for nothing else, and the version is
+// interpolated into the golden's name, the disk URL and the installer image.
+func TalosVersion(path *field.Path, v string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, "set a Talos release such as v1.13.6")}
+	case len(v) > MaxVersionLength:
+		return field.ErrorList{tooLong(path, v, MaxVersionLength, "use a Talos release such as v1.13.6")}
+	case !talosRelease.MatchString(v):
+		return field.ErrorList{field.Invalid(path, Quoted(v), "is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else")}
 	}
-	cut := maxQuoted
-	for cut > 0 && !isRuneStart(v[cut]) {
-		cut--
-	}
-	return strings.ToValidUTF8(v[:cut], "") + "..."
+	return nil
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// TalosMinor checks a Talos minor such as v1.13, as a support-matrix row
+// names it.
+func TalosMinor(path *field.Path, v string) field.ErrorList {
+	if talosMinor.MatchString(v) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros")}
+}
+
+// Minor is the (major, minor) of a version these rules accepted: a Talos
+// release or minor, or a Kubernetes version. ok is false for anything else,
+// so a caller can never compare a version that slipped past its rule.
+func Minor(v string) (major, minor int, ok bool) {
+	for _, re := range []*regexp.Regexp{talosRelease, kubernetesMinor, kubernetesRelease} {
+		m := re.FindStringSubmatch(v)
+		if m == nil {
+			continue
+		}
+		major, err1 := strconv.Atoi(m[1])
+		minor, err2 := strconv.Atoi(m[2])
+		return major, minor, err1 == nil && err2 == nil
+	}
+	return 0, 0, false
+}
+
+// MinorString is "vMAJOR.MINOR" of a version Minor accepts.
+func MinorString(v string) (string, bool) {
+	major, minor, ok := Minor(v)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("v%d.%d", major, minor), true
+}

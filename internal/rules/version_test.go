@@ -43,7 +43,7 @@ func TestKubernetesVersions(t *testing.T) {
 
 func TestErrorsNameThePathAndTheValue(t *testing.T) {
 	got := KubernetesMinor(field.NewPath("spec", "nodePools").Key("gpu").Child("version"), "v1.35junk").ToAggregate().Error()
-	want := `spec.nodePools[gpu].version: Invalid value: "v1.35junk": is not a Kubernetes minor such as v1.35`
+	want := `spec.nodePools[gpu].version: Invalid value: "v1.35junk": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch`
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the error names the path and the bad value\n-want, +got:\n%s", diff)
 	}
@@ -56,7 +56,71 @@ func TestQuotedValuesAreShortAndValidUTF8(t *testing.T) {
 	if !utf8.ValidString(msg) {
 		t.Fatalf("a quoted value is cut on a rune boundary: %q", msg)
 	}
-	if len(msg) > 200 {
+	if len(msg) > 250 {
 		t.Errorf("a quoted value is bounded, got %d bytes: %s", len(msg), msg)
+	}
+}
+
+func TestTalosVersions(t *testing.T) {
+	cases := map[string]struct {
+		reason       string
+		v            string
+		release, row bool
+	}{
+		"Release":             {reason: "vMAJOR.MINOR.PATCH is a release.", v: "v1.13.6", release: true},
+		"PreRelease":          {reason: "The factory publishes alphas and betas.", v: "v1.14.0-alpha.0", release: true},
+		"PreReleaseAlnum":     {reason: "An identifier may mix letters and digits.", v: "v1.14.0-rc1", release: true},
+		"Minor":               {reason: "A support-matrix row names a minor; the factory has no artifact for one.", v: "v1.13", row: true},
+		"LeadingZeroMinor":    {reason: "v1.013.6 is not how Talos tags a release.", v: "v1.013.6"},
+		"LeadingZeroRowMinor": {reason: "Nor v1.013 a row, which would never match v1.13.", v: "v1.013"},
+		"LeadingZeroPreRel":   {reason: "A numeric pre-release identifier has no leading zero (semver).", v: "v1.14.0-alpha.01"},
+		"EmptyPreRelPart":     {reason: "An empty identifier makes an invalid golden name.", v: "v1.0.0-rc..1"},
+		"PreRelEndingInDot":   {reason: "v1.0.0-. would build an invalid golden name.", v: "v1.0.0-."},
+		"EmptyPreRelease":     {reason: "A dangling hyphen.", v: "v1.0.0-"},
+		"Uppercase":           {reason: "Talos tags are lowercase; uppercase breaks the golden name.", v: "v1.14.0-RC.1"},
+		"BuildMetadata":       {reason: "+ cannot be part of an object name.", v: "v1.13.6+build"},
+		"JunkSuffix":          {reason: "A suffix must not slip past the matrix as an unknown minor.", v: "v1.13.6junk"},
+		"RowWithPatch":        {reason: "A row with a patch would never match.", v: "v1.13.6.1"},
+		"NoV":                 {reason: "Talos releases carry a leading v.", v: "1.13.6"},
+		"YAMLMeta":            {reason: "A YAML metacharacter must not reach a manifest.", v: "v1.13.6: x"},
+		"Newline":             {reason: "A newline must not reach a config.", v: "v1.13.6\nmachine: {}"},
+		"TenDigits":           {reason: "Ten digits could overflow where versions are compared.", v: "v1.1234567890.0"},
+		"TooLong":             {reason: "A version is bounded by the golden name.", v: "v1.2.3-" + strings.Repeat("a", MaxVersionLength)},
+		"Empty":               {reason: "Empty builds no name.", v: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := len(TalosVersion(field.NewPath("spec", "talos", "version"), tc.v)) == 0; got != tc.release {
+				t.Errorf("%s\nTalosVersion(%q) ok = %t, want %t", tc.reason, tc.v, got, tc.release)
+			}
+			if got := len(TalosMinor(field.NewPath("supportMatrix", "entries").Index(0).Child("talos"), tc.v)) == 0; got != tc.row {
+				t.Errorf("%s\nTalosMinor(%q) ok = %t, want %t", tc.reason, tc.v, got, tc.row)
+			}
+		})
+	}
+}
+
+func TestMinorOfAcceptedVersionsOnly(t *testing.T) {
+	cases := map[string]struct {
+		v    string
+		want string
+		ok   bool
+	}{
+		"TalosRelease":      {"v1.13.6", "v1.13", true},
+		"TalosPreRelease":   {"v1.14.0-rc.1", "v1.14", true},
+		"KubernetesMinor":   {"v1.35", "v1.35", true},
+		"KubernetesRelease": {"v1.35.2", "v1.35", true},
+		"NumericCompare":    {"v1.100.0", "v1.100", true},
+		"LeadingZero":       {"v1.013.6", "", false},
+		"JunkSuffix":        {"v1.35junk", "", false},
+		"NoV":               {"1.35", "", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := MinorString(tc.v)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("MinorString(%q) = %q, %t; want %q, %t: a version that slipped past its rule must never be compared", tc.v, got, ok, tc.want, tc.ok)
+			}
+		})
 	}
 }

@@ -3,6 +3,10 @@ package talosimage
 import (
 	"net/url"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // PlatformMetal is the Talos platform whose installer the Image Factory
@@ -61,8 +65,8 @@ const (
 // too: the factory itself offers the per-platform installers only from 1.10.
 // An unparsable version is treated as the newest, as the factory's quirks do.
 func DefaultInstallerRepository(factoryURL, platform, version string) (string, error) {
-	if err := ValidateFactoryURL(factoryURL); err != nil {
-		return "", err
+	if errs := rules.FactoryURL(field.NewPath("imageFactoryURL"), factoryURL); len(errs) > 0 {
+		return "", errs.ToAggregate()
 	}
 	u, err := url.Parse(factoryURL)
 	if err != nil {
@@ -79,7 +83,7 @@ func DefaultInstallerRepository(factoryURL, platform, version string) (string, e
 // version without a vMAJOR.MINOR prefix counts as the newest release, so that
 // a Talos version this function cannot read gets the current behaviour.
 func AtLeast(version string, major, minor int) bool {
-	vmaj, vmin, ok := MinorNumbers(version)
+	vmaj, vmin, ok := rules.Minor(version)
 	if !ok {
 		return true
 	}

@@ -52,7 +52,7 @@ func TestDefaultInstallerRepository(t *testing.T) {
 		"BadFactoryURLIsRefused": {
 			reason:  "The registry host is read from the factory URL, so it must be one.",
 			args:    args{"not a url", "openstack", "v1.13.6"},
-			wantErr: `imageFactoryURL "not a url" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |`,
+			wantErr: `imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`,
 		},
 	}
 	for name, tc := range cases {
@@ -69,8 +69,8 @@ func TestDefaultInstallerRepository(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 			if err == nil {
-				if verr := ValidateInstallerRepository(got); verr != nil {
-					t.Errorf("%s\nthe derived repository %q is not one ValidateInstallerRepository accepts: %v", tc.reason, got, verr)
+				if verr := validateInstallerRepository(got); verr != nil {
+					t.Errorf("%s\nthe derived repository %q is not one rules.InstallerRepository accepts: %v", tc.reason, got, verr)
 				}
 			}
 		})

@@ -7,7 +7,6 @@ package tenantcluster
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
@@ -15,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // Mode is the tenant cluster mode.
@@ -27,14 +27,17 @@ func (Mode) Requirements(_ compose.Request) (required.Selectors, error) { return
 // Compose implements compose.Mode: validate, plan, check the matrix, emit.
 func (Mode) Compose(r compose.Request) compose.Output {
 	xr := r.Composite
-	spec, err := decodeSpec(xr)
-	if err != nil {
-		return fatal(xr, err)
+	spec, errs := decodeSpec(xr)
+	if len(errs) == 0 {
+		errs = validate(xr.GetName(), spec)
 	}
-	if problems := validate(xr.GetName(), spec); len(problems) > 0 {
-		return fatal(xr, errors.New(strings.Join(problems, "; ")))
+	if len(errs) > 0 {
+		return fatal(xr, errors.New(rules.Message(errs)))
 	}
 	p := plan(r.Config, xr.GetName(), spec)
+	if err := checkComposed(p); err != nil {
+		return fatal(xr, err)
+	}
 	support, err := checkSupport(r.Config, p.Version, p.Talos.Version)
 	if err != nil {
 		return fatal(xr, err)

@@ -1,0 +1,198 @@
+// Package poolspec is the one owner of a node pool's validation. The node
+// pool checks its own spec with it, and the tenant cluster checks each pool
+// it composes with the same functions at the pool's path there, before it
+// composes anything: a value the pool would refuse is refused where the
+// user wrote it, and the tenant cluster never composes an XNodePool the node
+// pool would refuse.
+package poolspec
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// osImageFields are the keys each osImage member takes.
+var osImageFields = map[string][]string{
+	"builtin": {"schematicID", "version"},
+	"factory": {"schematicID", "version", "imageFactoryURL"},
+}
+
+// AsWritten checks what must be read before the shape is decoded: the
+// replica count as the JSON number it is (4294967297 would otherwise wrap
+// through int32), and the keys of osImage (a typo such as buitin would
+// otherwise silently select the HTTP path and roll the pool onto another
+// disk source). raw is the shape as unstructured JSON, at root. The paths of
+// values it reports are returned too, for the decoder to skip.
+func AsWritten(root *field.Path, raw map[string]any) (field.ErrorList, []string) {
+	var skip []string
+	errs := rules.Replicas(root.Child("replicas"), raw["replicas"])
+	if len(errs) > 0 {
+		skip = append(skip, root.Child("replicas").String())
+	}
+	os, ok := raw["osImage"].(map[string]any)
+	if !ok {
+		return errs, skip // absent, null, or of a type the decoder reports
+	}
+	for _, k := range slices.Sorted(maps.Keys(os)) {
+		path := root.Child("osImage", k)
+		fields, known := osImageFields[k]
+		if !known {
+			errs = append(errs, field.NotSupported(path, k, slices.Sorted(maps.Keys(osImageFields))))
+			skip = append(skip, path.String())
+			continue
+		}
+		member, _ := os[k].(map[string]any)
+		for _, f := range slices.Sorted(maps.Keys(member)) {
+			if !slices.Contains(fields, f) {
+				errs = append(errs, field.NotSupported(path.Child(f), f, fields))
+			}
+		}
+	}
+	return errs, skip
+}
+
+// Shape checks a pool's shape at root: spec for an XNodePool,
+// spec.nodePools[<name>] for a tenant cluster. Omitted fields pass; they
+// take defaults that are validated where they are set.
+func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
+	var errs field.ErrorList
+	if s.Replicas != nil {
+		errs = append(errs, rules.Replicas(root.Child("replicas"), int64(*s.Replicas))...)
+	}
+	hasResources := s.Resources != nil && (s.Resources.CPU != "" || s.Resources.Memory != "")
+	switch {
+	case s.InstanceType != "" && hasResources:
+		errs = append(errs, field.Invalid(root.Child("resources"), field.OmitValueType{}, fmt.Sprintf("cannot be set together with instanceType %q; KubeVirt takes the VM size from one of them, so remove one", rules.Quoted(s.InstanceType))))
+	case s.InstanceType != "":
+		errs = append(errs, rules.InstanceType(root.Child("instanceType"), s.InstanceType)...)
+	case hasResources:
+		if s.Resources.Memory == "" {
+			errs = append(errs, field.Required(root.Child("resources", "memory"), "a VM without an instance type needs its memory, e.g. 4Gi"))
+		}
+		_, e := rules.Memory(root.Child("resources", "memory"), s.Resources.Memory)
+		errs = append(errs, e...)
+		_, e = rules.Cores(root.Child("resources", "cpu"), s.Resources.CPU)
+		errs = append(errs, e...)
+	}
+	_, e := rules.DiskSize(root.Child("diskSize"), s.DiskSize)
+	errs = append(errs, e...)
+	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
+	return append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
+}
+
+// OSImage checks the osImage union at path: at most one member, and each
+// value it names.
+func OSImage(path *field.Path, os *v1alpha1.OSImage) field.ErrorList {
+	if os == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if os.Builtin != nil && os.Factory != nil {
+		errs = append(errs, field.Invalid(path, field.OmitValueType{}, "sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory"))
+	}
+	if b := os.Builtin; b != nil {
+		errs = append(errs, image(path.Child("builtin"), b.SchematicID, b.Version)...)
+	}
+	if f := os.Factory; f != nil {
+		errs = append(errs, image(path.Child("factory"), f.SchematicID, f.Version)...)
+		if f.ImageFactoryURL != "" {
+			errs = append(errs, rules.FactoryURL(path.Child("factory", "imageFactoryURL"), f.ImageFactoryURL)...)
+		}
+	}
+	return errs
+}
+
+func image(path *field.Path, schematicID, version string) field.ErrorList {
+	var errs field.ErrorList
+	if schematicID != "" {
+		errs = append(errs, rules.SchematicID(path.Child("schematicID"), schematicID)...)
+	}
+	if version != "" {
+		errs = append(errs, rules.TalosVersion(path.Child("version"), version)...)
+	}
+	return errs
+}
+
+// Talos checks a talos block at path, the tenant cluster's or the pool's.
+func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
+	var errs field.ErrorList
+	if t.Version != "" {
+		errs = append(errs, rules.TalosVersion(path.Child("version"), t.Version)...)
+	}
+	if t.SchematicID != "" {
+		errs = append(errs, rules.SchematicID(path.Child("schematicID"), t.SchematicID)...)
+	}
+	if t.ImageFactoryURL != "" {
+		errs = append(errs, rules.FactoryURL(path.Child("imageFactoryURL"), t.ImageFactoryURL)...)
+	}
+	if t.InstallerRepository != "" {
+		errs = append(errs, rules.InstallerRepository(path.Child("installerRepository"), t.InstallerRepository)...)
+	}
+	for _, host := range slices.Sorted(maps.Keys(t.RegistryMirrors)) {
+		mp := path.Child("registryMirrors").Key(host)
+		errs = append(errs, rules.MirrorHost(mp, host)...)
+		eps := t.RegistryMirrors[host].Endpoints
+		if len(eps) == 0 {
+			errs = append(errs, field.Required(mp.Child("endpoints"), "list at least one http(s) mirror endpoint"))
+		}
+		for i, ep := range eps {
+			errs = append(errs, rules.MirrorEndpoint(mp.Child("endpoints").Index(i), ep)...)
+		}
+	}
+	return errs
+}
+
+// DeploymentName checks "<cluster>-<pool>", the name of the pool's
+// XNodePool (when a tenant cluster composes it) and of its
+// MachineDeployment, which is also the value of the MachineDeployment's
+// cluster.x-k8s.io/deployment-name label, so it must be a DNS-1123 label.
+// path is where the pool's name was written; fix says what to shorten.
+func DeploymentName(path *field.Path, cluster, pool string) field.ErrorList {
+	name := cluster + "-" + pool
+	return rules.ObjectNameLabel(path, name, "a MachineDeployment name", fmt.Sprintf("the pool's MachineDeployment is named <cluster>-<pool> from cluster %q and pool %q, and that name is also a label value: %s", rules.Quoted(cluster), rules.Quoted(pool), shorten(cluster, pool)))
+}
+
+func shorten(cluster, pool string) string {
+	const most = 63
+	room := most - len(cluster) - 1
+	switch {
+	case room < 1:
+		return fmt.Sprintf("the cluster name leaves no room for a pool name, so use a cluster name shorter than %d characters", most-1)
+	case len(pool) > room:
+		return fmt.Sprintf("shorten the pool name to at most %d characters", room)
+	case strings.ContainsAny(cluster, "."):
+		return "a cluster name with dots cannot name one, so use a cluster name without dots"
+	default:
+		return "use lowercase letters, digits and '-', starting and ending with a letter or digit"
+	}
+}
+
+// NodePool checks an XNodePool's spec at root (spec): its shape, its Talos
+// block, its Kubernetes version and golden namespace, and that its cluster
+// and pool names make a MachineDeployment name. pool is the pool's resolved
+// name (spec.poolName, else from the composite's name).
+func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.ErrorList {
+	errs := Shape(root, spec.PoolShape)
+	errs = append(errs, Talos(root.Child("talos"), spec.Talos)...)
+	if spec.Version != "" {
+		errs = append(errs, rules.KubernetesVersion(root.Child("version"), spec.Version)...)
+	}
+	if spec.GoldenNamespace != "" {
+		errs = append(errs, rules.Namespace(root.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace of the golden images, or omit it for the platform default")...)
+	}
+	if spec.ClusterName == "" {
+		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
+	}
+	path := root.Child("clusterName")
+	if spec.PoolName != "" {
+		path = root.Child("poolName")
+	}
+	return append(errs, DeploymentName(path, spec.ClusterName, pool)...)
+}

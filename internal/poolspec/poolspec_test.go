@@ -1,0 +1,128 @@
+package poolspec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+)
+
+func fields(errs field.ErrorList) []string {
+	out := []string{}
+	for _, e := range errs {
+		out = append(out, e.Field)
+	}
+	return out
+}
+
+func TestShapeAtEitherPath(t *testing.T) {
+	two := int32(2)
+	cases := map[string]struct {
+		reason string
+		shape  v1alpha1.PoolShape
+		want   []string // fields named, relative to the root
+	}{
+		"Valid":               {"A pool with every field set.", v1alpha1.PoolShape{Replicas: &two, Resources: &v1alpha1.Resources{CPU: "2", Memory: "4Gi"}, DiskSize: "20Gi", StorageClass: "replicated", OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{Version: "v1.13.6"}}}, []string{}},
+		"BothSizes":           {"KubeVirt takes the size from one of them.", v1alpha1.PoolShape{InstanceType: "u1.medium", Resources: &v1alpha1.Resources{CPU: "2"}}, []string{".resources"}},
+		"MemoryMissing":       {"A VM without an instance type needs memory.", v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "2"}}, []string{".resources.memory"}},
+		"BadInstanceType":     {"An instance type is an object name.", v1alpha1.PoolShape{InstanceType: "U1 Medium"}, []string{".instanceType"}},
+		"BadCores":            {"Half a core.", v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "1.5", Memory: "4Gi"}}, []string{".resources.cpu"}},
+		"BadDisk":             {"A negative disk.", v1alpha1.PoolShape{DiskSize: "-1Gi"}, []string{".diskSize"}},
+		"BadClass":            {"A class is a subdomain.", v1alpha1.PoolShape{StorageClass: "UPPER"}, []string{".storageClass"}},
+		"BothSources":         {"builtin and factory together are ambiguous.", v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}, Factory: &v1alpha1.FactoryImage{}}}, []string{".osImage"}},
+		"BadBuiltinVersion":   {"A leading zero.", v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{Version: "v1.013.6"}}}, []string{".osImage.builtin.version"}},
+		"BadFactoryURL":       {"A URL outside the grammar.", v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://u@f.example"}}}, []string{".osImage.factory.imageFactoryURL"}},
+		"BadFactorySchematic": {"Uppercase.", v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{SchematicID: "ABC"}}}, []string{".osImage.factory.schematicID"}},
+		"EveryProblemAtOnce":  {"One pass names every problem.", v1alpha1.PoolShape{DiskSize: "x", StorageClass: "Y"}, []string{".diskSize", ".storageClass"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, root := range []*field.Path{field.NewPath("spec"), field.NewPath("spec", "nodePools").Key("gpu")} {
+				want := make([]string, 0, len(tc.want))
+				for _, f := range tc.want {
+					want = append(want, root.String()+f)
+				}
+				if diff := cmp.Diff(want, fields(Shape(root, tc.shape))); diff != "" {
+					t.Errorf("%s\nat %s, fields -want, +got:\n%s", tc.reason, root, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestAsWritten(t *testing.T) {
+	root := field.NewPath("spec", "nodePools").Key("gpu")
+	cases := map[string]struct {
+		reason   string
+		raw      map[string]any
+		want     []string
+		wantSkip []string
+	}{
+		"Valid":           {"Nothing to report.", map[string]any{"replicas": float64(3), "osImage": map[string]any{"builtin": nil}}, []string{}, nil},
+		"WrappingInt32":   {"2^32+1 is refused before int32 wraps it.", map[string]any{"replicas": float64(4294967297)}, []string{"spec.nodePools[gpu].replicas"}, []string{"spec.nodePools[gpu].replicas"}},
+		"UnknownMember":   {"A typo would select the HTTP path.", map[string]any{"osImage": map[string]any{"buitin": map[string]any{}}}, []string{"spec.nodePools[gpu].osImage.buitin"}, []string{"spec.nodePools[gpu].osImage.buitin"}},
+		"UnknownInMember": {"builtin takes no imageFactoryURL.", map[string]any{"osImage": map[string]any{"builtin": map[string]any{"imageFactoryURL": "x"}}}, []string{"spec.nodePools[gpu].osImage.builtin.imageFactoryURL"}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			errs, skip := AsWritten(root, tc.raw)
+			if diff := cmp.Diff(tc.want, fields(errs)); diff != "" {
+				t.Errorf("%s\nfields -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantSkip, skip); diff != "" {
+				t.Errorf("%s\nskip -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestTalos(t *testing.T) {
+	root := field.NewPath("spec", "talos")
+	cases := map[string]struct {
+		reason string
+		talos  v1alpha1.Talos
+		want   []string
+	}{
+		"Valid": {"Every field.", v1alpha1.Talos{Version: "v1.13.6", SchematicID: "abc", ImageFactoryURL: "https://factory.talos.dev", InstallerRepository: "factory.talos.dev/openstack-installer",
+			RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"https://mirror.example:5000"}}}}, []string{}},
+		"MirrorEndpointWithNewline": {"A newline never reaches the machine config.", v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"https://m.example\n  evil: true"}}}}, []string{"spec.talos.registryMirrors[docker.io].endpoints[0]"}},
+		"MirrorWithoutEndpoints":    {"A mirror needs an endpoint.", v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {}}}, []string{"spec.talos.registryMirrors[docker.io].endpoints"}},
+		"MirrorHostWithScheme":      {"A key is a host.", v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"https://docker.io": {Endpoints: []string{"https://m.example"}}}}, []string{"spec.talos.registryMirrors[https://docker.io]"}},
+		"InstallerWithScheme":       {"A repository is no URL.", v1alpha1.Talos{InstallerRepository: "https://f/installer"}, []string{"spec.talos.installerRepository"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fields(Talos(root, tc.talos))); diff != "" {
+				t.Errorf("%s\nfields -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestDeploymentName(t *testing.T) {
+	path := field.NewPath("spec", "nodePools").Key("md0")
+	cases := map[string]struct {
+		cluster, pool string
+		ok            bool
+		fix           string
+	}{
+		"Fits":           {"demo", "md0", true, ""},
+		"ClusterWithDot": {"a.b", "md0", false, "without dots"},
+		"PoolTooLong":    {"demo", strings.Repeat("p", 60), false, "at most 58 characters"},
+		"NoRoom":         {strings.Repeat("c", 63), "md0", false, "leaves no room"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			errs := DeploymentName(path, tc.cluster, tc.pool)
+			if (len(errs) == 0) != tc.ok {
+				t.Fatalf("ok = %t, want %t: %v", len(errs) == 0, tc.ok, errs)
+			}
+			if !tc.ok && !strings.Contains(errs[0].Detail, tc.fix) {
+				t.Errorf("the fix %q is not in %q", tc.fix, errs[0].Detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func TestNames(t *testing.T) {
+	path := field.NewPath("spec", "x")
+	cases := map[string]struct {
+		reason string
+		errs   field.ErrorList
+		ok     bool
+	}{
+		"Namespace":                 {"cozy-public is a namespace.", Namespace(path, "cozy-public", ""), true},
+		"NamespaceWithUnderscore":   {"A namespace is a DNS label.", Namespace(path, "cozy_public", ""), false},
+		"NamespaceWithDot":          {"Labels have no dots.", Namespace(path, "cozy.public", ""), false},
+		"StorageClassEmpty":         {"Empty means the cluster default.", StorageClass(path, ""), true},
+		"StorageClassWithDot":       {"A class name is a subdomain.", StorageClass(path, "replicated.fast"), true},
+		"StorageClassUppercase":     {"Subdomains are lowercase.", StorageClass(path, "Replicated"), false},
+		"StorageClassYAML":          {"YAML syntax.", StorageClass(path, "fast: {x: y}"), false},
+		"InstanceType":              {"u1.medium is a name.", InstanceType(path, "u1.medium"), true},
+		"InstanceTypeEmpty":         {"Callers default before checking.", InstanceType(path, ""), false},
+		"ServiceAccount":            {"default is a name.", ServiceAccount(path, "default", ""), true},
+		"ServiceAccountWithSlash":   {"A name has no slash.", ServiceAccount(path, "kube-system/default", ""), false},
+		"PathSegment":               {"openstack is a segment.", PathSegment(path, "openstack"), true},
+		"PathSegmentTraversal":      {"Path traversal never reaches a URL.", PathSegment(path, "../../etc"), false},
+		"ObjectNameLabel":           {"demo-md0 is a label.", ObjectNameLabel(path, "demo-md0", "a name", ""), true},
+		"ObjectNameLabelWithDot":    {"A label value of a name cannot hold a dot.", ObjectNameLabel(path, "a.b-md0", "a name", ""), false},
+		"ObjectNameLabelTooLong":    {"63 characters at most.", ObjectNameLabel(path, strings.Repeat("a", 64), "a name", ""), false},
+		"InstallerRepository":       {"A factory repository.", InstallerRepository(path, "factory.talos.dev/openstack-installer"), true},
+		"InstallerRepositorySlash":  {"A trailing slash is tolerated.", InstallerRepository(path, "factory.talos.dev/openstack-installer/"), true},
+		"InstallerRepositoryPort":   {"A registry with a port.", InstallerRepository(path, "registry.local:5000/talos/installer"), true},
+		"InstallerRepositoryScheme": {"An image reference carries no scheme.", InstallerRepository(path, "https://factory.talos.dev/installer"), false},
+		"InstallerRepositoryUpper":  {"References are lowercase.", InstallerRepository(path, "Factory.talos.dev/installer"), false},
+		"InstallerRepositoryEmpty":  {"Empty names nothing.", InstallerRepository(path, "/"), false},
+		"Schematic":                 {"A real schematic.", SchematicID(path, "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"), true},
+		"SchematicShort":            {"Test schematics pass the DNS-label shape.", SchematicID(path, "abc123"), true},
+		"SchematicUppercase":        {"Uppercase is not valid in a DataVolume name.", SchematicID(path, "ABC"), false},
+		"SchematicCyrillic":         {"A look-alike must not pass.", SchematicID(path, "аbc"), false},
+		"SchematicNewline":          {"A newline would split YAML.", SchematicID(path, "abc\ndef"), false},
+		"SchematicOversized":        {"It would overflow the golden name.", SchematicID(path, strings.Repeat("a", 200)), false},
+		"SchematicEmpty":            {"Empty builds no name.", SchematicID(path, ""), false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := len(tc.errs) == 0; got != tc.ok {
+				t.Errorf("%s\nok = %t, want %t (%v)", tc.reason, got, tc.ok, tc.errs)
+			}
+			for _, e := range tc.errs {
+				if e.Field != "spec.x" {
+					t.Errorf("%s: the error names %q, not the field checked", tc.reason, e.Field)
+				}
+			}
+		})
+	}
+}
+
+// A few texts are pinned whole, as users read them.
+func TestGoldenTexts(t *testing.T) {
+	cases := map[string]struct {
+		errs field.ErrorList
+		want string
+	}{
+		"OversizedSchematic": {SchematicID(field.NewPath("spec", "images").Index(0).Child("schematicID"), strings.Repeat("a", 200)),
+			`spec.images[0].schematicID: Invalid value: "` + strings.Repeat("a", 64) + `...": is 200 bytes, more than 128; an Image Factory schematic ID is 64 lowercase hex characters`},
+		"Replicas": {Replicas(field.NewPath("spec", "nodePools").Key("gpu").Child("replicas"), float64(4294967297)),
+			`spec.nodePools[gpu].replicas: Invalid value: 4294967297: is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`},
+		"Polling": {PollingInterval(field.NewPath("polling", "inProgress"), 0),
+			`polling.inProgress: Invalid value: "0s": must be at least 1s; it is how long Crossplane waits before calling the function again`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Message(tc.errs)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
