@@ -111,7 +111,7 @@ func FuzzFromInput(f *testing.F) {
 			t.Fatalf("Input %s accepted goldenNamespace %q: %v", doc, c1.GoldenNamespace, errs)
 		}
 		for _, seg := range []string{c1.Platform, c1.Arch} {
-			if len(seg) > 63 || !pathSegment.MatchString(seg) {
+			if len(rules.PathSegment(nil, seg)) > 0 {
 				t.Fatalf("Input %s accepted image path segment %q", doc, seg)
 			}
 		}

@@ -433,12 +433,12 @@ func TestCompose(t *testing.T) {
 		"BothBuiltinAndFactoryIsFatal": {
 			reason: "builtin and factory together is a spec error.",
 			xr:     nodePoolXR(map[string]any{"osImage": map[string]any{"builtin": map[string]any{}, "factory": map[string]any{}}}),
-			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory`},
+			want:   summary{Fatal: `XNodePool "tenant-a/demo-md0": spec.osImage: Invalid value: sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory`},
 		},
 		"UnknownOSImageKeyIsFatal": {
 			reason: "A typo under osImage must not silently select HTTP.",
 			xr:     nodePoolXR(map[string]any{"osImage": map[string]any{"buitin": map[string]any{}}}),
-			want:   summary{Fatal: `XNodePool "demo-md0": spec.osImage.buitin is not a known field; osImage takes at most one of builtin {schematicID, version} or factory {schematicID, version, imageFactoryURL}`},
+			want:   summary{Fatal: `XNodePool "tenant-a/demo-md0": spec.osImage.buitin: Unsupported value: "buitin": supported values: "builtin", "factory"`},
 		},
 		"OldTemplateKeptWhileMachineSetReferencesIt": {
 			reason:   "A changed template rolls the pool; the previous ones stay while a MachineSet points at them.",

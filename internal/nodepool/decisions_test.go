@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -17,6 +18,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -54,8 +56,8 @@ func TestResolveOSImage(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		spec    v1alpha1.NodePoolSpec
-		want    image
-		wantErr string
+		want      image
+		wantField string // the field an invalid spec is refused at
 	}{
 		"OmittedUsesInputDefaultsOverHTTP": {
 			reason: "Without osImage and spec.talos the Input's defaults are imported over HTTP.",
@@ -93,53 +95,43 @@ func TestResolveOSImage(t *testing.T) {
 				GoldenName:      goldenName,
 			},
 		},
-		"BuiltinIgnoresBadFactoryURL": {
-			reason: "A clone renders no HTTP source, so a malformed factory URL does not block it.",
-			spec: v1alpha1.NodePoolSpec{
-				Talos:     v1alpha1.Talos{ImageFactoryURL: "not a url"},
-				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}},
-			},
-			want: image{
-				Source:          SourceClone,
-				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
-				Version:         setting{defaults.TalosVersion, "Input talos.version"},
-				FactoryURL:      setting{"not a url", "spec.talos.imageFactoryURL"},
-				GoldenNamespace: defaults.GoldenNamespace,
-				GoldenName:      goldenName,
-			},
+		"BadFactoryURLIsFatalOnThePathToo": {
+			reason:    "spec.talos.imageFactoryURL is refused whatever the source, as the tenant cluster refuses it: one rule for one field, and the default installer is derived from it on both paths.",
+			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{ImageFactoryURL: "not a url"}, PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
+			wantField: "spec.talos.imageFactoryURL",
 		},
 		"BothMembersIsFatal": {
 			reason:  "builtin and factory together is refused.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}, Factory: &v1alpha1.FactoryImage{}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.osImage sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory`,
+			wantField: "spec.osImage",
 		},
 		"BadSchematicNamesFieldAndValue": {
 			reason:  "An invalid schematic is fatal, naming the field it came from.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "Bad/ID"}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.builtin.schematicID: schematicID "Bad/ID" is not a plain lowercase alphanumeric identifier; it is interpolated into the golden DataVolume name and the image URL, so use the 64 lowercase hex characters the Image Factory returns`,
+			wantField: "spec.osImage.builtin.schematicID",
 		},
 		"MinorOnlyVersionIsFatal": {
 			reason:  "A minor-only Talos version has no Image Factory artifact.",
 			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{Version: "v1.13"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.version: version "v1.13" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`,
+			wantField: "spec.talos.version",
 		},
 		"BadFactoryURLOnHTTPPathIsFatal": {
 			reason:  "The factory URL is validated on the HTTP path.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://x/$(id)"}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.factory.imageFactoryURL: imageFactoryURL "https://x/$(id)" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |`,
+			wantField: "spec.osImage.factory.imageFactoryURL",
 		},
 		"BadGoldenNamespaceIsFatal": {
 			reason:  "The golden namespace must be a namespace name.",
 			spec:    v1alpha1.NodePoolSpec{GoldenNamespace: "Cozy_Public", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.goldenNamespace "Cozy_Public" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'); set it to the namespace of the golden images (default cozy-public)`,
+			wantField: "spec.goldenNamespace",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := resolveOSImage(fxPoolID, tc.spec, testConfig(t))
-			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
-				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			if refusedAt(t, tc.reason, tc.spec, tc.wantField) {
+				return
 			}
+			got := resolveOSImage(tc.spec, testConfig(t))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -153,8 +145,8 @@ func TestResolveShape(t *testing.T) {
 		reason  string
 		spec    v1alpha1.NodePoolSpec
 		check   func(shape) any
-		want    any
-		wantErr string
+		want      any
+		wantField string // the field an invalid spec is refused at
 	}{
 		"DefaultsToInstanceTypeAndDiskSize": {
 			reason: "Neither instanceType nor resources: the default instance type; diskSize defaults to 20Gi.",
@@ -178,17 +170,17 @@ func TestResolveShape(t *testing.T) {
 		"InstanceTypeAndResourcesIsFatal": {
 			reason:  "KubeVirt takes the size from one place.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{InstanceType: "u1.large", Resources: &v1alpha1.Resources{Memory: "4Gi"}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.instanceType "u1.large" and spec.resources are both set; KubeVirt takes the VM size from one of them, so remove one`,
+			wantField: "spec.resources",
 		},
 		"FractionalCPUIsFatal": {
 			reason:  "VM cores are whole.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "500m", Memory: "4Gi"}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.resources.cpu "500m" is not a whole number of cores between 1 and 512, e.g. 2`,
+			wantField: "spec.resources.cpu",
 		},
 		"NegativeReplicasIsFatal": {
 			reason:  "Replicas cannot be negative.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(-1)}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.replicas -1 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
+			wantField: "spec.replicas",
 		},
 		"ThousandReplicasIsTheMost": {
 			reason: "1000 workers is the largest pool accepted.",
@@ -199,17 +191,17 @@ func TestResolveShape(t *testing.T) {
 		"MoreThanThousandReplicasIsFatal": {
 			reason:  "A pool of more than 1000 workers is a typo more often than a fleet.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1001)}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.replicas 1001 is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`,
+			wantField: "spec.replicas",
 		},
 		"BadDiskSizeIsFatal": {
 			reason:  "diskSize must be a quantity.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "twenty"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "twenty" is not a positive quantity such as 20Gi`,
+			wantField: "spec.diskSize",
 		},
 		"ZeroDiskSizeIsFatal": {
 			reason:  "A disk must have a size.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "0"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "0" is not a positive quantity such as 20Gi`,
+			wantField: "spec.diskSize",
 		},
 		"OnePebibyteDiskIsTheLargest": {
 			reason: "1Pi is the largest worker disk accepted.",
@@ -220,27 +212,27 @@ func TestResolveShape(t *testing.T) {
 		"AbsurdDiskSizeIsFatal": {
 			reason:  "apimachinery writes 1000000000000000000000 back as 1; the size must be refused, not provisioned as another.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1000000000000000000000"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.diskSize "1000000000000000000000" is larger than 1Pi, the largest worker disk accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 20Gi`,
+			wantField: "spec.diskSize",
 		},
 		"AbsurdMemoryIsFatal": {
 			reason:  "Guest memory is bounded the same way as the disk.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "1e30"}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.resources.memory "1e30" is larger than 16Ti, the largest worker memory accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 4Gi`,
+			wantField: "spec.resources.memory",
 		},
 		"NegativeMemoryIsFatal": {
 			reason:  "Guest memory is positive.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "-4Gi"}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.resources.memory "-4Gi" is not a positive quantity such as 4Gi`,
+			wantField: "spec.resources.memory",
 		},
 		"AbsurdCPUIsFatal": {
 			reason:  "1e30 cores overflows int64 to 0; it must be refused, not composed as a VM without cores.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "1e30", Memory: "4Gi"}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.resources.cpu "1e30" is not a whole number of cores between 1 and 512, e.g. 2`,
+			wantField: "spec.resources.cpu",
 		},
 		"UppercaseStorageClassIsFatal": {
 			reason:  "A class name is a DNS-1123 subdomain; the message says what to write instead.",
 			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{StorageClass: "UPPER case"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.storageClass "UPPER case" is not a StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass, or leave it empty for the cluster default`,
+			wantField: "spec.storageClass",
 		},
 		"EmptyVersionTakesTheInputDefault": {
 			reason: "An XNodePool without spec.version (an XRD without a default) runs the Input's Kubernetes version.",
@@ -252,28 +244,25 @@ func TestResolveShape(t *testing.T) {
 		"BadKubernetesVersionIsFatal": {
 			reason:  "version must be vX.Y or vX.Y.Z.",
 			spec:    v1alpha1.NodePoolSpec{Version: "1.35"},
-			wantErr: `node pool "tenant-a/demo-md0": spec.version "1.35" is not a Kubernetes version such as v1.35 or v1.35.2`,
+			wantField: "spec.version",
 		},
 		"MirrorWithoutEndpointsIsFatal": {
 			reason:  "A registry mirror needs an endpoint.",
 			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.registryMirrors["docker.io"].endpoints is empty; list at least one http(s) mirror endpoint`,
+			wantField: "spec.talos.registryMirrors[docker.io].endpoints",
 		},
 		"MirrorEndpointMustBeURL": {
 			reason:  "Mirror endpoints are http(s) URLs.",
 			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"ftp://x"}}}}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.registryMirrors["docker.io"].endpoints[0] "ftp://x" is not a plain http(s) URL`,
+			wantField: "spec.talos.registryMirrors[docker.io].endpoints[0]",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := resolveShape(fxPoolID, tc.spec, testConfig(t))
-			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
-				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
-			}
-			if err != nil {
+			if refusedAt(t, tc.reason, tc.spec, tc.wantField) {
 				return
 			}
+			got := resolveShape(tc.spec, testConfig(t))
 			if diff := cmp.Diff(tc.want, tc.check(got)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -585,11 +574,6 @@ func TestRequirements(t *testing.T) {
 			spec:   map[string]any{"osImage": builtin()},
 			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerPVCs, reqWorkerDVs},
 		},
-		"InvalidOSImageAsksNoGolden": {
-			reason: "An invalid osImage is not fatal on the first call; Compose reports it.",
-			spec:   map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "bad"}}},
-			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -616,12 +600,44 @@ func TestRequirements(t *testing.T) {
 	}
 }
 
+// An invalid spec is fatal from the first call, with the message Compose
+// gives: asking for a golden named after invalid values would ask for
+// nothing, and both calls read the spec through the same edge.
+func TestRequirementsOfAnInvalidSpecIsFatalAsCompose(t *testing.T) {
+	xr := nodePoolXR(map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "bad"}}})
+	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
+	out := Mode{}.Compose(request(t, xr, worldFixture{}, nil))
+	if err == nil || out.Fatal == nil || err.Error() != out.Fatal.Error() {
+		t.Errorf("Requirements and Compose refuse the spec alike:\nRequirements: %v\nCompose:      %v", err, out.Fatal)
+	}
+}
+
 func TestRequirementsWithoutNamespaceIsFatal(t *testing.T) {
 	xr := nodePoolXR(nil)
 	xr.SetNamespace("")
 	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
-	want := `XNodePool "demo-md0" has no namespace and no crossplane.io/claim-namespace label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in`
+	want := `XNodePool "demo-md0": metadata.namespace: Required value: an XNodePool has no namespace and no crossplane.io/claim-namespace label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in`
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("a pool with nowhere to live cannot be composed\n-want, +got:\n%s", diff)
 	}
+}
+
+// refusedAt validates spec as readPool does (the pool's own rules) and
+// checks it is refused at wantField, or accepted when wantField is empty. It
+// reports whether the spec was refused.
+func refusedAt(t *testing.T, reason string, spec v1alpha1.NodePoolSpec, wantField string) bool {
+	t.Helper()
+	spec.ClusterName = fxPoolID.Cluster
+	errs := poolspec.NodePool(field.NewPath("spec"), spec, fxPoolID.Name)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Field)
+	}
+	switch {
+	case wantField == "" && len(errs) > 0:
+		t.Fatalf("%s\nrefused: %v", reason, errs)
+	case wantField != "" && !slices.Contains(got, wantField):
+		t.Fatalf("%s\nwant it refused at %s, got %v", reason, wantField, errs)
+	}
+	return len(errs) > 0
 }

@@ -61,15 +61,10 @@ func TestResolveInstallerRepository(t *testing.T) {
 			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
 			want:   setting{"registry.internal/talos/installer", "Input talos.installerRepository"},
 		},
-		"BadExplicitRepositoryNamesItsField": {
-			reason:  "An explicit repository is validated and the message names the field.",
-			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{InstallerRepository: "Registry/Installer"}},
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.installerRepository: installerRepository "Registry/Installer" is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image`,
-		},
-		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
-			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
-			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: imageFactoryURL "not a url" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |; the default installer repository is derived from this URL, so fix it or set spec.talos.installerRepository`,
+		"IPFactoryMakesNoRepositoryOfAClone": {
+			reason:  "A factory URL with an IP literal host is a URL, but [fd00::1] cannot start an image reference; the message offers both fixes.",
+			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}),
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "https://[fd00::1]:8080" makes no installer repository (installerRepository: Invalid value: "[fd00::1]:8080/openstack-installer": is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image); the default installer repository is derived from this URL, so give the factory a DNS name or set spec.talos.installerRepository`,
 		},
 		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
 			reason: "With an explicit repository the factory URL plays no part in a clone.",
@@ -83,10 +78,7 @@ func TestResolveInstallerRepository(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config.FromInput: %v", err)
 			}
-			img, err := resolveOSImage(fxPoolID, tc.spec, cfg)
-			if err != nil {
-				t.Fatalf("resolveOSImage: %v", err)
-			}
+			img := resolveOSImage(tc.spec, cfg)
 			got, err := resolveInstallerRepository(fxPoolID, tc.spec, cfg, img)
 			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
 				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)

@@ -55,7 +55,11 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 	if p.Name == "" {
 		p.Name = strings.TrimPrefix(xr.GetName(), p.Cluster+"-")
 	}
-	errs = append(errs, poolspec.NodePool(root, spec, p.Name)...)
+	if len(errs) == 0 {
+		// Values are checked once they have their types: a value left out
+		// for its type would be reported again as missing.
+		errs = poolspec.NodePool(root, spec, p.Name)
+	}
 	if p.Namespace == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), fmt.Sprintf("an XNodePool has no namespace and no %s label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in", LabelClaimNamespace)))
 	}
