@@ -54,8 +54,8 @@ func TestSourceTypeOf(t *testing.T) {
 func TestResolveOSImage(t *testing.T) {
 	goldenName := "talos-worker-" + defaults.TalosSchematicID + "-" + defaults.TalosVersion
 	cases := map[string]struct {
-		reason  string
-		spec    v1alpha1.NodePoolSpec
+		reason    string
+		spec      v1alpha1.NodePoolSpec
 		want      image
 		wantField string // the field an invalid spec is refused at
 	}{
@@ -101,28 +101,28 @@ func TestResolveOSImage(t *testing.T) {
 			wantField: "spec.talos.imageFactoryURL",
 		},
 		"BothMembersIsFatal": {
-			reason:  "builtin and factory together is refused.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}, Factory: &v1alpha1.FactoryImage{}}}},
+			reason:    "builtin and factory together is refused.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}, Factory: &v1alpha1.FactoryImage{}}}},
 			wantField: "spec.osImage",
 		},
 		"BadSchematicNamesFieldAndValue": {
-			reason:  "An invalid schematic is fatal, naming the field it came from.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "Bad/ID"}}}},
+			reason:    "An invalid schematic is fatal, naming the field it came from.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "Bad/ID"}}}},
 			wantField: "spec.osImage.builtin.schematicID",
 		},
 		"MinorOnlyVersionIsFatal": {
-			reason:  "A minor-only Talos version has no Image Factory artifact.",
-			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{Version: "v1.13"}},
+			reason:    "A minor-only Talos version has no Image Factory artifact.",
+			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{Version: "v1.13"}},
 			wantField: "spec.talos.version",
 		},
 		"BadFactoryURLOnHTTPPathIsFatal": {
-			reason:  "The factory URL is validated on the HTTP path.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://x/$(id)"}}}},
+			reason:    "The factory URL is validated on the HTTP path.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://x/$(id)"}}}},
 			wantField: "spec.osImage.factory.imageFactoryURL",
 		},
 		"BadGoldenNamespaceIsFatal": {
-			reason:  "The golden namespace must be a namespace name.",
-			spec:    v1alpha1.NodePoolSpec{GoldenNamespace: "Cozy_Public", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
+			reason:    "The golden namespace must be a namespace name.",
+			spec:      v1alpha1.NodePoolSpec{GoldenNamespace: "Cozy_Public", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
 			wantField: "spec.goldenNamespace",
 		},
 	}
@@ -142,9 +142,9 @@ func TestResolveOSImage(t *testing.T) {
 func TestResolveShape(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	cases := map[string]struct {
-		reason  string
-		spec    v1alpha1.NodePoolSpec
-		check   func(shape) any
+		reason    string
+		spec      v1alpha1.NodePoolSpec
+		check     func(shape) any
 		want      any
 		wantField string // the field an invalid spec is refused at
 	}{
@@ -168,18 +168,18 @@ func TestResolveShape(t *testing.T) {
 			want: []string{"", "4", "8Gi"},
 		},
 		"InstanceTypeAndResourcesIsFatal": {
-			reason:  "KubeVirt takes the size from one place.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{InstanceType: "u1.large", Resources: &v1alpha1.Resources{Memory: "4Gi"}}},
+			reason:    "KubeVirt takes the size from one place.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{InstanceType: "u1.large", Resources: &v1alpha1.Resources{Memory: "4Gi"}}},
 			wantField: "spec.resources",
 		},
 		"FractionalCPUIsFatal": {
-			reason:  "VM cores are whole.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "500m", Memory: "4Gi"}}},
+			reason:    "VM cores are whole.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "500m", Memory: "4Gi"}}},
 			wantField: "spec.resources.cpu",
 		},
 		"NegativeReplicasIsFatal": {
-			reason:  "Replicas cannot be negative.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(-1)}},
+			reason:    "Replicas cannot be negative.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(-1)}},
 			wantField: "spec.replicas",
 		},
 		"ThousandReplicasIsTheMost": {
@@ -189,18 +189,18 @@ func TestResolveShape(t *testing.T) {
 			want:   int32(1000),
 		},
 		"MoreThanThousandReplicasIsFatal": {
-			reason:  "A pool of more than 1000 workers is a typo more often than a fleet.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1001)}},
+			reason:    "A pool of more than 1000 workers is a typo more often than a fleet.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1001)}},
 			wantField: "spec.replicas",
 		},
 		"BadDiskSizeIsFatal": {
-			reason:  "diskSize must be a quantity.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "twenty"}},
+			reason:    "diskSize must be a quantity.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "twenty"}},
 			wantField: "spec.diskSize",
 		},
 		"ZeroDiskSizeIsFatal": {
-			reason:  "A disk must have a size.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "0"}},
+			reason:    "A disk must have a size.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "0"}},
 			wantField: "spec.diskSize",
 		},
 		"OnePebibyteDiskIsTheLargest": {
@@ -210,28 +210,28 @@ func TestResolveShape(t *testing.T) {
 			want:   "1Pi",
 		},
 		"AbsurdDiskSizeIsFatal": {
-			reason:  "apimachinery writes 1000000000000000000000 back as 1; the size must be refused, not provisioned as another.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1000000000000000000000"}},
+			reason:    "apimachinery writes 1000000000000000000000 back as 1; the size must be refused, not provisioned as another.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1000000000000000000000"}},
 			wantField: "spec.diskSize",
 		},
 		"AbsurdMemoryIsFatal": {
-			reason:  "Guest memory is bounded the same way as the disk.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "1e30"}}},
+			reason:    "Guest memory is bounded the same way as the disk.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "1e30"}}},
 			wantField: "spec.resources.memory",
 		},
 		"NegativeMemoryIsFatal": {
-			reason:  "Guest memory is positive.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "-4Gi"}}},
+			reason:    "Guest memory is positive.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{Memory: "-4Gi"}}},
 			wantField: "spec.resources.memory",
 		},
 		"AbsurdCPUIsFatal": {
-			reason:  "1e30 cores overflows int64 to 0; it must be refused, not composed as a VM without cores.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "1e30", Memory: "4Gi"}}},
+			reason:    "1e30 cores overflows int64 to 0; it must be refused, not composed as a VM without cores.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "1e30", Memory: "4Gi"}}},
 			wantField: "spec.resources.cpu",
 		},
 		"UppercaseStorageClassIsFatal": {
-			reason:  "A class name is a DNS-1123 subdomain; the message says what to write instead.",
-			spec:    v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{StorageClass: "UPPER case"}},
+			reason:    "A class name is a DNS-1123 subdomain; the message says what to write instead.",
+			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{StorageClass: "UPPER case"}},
 			wantField: "spec.storageClass",
 		},
 		"EmptyVersionTakesTheInputDefault": {
@@ -242,18 +242,18 @@ func TestResolveShape(t *testing.T) {
 			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", defaults.KubernetesVersion + ".0"},
 		},
 		"BadKubernetesVersionIsFatal": {
-			reason:  "version must be vX.Y or vX.Y.Z.",
-			spec:    v1alpha1.NodePoolSpec{Version: "1.35"},
+			reason:    "version must be vX.Y or vX.Y.Z.",
+			spec:      v1alpha1.NodePoolSpec{Version: "1.35"},
 			wantField: "spec.version",
 		},
 		"MirrorWithoutEndpointsIsFatal": {
-			reason:  "A registry mirror needs an endpoint.",
-			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {}}}},
+			reason:    "A registry mirror needs an endpoint.",
+			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {}}}},
 			wantField: "spec.talos.registryMirrors[docker.io].endpoints",
 		},
 		"MirrorEndpointMustBeURL": {
-			reason:  "Mirror endpoints are http(s) URLs.",
-			spec:    v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"ftp://x"}}}}},
+			reason:    "Mirror endpoints are http(s) URLs.",
+			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{RegistryMirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"ftp://x"}}}}},
 			wantField: "spec.talos.registryMirrors[docker.io].endpoints[0]",
 		},
 	}

@@ -106,14 +106,14 @@ func TestCompose(t *testing.T) {
 			reason: "Every problem is named in one fatal, cluster first.",
 			xr:     `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"version":"1.35","nodePools":{"GPU":{}}}}`,
 			want: func(*testing.T) compose.Output {
-				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.version "1.35" is not a Kubernetes minor such as v1.35; set the minor the tenant cluster runs, Talos picks the patch; spec.nodePools: pool name "GPU" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); rename the pool, its name becomes part of the XNodePool and MachineDeployment names`)}
+				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.version: Invalid value: "1.35": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch; spec.nodePools[GPU]: Invalid value: "GPU": is not a pool name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); rename the pool: lowercase letters, digits and '-', starting and ending with a letter or digit, as its name becomes part of the XNodePool and MachineDeployment names`)}
 			},
 		},
 		"WrongTypeIsFatal": {
 			reason: "A field of the wrong type is named with its pool.",
 			xr:     `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"nodePools":{"workers":{"replicas":"3"}}}}`,
 			want: func(*testing.T) compose.Output {
-				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.nodePools.workers.replicas is a string, but must be an integer; fix the field's type in the composite`)}
+				return compose.Output{Fatal: errors.New(`XTenantCluster "tenant-acme/acme": spec.nodePools[workers].replicas: Invalid value: "3": is a string, but must be an integer; fix the field's type in the composite`)}
 			},
 		},
 	}
