@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -60,42 +62,42 @@ func TestResolveGoldens(t *testing.T) {
 		"MissingSchematicIsRefused": {
 			reason:  "Every entry needs a schematicID.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{Version: "v1.13.6"}}},
-			wantErr: `XWorkerImageCatalog "default": images[0].schematicID is empty; set it to an Image Factory schematic ID (64 lowercase hex characters)`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].schematicID: Required value: set an Image Factory schematic ID (64 lowercase hex characters)`,
 		},
 		"MissingVersionIsRefused": {
 			reason:  "Every entry needs a version.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: sid}}},
-			wantErr: `XWorkerImageCatalog "default": images[0].version is empty; set it to a Talos release such as v1.13.6`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].version: Required value: set a Talos release such as v1.13.6`,
 		},
 		"DuplicateGoldenIsRefused": {
 			reason:  "Entries differing only in size or class still collide on the golden name.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0"}, {SchematicID: "abc", Version: "v1.0.0", Storage: "8Gi"}}},
-			wantErr: `XWorkerImageCatalog "default": images[1] resolves to the same golden DataVolume "talos-worker-abc-v1.0.0" as images[0]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[1]: Invalid value: resolves to the same golden DataVolume "talos-worker-abc-v1.0.0" as spec.images[0]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)`,
 		},
 		"StorageBelowImageIsRefused": {
 			reason:  "A golden smaller than the raw disk image cannot hold the import.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0", Storage: "1Gi"}}},
-			wantErr: `XWorkerImageCatalog "default": images[0].storage "1Gi" is smaller than the Talos disk image (1246Mi), so the import would fail; raise it to at least 1246Mi`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].storage: Invalid value: "1Gi": is smaller than the Talos disk image (1246Mi), so the import would fail; raise it to at least 1246Mi`,
 		},
 		"NegativeStorageIsRefused": {
 			reason:  "A negative quantity parses but is below the floor.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0", Storage: "-6Gi"}}},
-			wantErr: `XWorkerImageCatalog "default": images[0].storage "-6Gi" is smaller than the Talos disk image (1246Mi), so the import would fail; raise it to at least 1246Mi`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].storage: Invalid value: "-6Gi": is not a positive quantity such as 6Gi`,
 		},
 		"GarbageStorageIsRefused": {
 			reason:  "A storage that is no quantity is refused with an example.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Storage: "six gigs", Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0"}}},
-			wantErr: `XWorkerImageCatalog "default": spec.storage "six gigs" is not a quantity; write a size such as 6Gi`,
+			wantErr: `XWorkerImageCatalog "default": spec.storage: Invalid value: "six gigs": is not a positive quantity such as 6Gi`,
 		},
 		"BadStorageClassIsRefused": {
 			reason:  "A class name must be a DNS subdomain.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0", StorageClass: "Fast SSD"}}},
-			wantErr: `XWorkerImageCatalog "default": images[0].storageClass "Fast SSD" is not a valid StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass or leave it empty for the cluster default`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].storageClass: Invalid value: "Fast SSD": is not a StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass, or leave it empty for the cluster default`,
 		},
 		"BadGoldenNamespaceIsRefused": {
 			reason:  "The golden namespace must be a namespace name.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{GoldenNamespace: "Cozy_Public"},
-			wantErr: `XWorkerImageCatalog "default": spec.goldenNamespace "Cozy_Public" is not a valid namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set it to an existing namespace such as cozy-public`,
+			wantErr: `XWorkerImageCatalog "default": spec.goldenNamespace: Invalid value: "Cozy_Public": is not a namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set it to an existing namespace such as cozy-public`,
 		},
 		"AllProblemsAreReportedAtOnce": {
 			reason: "An operator fixes the catalog in one pass: every bad entry is named, in order.",
@@ -103,12 +105,15 @@ func TestResolveGoldens(t *testing.T) {
 				{SchematicID: "abc", Version: "1.0.0"},
 				{SchematicID: "abc", Version: "v1.0.0", ImageFactoryURL: "https://x/`id`"},
 			}},
-			wantErr: `XWorkerImageCatalog "default": images[0].version "1.0.0" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else; images[1].imageFactoryURL "https://x/` + "`id`" + `" is not a plain http(s) URL; it is interpolated into a DataVolume source URL, so it must carry no whitespace, quotes, $, backtick, <>, {} or |`,
+			wantErr: "XWorkerImageCatalog \"default\": spec.images[0].version: Invalid value: \"1.0.0\": is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else; spec.images[1].imageFactoryURL: Invalid value: \"https://x/`id`\": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := resolveGoldens("default", tc.spec, testConfig(t))
+			if os.Getenv("PRINT_WANT") != "" {
+				fmt.Printf("%s\t%s\n", name, errString(err))
+			}
 			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
 				t.Errorf("%s\n-want error, +got error:\n%s", tc.reason, diff)
 			}

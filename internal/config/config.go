@@ -92,7 +92,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
 	default:
-		errs = append(errs, field.NotSupported(field.NewPath("mode"), rules.Quoted(string(c.Mode)), []string{string(v1beta1.ModeCatalog), string(v1beta1.ModeTenantCluster), string(v1beta1.ModeNodePool)}))
+		errs = append(errs, field.Invalid(field.NewPath("mode"), rules.Quoted(string(c.Mode)), "is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind"))
 	}
 	switch c.CloneRBACScope {
 	case "":

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // FuzzQuantity feeds arbitrary sizes to the three storage fields of the

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -60,26 +62,35 @@ func TestFromInput(t *testing.T) {
 				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
 			}),
 		},
-		"UnknownModeIsRefused":     {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode "Pool" is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
-		"BadNamespaceIsRefused":    {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace "cozy public" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
-		"BadTalosVersionIsRefused": {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: version "latest" is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0); the Image Factory publishes no artifact for anything else`},
+		"UnknownModeIsRefused":     {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode: Invalid value: "Pool": is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
+		"BadNamespaceIsRefused":    {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace: Invalid value: "cozy public": is not a namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set the namespace of the golden DataVolumes, or omit it for cozy-public`},
+		"BadTalosVersionIsRefused": {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: Invalid value: "latest": is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else`},
 		"BadServiceAccountIsRefused": {reason: "The VM service account is bound by name; an invalid name would bind nobody.", in: v1beta1.Input{CloneRBAC: v1beta1.CloneRBACOptions{ServiceAccountName: "VM SA"}},
-			wantErr: `input: cloneRBAC.serviceAccountName "VM SA" is not a valid ServiceAccount name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); name the account the worker VMs run as (default "default")`},
+			wantErr: `input: cloneRBAC.serviceAccountName: Invalid value: "VM SA": is not a ServiceAccount name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name the account the worker VMs run as (default "default")`},
 		"KubernetesVersionWithJunkSuffixIsRefused": {reason: "A junk suffix once passed a prefix check here and broke every pool the tenant cluster composed; the one Kubernetes-version rule refuses it.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{KubernetesVersion: "v1.35junk"}},
-			wantErr: `input: talos.kubernetesVersion "v1.35junk" is not a Kubernetes minor such as v1.35`},
+			wantErr: `input: talos.kubernetesVersion: Invalid value: "v1.35junk": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch`},
 		"KubernetesVersionWithLeadingZeroIsRefused": {reason: "v1.035 is not how Kubernetes names a minor.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{KubernetesVersion: "v1.035"}},
-			wantErr: `input: talos.kubernetesVersion "v1.035" is not a Kubernetes minor such as v1.35`},
-		"ZeroDiskSizeIsRefused": {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize "0" is not a positive quantity such as 20Gi`},
-		"AbsurdSizeIsRefused":   {reason: "A size apimachinery would render as another size must not reach a disk.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{GoldenStorage: "1000000000000000000000"}}, wantErr: `input: storage.goldenStorage "1000000000000000000000" is larger than 1Pi; write a size such as 6Gi`},
-		"TinyTTLIsRefused":      {reason: "A sub-second TTL would hammer the API server.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{Steady: &metav1.Duration{Duration: time.Millisecond}}}, wantErr: `input: polling.steady 1ms and polling.inProgress 15s must each be at least 1s`},
+			wantErr: `input: talos.kubernetesVersion: Invalid value: "v1.035": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch`},
+		"ZeroDiskSizeIsRefused": {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize: Invalid value: "0": is not a positive quantity such as 20Gi`},
+		"AbsurdSizeIsRefused":   {reason: "A size apimachinery would render as another size must not reach a disk.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{GoldenStorage: "1000000000000000000000"}}, wantErr: `input: storage.goldenStorage: Invalid value: "1000000000000000000000": is larger than 1Pi, the largest size accepted; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as 6Gi`},
+		"TinyTTLIsRefused":      {reason: "A sub-second TTL would hammer the API server.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{Steady: &metav1.Duration{Duration: time.Millisecond}}}, wantErr: `input: polling.steady: Invalid value: "1ms": must be at least 1s; it is how long Crossplane waits before calling the function again`},
 		"DuplicateMatrixRowIsRefused": {reason: "Two rows for one Talos minor are ambiguous.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
 			{Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.36"}}}},
-			wantErr: `input: supportMatrix.entries[1].talos "v1.14" is listed twice; keep one row per Talos minor`},
+			wantErr: `input: supportMatrix.entries[1].talos: Invalid value: "v1.14": is listed twice (also supportMatrix.entries[0]); keep one row per Talos minor`},
+		"MatrixRowWithPatchIsRefused": {reason: "A row naming a patch would never match a minor.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "v1.14.0", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}}, wantErr: `input: supportMatrix.entries[0].talos: Invalid value: "v1.14.0": is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros`},
+		"MatrixRowMinAboveMaxIsRefused": {reason: "A row whose min is above its max matches nothing.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "v1.14", MinKubernetes: "v1.37", MaxKubernetes: "v1.32"}}}}, wantErr: `input: supportMatrix.entries[0].minKubernetes: Invalid value: "v1.37": is above maxKubernetes v1.32, so the row matches no Kubernetes minor; swap them`},
+		"MatrixRowWithSuffixIsRefused": {reason: "A suffix never matches.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37-rc"}}}}, wantErr: `input: supportMatrix.entries[0].maxKubernetes: Invalid value: "v1.37-rc": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch`},
+		"TinyInProgressTTLIsRefused": {reason: "The message names the one field that is wrong.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 0}}}, wantErr: `input: polling.inProgress: Invalid value: "0s": must be at least 1s; it is how long Crossplane waits before calling the function again`},
+		"BadFactoryURLIsRefused": {reason: "The one URL grammar: no userinfo.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{ImageFactoryURL: "https://user@factory.talos.dev"}}, wantErr: `input: talos.imageFactoryURL: Invalid value: "https://user@factory.talos.dev": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`},
 		"BadMatrixVersionIsRefused": {reason: "Rows hold minors.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
-			wantErr: `input: supportMatrix.entries[0].talos "1.14" is not a minor version such as v1.13`},
+			wantErr: `input: supportMatrix.entries[0].talos: Invalid value: "1.14": is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			if os.Getenv("PRINT_WANT") != "" {
+				_, err := FromInput(&tc.in, time.Minute)
+				fmt.Printf("%s\t%v\n", name, err)
+			}
 			got, err := FromInput(&tc.in, time.Minute)
 			gotErr := ""
 			if err != nil {

@@ -46,7 +46,7 @@ func TestValidate(t *testing.T) {
 			reason:  "Each talos.* default is checked by its rule and named by its path.",
 			cluster: "acme",
 			spec:    v1alpha1.TenantClusterSpec{Talos: v1alpha1.Talos{Version: "1.13", ImageFactoryURL: "https://f.example.com/$(id)"}},
-			want: []string{"spec.talos.version", "spec.talos.imageFactoryURL"},
+			want:    []string{"spec.talos.version", "spec.talos.imageFactoryURL"},
 		},
 		"PoolNameThatIsNoDNSLabelIsRefused": {
 			reason:  "A pool's name becomes part of object names.",
