@@ -282,7 +282,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
-					Message:  `input: image.platform "Open Stack" is not a plain lowercase identifier such as openstack or amd64; it is part of the image URL`,
+					Message:  `input: image.platform: Invalid value: "Open Stack": is not a plain lowercase identifier such as openstack or amd64; it is part of the image URL`,
 				}},
 			}},
 		},

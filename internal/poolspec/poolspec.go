@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -153,10 +154,14 @@ func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
 // XNodePool (when a tenant cluster composes it) and of its
 // MachineDeployment, which is also the value of the MachineDeployment's
 // cluster.x-k8s.io/deployment-name label, so it must be a DNS-1123 label.
-// path is where the pool's name was written; fix says what to shorten.
-func DeploymentName(path *field.Path, cluster, pool string) field.ErrorList {
+// path and value are the field the user wrote that the name is built from.
+func DeploymentName(path *field.Path, value, cluster, pool string) field.ErrorList {
 	name := cluster + "-" + pool
-	return rules.ObjectNameLabel(path, name, "a MachineDeployment name", fmt.Sprintf("the pool's MachineDeployment is named <cluster>-<pool> from cluster %q and pool %q, and that name is also a label value: %s", rules.Quoted(cluster), rules.Quoted(pool), shorten(cluster, pool)))
+	errs := validation.IsDNS1123Label(name)
+	if len(errs) == 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, rules.Quoted(value), fmt.Sprintf("makes the MachineDeployment name %q (<cluster>-<pool>, also a label value), which is not a DNS-1123 label (%s); %s", rules.Quoted(name), errs[0], shorten(cluster, pool)))}
 }
 
 func shorten(cluster, pool string) string {
@@ -190,9 +195,9 @@ func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	if spec.ClusterName == "" {
 		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
 	}
-	path := root.Child("clusterName")
-	if spec.PoolName != "" {
-		path = root.Child("poolName")
+	path, value := root.Child("clusterName"), spec.ClusterName
+	if spec.PoolName != "" && len(spec.ClusterName) < 62 && !strings.Contains(spec.ClusterName, ".") {
+		path, value = root.Child("poolName"), spec.PoolName
 	}
-	return append(errs, DeploymentName(path, spec.ClusterName, pool)...)
+	return append(errs, DeploymentName(path, value, spec.ClusterName, pool)...)
 }

@@ -116,7 +116,7 @@ func TestDeploymentName(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := DeploymentName(path, tc.cluster, tc.pool)
+			errs := DeploymentName(path, tc.pool, tc.cluster, tc.pool)
 			if (len(errs) == 0) != tc.ok {
 				t.Fatalf("ok = %t, want %t: %v", len(errs) == 0, tc.ok, errs)
 			}

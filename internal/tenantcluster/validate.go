@@ -43,7 +43,7 @@ func validatePool(cluster, name string, p v1alpha1.PoolShape) field.ErrorList {
 	path := poolPath(name)
 	errs := rules.ObjectNameLabel(path, name, "a pool name", "rename the pool: lowercase letters, digits and '-', starting and ending with a letter or digit, as its name becomes part of the XNodePool and MachineDeployment names")
 	if len(errs) == 0 {
-		errs = poolspec.DeploymentName(path, cluster, name)
+		errs = poolspec.DeploymentName(path, name, cluster, name)
 	}
 	return append(errs, poolspec.Shape(path, p)...)
 }
