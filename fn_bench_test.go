@@ -28,21 +28,26 @@ import (
 // benchCase is one mode at one size.
 type benchCase struct {
 	Mode, Size string
-	Scenario   func() *fixture.Scenario
-	Status     fixture.StatusFunc
+	// Scale is the count that grows with Size (catalog entries, classes and
+	// MachineSets, pools), for tests that pick cases by how big they are.
+	Scale    int
+	Scenario func() *fixture.Scenario
+	Status   fixture.StatusFunc
 }
 
 func benchCases() []benchCase {
 	var cs []benchCase
 	for _, n := range []int{1, 10, 100, 1000} {
-		cs = append(cs, benchCase{"Catalog", fmt.Sprintf("entries=%d", n), func() *fixture.Scenario { return fixture.CatalogScenario(n) }, fixture.CatalogStatus})
+		cs = append(cs, benchCase{Mode: "Catalog", Size: fmt.Sprintf("entries=%d", n), Scale: n,
+			Scenario: func() *fixture.Scenario { return fixture.CatalogScenario(n) }, Status: fixture.CatalogStatus})
 	}
 	for _, s := range []struct{ dvs, classes int }{{0, 1}, {50, 10}, {500, 100}} {
-		cs = append(cs, benchCase{"NodePool", fmt.Sprintf("dvs=%d,classes=%d,machinesets=%d", s.dvs, s.classes, s.classes),
-			func() *fixture.Scenario { return fixture.NodePoolScenario(s.dvs, s.classes, s.classes) }, fixture.NodePoolStatus})
+		cs = append(cs, benchCase{Mode: "NodePool", Size: fmt.Sprintf("dvs=%d,classes=%d,machinesets=%d", s.dvs, s.classes, s.classes), Scale: s.classes,
+			Scenario: func() *fixture.Scenario { return fixture.NodePoolScenario(s.dvs, s.classes, s.classes) }, Status: fixture.NodePoolStatus})
 	}
 	for _, n := range []int{1, 10, 100} {
-		cs = append(cs, benchCase{"TenantCluster", fmt.Sprintf("pools=%d", n), func() *fixture.Scenario { return fixture.TenantClusterScenario(n) }, fixture.TenantClusterStatus})
+		cs = append(cs, benchCase{Mode: "TenantCluster", Size: fmt.Sprintf("pools=%d", n), Scale: n,
+			Scenario: func() *fixture.Scenario { return fixture.TenantClusterScenario(n) }, Status: fixture.TenantClusterStatus})
 	}
 	return cs
 }
@@ -115,24 +120,43 @@ func BenchmarkReconcile(b *testing.B) {
 	}
 }
 
+// steadyStateMaxScale bounds the cases TestSteadyStateReconcileCalls
+// settles: the call count does not depend on size, and the larger cases are
+// the benchmarks' to pay for.
+const steadyStateMaxScale = 10
+
 // TestSteadyStateReconcileCalls pins how many calls one reconcile takes per
 // mode: requirements are a function of the spec and observed composed
 // resources, so Crossplane fetches them once and the second call settles.
+// Cases are picked by scale, not by name, and every mode must have run at
+// least one: a renamed or resized case cannot silently leave a mode
+// unchecked, and a mode without a pinned count fails.
 func TestSteadyStateReconcileCalls(t *testing.T) {
 	want := map[string]int{"Catalog": 2, "NodePool": 2, "TenantCluster": 1}
+	ran := map[string]int{}
 	for _, c := range benchCases() {
-		if c.Size != "entries=10" && c.Size != "pools=10" && c.Size != "dvs=50,classes=10,machinesets=10" {
+		if c.Scale > steadyStateMaxScale {
 			continue
 		}
+		ran[c.Mode]++
 		t.Run(c.Mode+"/"+c.Size, func(t *testing.T) {
-			calls := settle(t, c)
-			if len(calls) != want[c.Mode] {
-				t.Errorf("one steady-state reconcile of %s should take %d calls, took %d", c.Mode, want[c.Mode], len(calls))
+			n, ok := want[c.Mode]
+			if !ok {
+				t.Fatalf("mode %s has no pinned call count; add it to want", c.Mode)
 			}
-			if n := proto.Size(calls[len(calls)-1].Response); n >= 4<<20 {
-				t.Errorf("response of %d bytes exceeds gRPC's default 4 MiB limit", n)
+			calls := settle(t, c)
+			if len(calls) != n {
+				t.Errorf("one steady-state reconcile of %s should take %d calls, took %d", c.Mode, n, len(calls))
+			}
+			if size := proto.Size(calls[len(calls)-1].Response); size >= 4<<20 {
+				t.Errorf("response of %d bytes exceeds gRPC's default 4 MiB limit", size)
 			}
 		})
+	}
+	for mode := range want {
+		if ran[mode] == 0 {
+			t.Errorf("no %s case has scale <= %d: the mode's call count went unchecked", mode, steadyStateMaxScale)
+		}
 	}
 }
 

@@ -213,21 +213,48 @@ func TestClusterWithoutVersionComposesTheInputDefault(t *testing.T) {
 }
 
 // TestSameRequestSameOutput guards determinism: map iteration must never leak
-// into names, messages or order.
+// into names, messages or order. Each Compose ranges the pool map afresh, and
+// Go randomises that order per range, so repeating the same request is what
+// exposes a leak. The whole Output is compared, fatal included: an error has
+// no exported fields, so serialising the Output (as this test once did)
+// turned every fatal into {} and could not see its message change.
 func TestSameRequestSameOutput(t *testing.T) {
-	xr := `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"e":{},"d":{},"c":{},"b":{},"a":{}}}}`
-	first, err := json.Marshal(Mode{}.Compose(request(t, xr, nil)))
-	if err != nil {
-		t.Fatal(err)
+	cases := map[string]struct {
+		reason   string
+		xr       string
+		observed map[resource.Name]string
+		fatal    bool // whether the case must take the fatal path
+	}{
+		"ManyPoolsSomeObserved": {
+			reason: "Desired XNodePools, the NodePoolsReady message listing the pools and the ready events all come from the pool map.",
+			xr: `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"nodePools":{"e":{},"d":{},"c":{},"b":{},"a":{}}},
+				"status":{"pools":{"a":{"ready":false},"b":{"ready":false},"c":{"ready":false}}}}`,
+			observed: map[resource.Name]string{
+				"nodepool-a": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-a"},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}}`,
+				"nodepool-b": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-b"},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}}`,
+				"nodepool-c": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-c"},"status":{"conditions":[{"type":"Ready","status":"False","reason":"Creating"}]}}`,
+			},
+		},
+		"ManyInvalidPoolsAreOneFatal": {
+			reason: "One fatal names every bad pool; their order must not follow the pool map.",
+			xr: `{"kind":"XTenantCluster","metadata":{"name":"acme","namespace":"tenant-acme"},"spec":{"nodePools":{
+				"E":{},"D":{},"C":{"diskSize":"big"},"B":{},"A":{"storageClass":"Not_A_Class"}}}}`,
+			fatal: true,
+		},
 	}
-	for range 20 {
-		again, err := json.Marshal(Mode{}.Compose(request(t, xr, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(first), string(again)); diff != "" {
-			t.Fatalf("Compose is not deterministic\n-want, +got:\n%s", diff)
-		}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			first := Mode{}.Compose(request(t, tc.xr, tc.observed))
+			if (first.Fatal != nil) != tc.fatal {
+				t.Fatalf("%s\nfatal = %v, want fatal: %v", tc.reason, first.Fatal, tc.fatal)
+			}
+			for range 50 {
+				again := Mode{}.Compose(request(t, tc.xr, tc.observed))
+				if diff := cmp.Diff(first, again, equateErrorMessages); diff != "" {
+					t.Fatalf("%s\nCompose is not deterministic\n-first, +again:\n%s", tc.reason, diff)
+				}
+			}
+		})
 	}
 }
 
