@@ -291,8 +291,8 @@ func TestPlanGoldens(t *testing.T) {
 }
 
 func TestTransitions(t *testing.T) {
-	prev := []GoldenStatus{{Name: "a", Namespace: "ns", Phase: "ImportInProgress"}, {Name: "b", Namespace: "ns", Phase: "Succeeded"}, {Name: "c", Namespace: "ns", Phase: "Succeeded"}}
-	next := []GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}}
+	prev := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "ImportInProgress"}, {Name: "b", Namespace: "ns", Phase: "Succeeded"}, {Name: "c", Namespace: "ns", Phase: "Succeeded"}}
+	next := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}}
 	want := []compose.Result{
 		{Severity: compose.SeverityNormal, Reason: "GoldenImported", Message: "Golden DataVolume ns/a is Succeeded: pools can clone Talos v1.0.0 from it."},
 		{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: "Golden DataVolume ns/b left the catalog and is kept while t/x pin it."},

@@ -143,7 +143,7 @@ func planGoldens(goldens []Golden, live liveGoldens, req required.Resolved) []pl
 
 func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
-	statuses := make([]GoldenStatus, 0, len(plan))
+	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
 	inProgress := false
 	pinning := map[string]bool{}
 	for _, p := range plan {
@@ -216,8 +216,8 @@ func emit(xrName, goldenNamespace string, plan []planned, r compose.Request) com
 	return out
 }
 
-func statusOf(p planned) GoldenStatus {
-	st := GoldenStatus{
+func statusOf(p planned) v1alpha1.GoldenStatus {
+	st := v1alpha1.GoldenStatus{
 		Name:         p.Name,
 		Namespace:    p.Namespace,
 		SchematicID:  p.SchematicID,
@@ -240,8 +240,8 @@ func statusOf(p planned) GoldenStatus {
 
 // previousStatus is what the last call reported, to tell transitions from
 // steady state. An unreadable status counts as none.
-func previousStatus(r compose.Request) []GoldenStatus {
-	var prev []GoldenStatus
+func previousStatus(r compose.Request) []v1alpha1.GoldenStatus {
+	var prev []v1alpha1.GoldenStatus
 	if err := r.Composite.GetValueInto("status.goldens", &prev); err != nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
@@ -16,21 +17,6 @@ const (
 	ConditionGoldensReady    = "GoldenImagesReady"
 	ConditionGoldensRetiring = "GoldenImagesRetiring"
 )
-
-// GoldenStatus is one golden in the catalog's status.goldens.
-type GoldenStatus struct {
-	Name         string   `json:"name"`
-	Namespace    string   `json:"namespace"`
-	SchematicID  string   `json:"schematicID,omitempty"`
-	Version      string   `json:"version,omitempty"`
-	Phase        string   `json:"phase,omitempty"`
-	Progress     string   `json:"progress,omitempty"`
-	Storage      string   `json:"storage,omitempty"`
-	StorageClass string   `json:"storageClass,omitempty"`
-	PinnedBy     []string `json:"pinnedBy,omitempty"`
-	Retiring     bool     `json:"retiring,omitempty"`
-	Ready        bool     `json:"ready"`
-}
 
 // goldensCondition summarises the goldens still in the catalog. A golden
 // CDI cannot import as it stands (a Failed phase or a permanent error such as
@@ -153,8 +139,8 @@ func retiringCondition(entries []planned) compose.Condition {
 
 // transitions turns the difference between the previous and the new status
 // into events. Steady state produces none.
-func transitions(prev, next []GoldenStatus) []compose.Result {
-	before := map[string]GoldenStatus{}
+func transitions(prev, next []v1alpha1.GoldenStatus) []compose.Result {
+	before := map[string]v1alpha1.GoldenStatus{}
 	for _, p := range prev {
 		before[p.Namespace+"/"+p.Name] = p
 	}

@@ -45,7 +45,7 @@ func (Mode) Compose(r compose.Request) compose.Output {
 
 	out := compose.Output{Resources: make(map[resource.Name]*resource.DesiredComposed, len(p.Pools))}
 	reports := make(map[string]poolReport, len(p.Pools))
-	statuses := make(map[string]PoolStatus, len(p.Pools))
+	statuses := make(map[string]v1alpha1.PoolStatus, len(p.Pools))
 	for _, pool := range p.Pools {
 		dc, err := nodePool(p.Cluster, pool)
 		if err != nil {

@@ -49,7 +49,7 @@ func TestCompose(t *testing.T) {
 							"spec":{"clusterName":"acme","poolName":"http","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,
 							"replicas":2,"storageClass":"replicated"}}`),
 					},
-					Status: map[string]any{"pools": map[string]PoolStatus{"builtin": {}, "factory": {}, "http": {}}},
+					Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"builtin": {}, "factory": {}, "http": {}}},
 					Conditions: []compose.Condition{
 						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
@@ -82,7 +82,7 @@ func TestCompose(t *testing.T) {
 						"nodepool-workers": newDesired(t, resource.ReadyTrue, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},
 							"spec":{"clusterName":"acme","poolName":"workers","version":"v1.35","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"osImage":{"builtin":{}}}}`),
 					},
-					Status: map[string]any{"pools": map[string]PoolStatus{
+					Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{
 						"gpu":     {Image: img, SourceType: "Clone", Gate: &v1alpha1.Gate{State: "Held", Reason: "GoldenImporting", Message: "Golden is importing."}},
 						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &v1alpha1.Gate{State: "Open"}},
 					}},
@@ -170,7 +170,7 @@ func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
 			t.Errorf("%s changed although only pool b was removed\n-want, +got:\n%s", name, diff)
 		}
 	}
-	if _, ok := after.Status["pools"].(map[string]PoolStatus)["b"]; ok {
+	if _, ok := after.Status["pools"].(map[string]v1alpha1.PoolStatus)["b"]; ok {
 		t.Errorf("status.pools still reports the removed pool b")
 	}
 }
@@ -197,7 +197,7 @@ func TestClusterWithoutVersionComposesTheInputDefault(t *testing.T) {
 					"nodepool-workers": newDesired(t, resource.ReadyFalse, `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-workers"},
 						"spec":{"clusterName":"acme","poolName":"workers","version":"`+tc.version+`","goldenNamespace":"cozy-public","talos":`+talosJSON+`,"replicas":2}}`),
 				},
-				Status: map[string]any{"pools": map[string]PoolStatus{"workers": {}}},
+				Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"workers": {}}},
 				Conditions: []compose.Condition{
 					{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
 					{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,

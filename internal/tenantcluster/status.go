@@ -12,16 +12,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
-// PoolStatus is one entry of the cluster's status.pools: what the pool's
-// XNodePool reports, summarised.
-type PoolStatus struct {
-	Image      *v1alpha1.NodePoolImage `json:"image,omitempty"`
-	SourceType string                  `json:"sourceType,omitempty"`
-	Template   string                  `json:"template,omitempty"`
-	Ready      bool                    `json:"ready"`
-	Gate       *v1alpha1.Gate          `json:"gate,omitempty"`
-}
-
 // nodePoolStatus is the status the node pool mode writes on an XNodePool,
 // with the conditions Crossplane adds.
 type nodePoolStatus struct {
@@ -39,7 +29,7 @@ type condition struct {
 
 // poolReport is what the cluster learned about one pool.
 type poolReport struct {
-	Status PoolStatus
+	Status v1alpha1.PoolStatus
 	// Detail says why an unready pool is not ready, for the condition.
 	Detail string
 }
@@ -55,7 +45,7 @@ func observePool(oc resource.ObservedComposed, ok bool) poolReport {
 	if err := decodeStatus(oc.Resource.UnstructuredContent(), &s); err != nil {
 		return poolReport{Detail: fmt.Sprintf("its XNodePool's status cannot be read (%v)", err)}
 	}
-	r := poolReport{Status: PoolStatus{Template: s.Template, Gate: s.Gate}}
+	r := poolReport{Status: v1alpha1.PoolStatus{Template: s.Template, Gate: s.Gate}}
 	if s.Image != nil {
 		r.Status.Image = s.Image
 		r.Status.SourceType = s.Image.SourceType
@@ -119,8 +109,8 @@ func poolsReady(pools []Pool, reports map[string]poolReport) compose.Condition {
 // only where the new state differs from it. Anything unreadable counts as
 // never reported.
 type previousStatus struct {
-	Pools      map[string]PoolStatus `json:"pools,omitempty"`
-	Conditions []condition           `json:"conditions,omitempty"`
+	Pools      map[string]v1alpha1.PoolStatus `json:"pools,omitempty"`
+	Conditions []condition                    `json:"conditions,omitempty"`
 }
 
 func (p previousStatus) condition(t string) (condition, bool) {

@@ -33,7 +33,7 @@ func TestObservePool(t *testing.T) {
 				"image":{"schematicID":"abc","version":"v1.13.6","sourceType":"Clone","golden":"cozy-public/talos-worker-abc-v1.13.6","storageClass":"replicated"},
 				"template":"acme-workers-1a2b3c4d","gate":{"state":"Open"},"replicas":3,"readyReplicas":3,
 				"conditions":[{"type":"Synced","status":"True","reason":"ReconcileSuccess"},{"type":"Ready","status":"True","reason":"Available"}]}}`,
-			want: poolReport{Status: PoolStatus{
+			want: poolReport{Status: v1alpha1.PoolStatus{
 				Image:      &v1alpha1.NodePoolImage{SourceType: "Clone", SchematicID: "abc", Version: "v1.13.6", Golden: "cozy-public/talos-worker-abc-v1.13.6", StorageClass: "replicated"},
 				SourceType: "Clone", Template: "acme-workers-1a2b3c4d", Ready: true, Gate: &v1alpha1.Gate{State: "Open"},
 			}},
@@ -45,7 +45,7 @@ func TestObservePool(t *testing.T) {
 				"gate":{"state":"Held","reason":"GoldenImporting","message":"The golden is importing (42%)."},"replicas":2,"readyReplicas":1,
 				"conditions":[{"type":"Ready","status":"False","reason":"Creating"}]}}`,
 			want: poolReport{
-				Status: PoolStatus{
+				Status: v1alpha1.PoolStatus{
 					Image:      &v1alpha1.NodePoolImage{SourceType: "Clone", SchematicID: "abc", Version: "v1.13.6"},
 					SourceType: "Clone",
 					Gate:       &v1alpha1.Gate{State: "Held", Reason: "GoldenImporting", Message: "The golden is importing (42%)."},
@@ -88,13 +88,13 @@ func TestPoolsReady(t *testing.T) {
 		"AllReady": {
 			reason:  "Every pool ready makes the condition True.",
 			pools:   pools,
-			reports: map[string]poolReport{"a": {Status: PoolStatus{Ready: true}}, "b": {Status: PoolStatus{Ready: true}}, "c": {Status: PoolStatus{Ready: true}}},
+			reports: map[string]poolReport{"a": {Status: v1alpha1.PoolStatus{Ready: true}}, "b": {Status: v1alpha1.PoolStatus{Ready: true}}, "c": {Status: v1alpha1.PoolStatus{Ready: true}}},
 			want:    compose.Condition{Type: TypeNodePoolsReady, Status: compose.StatusTrue, Reason: ReasonAllPoolsReady, Message: "All 3 node pools are ready."},
 		},
 		"UnreadyPoolsListedSorted": {
 			reason:  "The message lists unready pools in name order with why, so it is stable.",
 			pools:   pools,
-			reports: map[string]poolReport{"a": {Detail: "not created yet"}, "b": {Status: PoolStatus{Ready: true}}, "c": {Detail: "change held: GoldenImporting"}},
+			reports: map[string]poolReport{"a": {Detail: "not created yet"}, "b": {Status: v1alpha1.PoolStatus{Ready: true}}, "c": {Detail: "change held: GoldenImporting"}},
 			want: compose.Condition{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 				Message: "2 of 3 node pools are not ready: a (not created yet); c (change held: GoldenImporting)."},
 		},
@@ -122,21 +122,21 @@ func TestTransitions(t *testing.T) {
 	}{
 		"SteadyStateEmitsNothing": {
 			reason:  "Nothing changed since the last call, so no event.",
-			prev:    previousStatus{Pools: map[string]PoolStatus{"a": {Ready: true}, "b": {}}},
-			reports: map[string]poolReport{"a": {Status: PoolStatus{Ready: true}}, "b": {Detail: "not created yet"}},
+			prev:    previousStatus{Pools: map[string]v1alpha1.PoolStatus{"a": {Ready: true}, "b": {}}},
+			reports: map[string]poolReport{"a": {Status: v1alpha1.PoolStatus{Ready: true}}, "b": {Detail: "not created yet"}},
 			support: supported,
 		},
 		"PoolBecomingReadyIsAnEvent": {
 			reason:  "A pool that was not ready and now is gets one Normal event.",
-			prev:    previousStatus{Pools: map[string]PoolStatus{"a": {}}},
-			reports: map[string]poolReport{"a": {Status: PoolStatus{Ready: true}}, "b": {Detail: "not created yet"}},
+			prev:    previousStatus{Pools: map[string]v1alpha1.PoolStatus{"a": {}}},
+			reports: map[string]poolReport{"a": {Status: v1alpha1.PoolStatus{Ready: true}}, "b": {Detail: "not created yet"}},
 			support: supported,
 			want:    []compose.Result{{Severity: compose.SeverityNormal, Reason: "NodePoolReady", Message: "Node pool a is ready."}},
 		},
 		"ReadyPoolBecomingUnreadyIsAWarning": {
 			reason:  "A pool that was ready and no longer is gets one Warning with why.",
-			prev:    previousStatus{Pools: map[string]PoolStatus{"a": {Ready: true}, "b": {Ready: true}}},
-			reports: map[string]poolReport{"a": {Status: PoolStatus{Ready: true}}, "b": {Detail: "1/2 workers ready"}},
+			prev:    previousStatus{Pools: map[string]v1alpha1.PoolStatus{"a": {Ready: true}, "b": {Ready: true}}},
+			reports: map[string]poolReport{"a": {Status: v1alpha1.PoolStatus{Ready: true}}, "b": {Detail: "1/2 workers ready"}},
 			support: supported,
 			want:    []compose.Result{{Severity: compose.SeverityWarning, Reason: "NodePoolNotReady", Message: "Node pool b is no longer ready: 1/2 workers ready."}},
 		},

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -88,34 +87,6 @@ func TestXRDsDefineTheThreeComposites(t *testing.T) {
 	}
 }
 
-// TestSpecSchemasMirrorGoTypes checks that every XRD spec has exactly the
-// fields (names, nesting, types) of its Go mirror in apis/v1alpha1, which is
-// how the function reads the composites.
-func TestSpecSchemasMirrorGoTypes(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		dir    string
-		kind   string
-		typ    reflect.Type
-	}{
-		"Catalog":             {"The function decodes the catalog's spec into WorkerImageCatalogSpec.", configurationDir, v1alpha1.KindWorkerImageCatalog, reflect.TypeFor[v1alpha1.WorkerImageCatalogSpec]()},
-		"TenantCluster":       {"The function decodes the tenant cluster's spec into TenantClusterSpec.", configurationDir, v1alpha1.KindTenantCluster, reflect.TypeFor[v1alpha1.TenantClusterSpec]()},
-		"NodePool":            {"The function decodes the node pool's spec into NodePoolSpec.", configurationDir, v1alpha1.KindNodePool, reflect.TypeFor[v1alpha1.NodePoolSpec]()},
-		"LegacyTenantCluster": {"The legacy XRD serves the same function.", legacyDir, v1alpha1.KindTenantCluster, reflect.TypeFor[v1alpha1.TenantClusterSpec]()},
-		"LegacyNodePool":      {"The legacy XRD serves the same function.", legacyDir, v1alpha1.KindNodePool, reflect.TypeFor[v1alpha1.NodePoolSpec]()},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			x := xrdByKind(t, tc.dir, tc.kind)
-			var problems []string
-			mirror("spec", tc.typ, specSchema(x), &problems)
-			if len(problems) > 0 {
-				t.Errorf("%s\n%s: the schema and %s differ:\n  %s", tc.reason, x.File, tc.typ, strings.Join(problems, "\n  "))
-			}
-		})
-	}
-}
-
 // jsonFields returns the JSON names of t's fields, following inlined structs.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
@@ -138,69 +109,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func mirror(path string, t reflect.Type, s extv1.JSONSchemaProps, problems *[]string) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	bad := func(format string, args ...any) {
-		*problems = append(*problems, path+": "+fmt.Sprintf(format, args...))
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if s.Type != "object" {
-			bad("Go has struct %s, schema has type %q", t.Name(), s.Type)
-			return
-		}
-		fields := jsonFields(t)
-		names := map[string]bool{}
-		for k := range fields {
-			names[k] = true
-		}
-		for k := range s.Properties {
-			names[k] = true
-		}
-		keys := slices.Sorted(maps.Keys(names))
-		for _, k := range keys {
-			ft, inGo := fields[k]
-			ps, inSchema := s.Properties[k]
-			switch {
-			case !inGo:
-				bad("schema field %q is not in %s", k, t.Name())
-			case !inSchema:
-				bad("%s field %q is not in the schema", t.Name(), k)
-			default:
-				mirror(path+"."+k, ft, ps, problems)
-			}
-		}
-	case reflect.Map:
-		if s.Type != "object" || s.AdditionalProperties == nil || s.AdditionalProperties.Schema == nil {
-			bad("Go has a map, schema has no additionalProperties schema")
-			return
-		}
-		mirror(path+"[*]", t.Elem(), *s.AdditionalProperties.Schema, problems)
-	case reflect.Slice:
-		if s.Type != "array" || s.Items == nil || s.Items.Schema == nil {
-			bad("Go has a slice, schema has type %q without items", s.Type)
-			return
-		}
-		mirror(path+"[]", t.Elem(), *s.Items.Schema, problems)
-	case reflect.String:
-		if s.Type != "string" {
-			bad("Go has string, schema has %q", s.Type)
-		}
-	case reflect.Bool:
-		if s.Type != "boolean" {
-			bad("Go has bool, schema has %q", s.Type)
-		}
-	case reflect.Int32, reflect.Int64, reflect.Int:
-		if s.Type != "integer" {
-			bad("Go has %s, schema has %q", t.Kind(), s.Type)
-		}
-	default:
-		bad("unexpected Go kind %s", t.Kind())
-	}
 }
 
 // schemaDefaults lists every default in s by field path.

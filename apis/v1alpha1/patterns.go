@@ -1,0 +1,62 @@
+package v1alpha1
+
+// The string formats of the API, one alias per pattern, so that each pattern
+// (and, where it does not vary, its length limit) is written exactly once:
+// controller-gen applies an alias's markers to every field declared with it.
+// They are aliases rather than named types so that the function's code keeps
+// handling plain strings.
+//
+// The comment on each alias is kept apart from it by a blank line on purpose:
+// a doc comment would become the schema description of every list item
+// declared with the alias (talos.registryMirrors[*].endpoints[]), which the
+// API does not describe.
+
+// An http(s) base URL with no query or fragment.
+// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+(/[^\s?#]*)?$`
+// +kubebuilder:validation:MaxLength=512
+
+type URL = string
+
+// A resource quantity in decimal or binary SI units, e.g. 6Gi.
+// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`
+// +kubebuilder:validation:MaxLength=32
+
+type Quantity = string
+
+// A CPU count as a quantity: whole or decimal cores, or millicores (1500m).
+// +kubebuilder:validation:Pattern=`^([0-9]+m|[0-9]+(\.[0-9]+)?)$`
+// +kubebuilder:validation:MaxLength=32
+
+type CPUQuantity = string
+
+// An RFC 1123 label: a namespace, a cluster or pool name. Schematic IDs
+// (64 hex characters for a real schematic) use the same character set.
+// The length limit differs by field (63 for names, 64 for schematic IDs), so
+// each field sets its own.
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+
+type DNSLabel = string
+
+// An RFC 1123 subdomain: a StorageClass or instance type name.
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+// +kubebuilder:validation:MaxLength=253
+
+type DNSSubdomain = string
+
+// A Talos release, vMAJOR.MINOR.PATCH[-pre].
+// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z.]+)?$`
+// +kubebuilder:validation:MaxLength=64
+
+type TalosVersion = string
+
+// A Kubernetes minor, vMAJOR.MINOR.
+// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+// +kubebuilder:validation:MaxLength=16
+
+type KubernetesMinor = string
+
+// An OCI repository without tag or digest: host[:port]/path, lowercase.
+// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$`
+// +kubebuilder:validation:MaxLength=255
+
+type Repository = string

@@ -1,0 +1,118 @@
+package v1alpha1
+
+// The status the function writes on each composite. The objects inside a
+// status (each golden, each pool, image, gate) keep unknown fields
+// (x-kubernetes-preserve-unknown-fields), so that what a newer function
+// reports under an older XRD is not pruned. The structs whose schemas are list
+// items or map values keep their comment apart from the declaration, as in
+// patterns.go: the API gives those items no description.
+
+// WorkerImageCatalogStatus is the status of an XWorkerImageCatalog.
+type WorkerImageCatalogStatus struct {
+	// Goldens lists every golden the catalog keeps, including retiring ones.
+	// +listType=atomic
+	Goldens []GoldenStatus `json:"goldens,omitempty"`
+}
+
+// GoldenStatus is one golden in the catalog's status.goldens.
+// +kubebuilder:pruning:PreserveUnknownFields
+
+type GoldenStatus struct {
+	// Name of the golden DataVolume.
+	Name string `json:"name"`
+	// Namespace of the golden DataVolume.
+	Namespace string `json:"namespace"`
+	// SchematicID the golden holds.
+	SchematicID string `json:"schematicID,omitempty"`
+	// Version (Talos release) the golden holds.
+	Version string `json:"version,omitempty"`
+	// Phase of the golden DataVolume (e.g. ImportInProgress, Succeeded, Failed).
+	Phase string `json:"phase,omitempty"`
+	// Progress of the import, e.g. 42.0%.
+	Progress string `json:"progress,omitempty"`
+	// Storage is the golden's size.
+	Storage string `json:"storage,omitempty"`
+	// StorageClass is the golden's class (declared, else its PVC's).
+	StorageClass string `json:"storageClass,omitempty"`
+	// PinnedBy lists the pools (<namespace>/<cluster>-<pool>) whose templates clone this golden.
+	// +listType=atomic
+	PinnedBy []string `json:"pinnedBy,omitempty"`
+	// Retiring is true when the entry was removed but pools still pin the golden.
+	Retiring bool `json:"retiring,omitempty"`
+	// Ready is true when the golden's import succeeded.
+	Ready bool `json:"ready"`
+}
+
+// TenantClusterStatus is the status of an XTenantCluster.
+type TenantClusterStatus struct {
+	// Pools summarises each node pool, keyed by pool name.
+	Pools map[string]PoolStatus `json:"pools,omitempty"`
+}
+
+// PoolStatus is one entry of the cluster's status.pools: what the pool's
+// XNodePool reports, summarised.
+// +kubebuilder:pruning:PreserveUnknownFields
+
+type PoolStatus struct {
+	// Image is the boot image the pool resolved to.
+	Image *NodePoolImage `json:"image,omitempty"`
+	// SourceType is Clone (the disks clone a golden) or HTTP (each disk imports from the factory).
+	SourceType string `json:"sourceType,omitempty"`
+	// Template is the name of the pool's current KubevirtMachineTemplate.
+	Template string `json:"template,omitempty"`
+	// Ready is true when the pool's XNodePool is ready.
+	Ready bool `json:"ready"`
+	// Gate is the pool's gate, when its XNodePool reports one.
+	Gate *Gate `json:"gate,omitempty"`
+}
+
+// NodePoolStatus is the status node-pool mode writes on an XNodePool, and the
+// contract tenant-cluster mode reads back. Pointers tell "not reported" from
+// a zero value on the reading side.
+type NodePoolStatus struct {
+	// Image is the boot image the pool resolved to.
+	Image *NodePoolImage `json:"image,omitempty"`
+	// Template is the name of the KubevirtMachineTemplate the MachineDeployment points at.
+	Template string `json:"template"`
+	// BootstrapTemplate is the name of the TalosConfigTemplate the MachineDeployment points at.
+	BootstrapTemplate string `json:"bootstrapTemplate"`
+	// Gate says whether a change is held back (golden not ready, StorageClass mismatch) and why.
+	Gate *Gate `json:"gate,omitempty"`
+	// A MachineDeployment counts replicas in int32, hence the schema format;
+	// int64 here so that reading a status back accepts any integer.
+
+	// Replicas of the MachineDeployment.
+	// +kubebuilder:validation:Format=int32
+	Replicas *int64 `json:"replicas,omitempty"`
+	// ReadyReplicas of the MachineDeployment.
+	// +kubebuilder:validation:Format=int32
+	ReadyReplicas *int64 `json:"readyReplicas,omitempty"`
+}
+
+// NodePoolImage is the image a pool resolved to.
+// +kubebuilder:pruning:PreserveUnknownFields
+type NodePoolImage struct {
+	// SchematicID of the resolved image.
+	SchematicID string `json:"schematicID,omitempty"`
+	// Version (Talos release) of the resolved image.
+	Version string `json:"version,omitempty"`
+	// SourceType is Clone (the disks clone a golden) or HTTP (each disk imports from the factory).
+	SourceType string `json:"sourceType,omitempty"`
+	// Golden is <namespace>/<name> of the golden DataVolume a clone reads.
+	Golden string `json:"golden,omitempty"`
+	// ImageURL is the disk image URL an HTTP import reads.
+	ImageURL string `json:"imageURL,omitempty"`
+	// StorageClass is the class the pool's disks resolved to.
+	StorageClass string `json:"storageClass,omitempty"`
+}
+
+// Gate says whether node-pool mode is holding a change back, and why.
+// +kubebuilder:pruning:PreserveUnknownFields
+type Gate struct {
+	// State is Open (the current template is composed) or Held (a change waits; see message).
+	State string `json:"state,omitempty"`
+	// Reason is a CamelCase reason.
+	Reason string `json:"reason,omitempty"`
+	// Message names what holds the change back and the fix.
+	Message string `json:"message,omitempty"`
+}
