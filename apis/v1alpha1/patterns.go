@@ -11,8 +11,10 @@ package v1alpha1
 // declared with the alias (talos.registryMirrors[*].endpoints[]), which the
 // API does not describe.
 
-// An http(s) base URL with no query or fragment.
-// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+(/[^\s?#]*)?$`
+// An http(s) URL in the function's one closed URL grammar (internal/rules
+// URLPattern, which a test holds this to): a DNS name or IP host, optional
+// port and path, no userinfo, query or fragment.
+// +kubebuilder:validation:Pattern=`^https?://(([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?\.)*[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?|(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|([0-9A-Fa-f]{1,4}:){1,7}:|([0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|([0-9A-Fa-f]{1,4}:){1,5}(:[0-9A-Fa-f]{1,4}){1,2}|([0-9A-Fa-f]{1,4}:){1,4}(:[0-9A-Fa-f]{1,4}){1,3}|([0-9A-Fa-f]{1,4}:){1,3}(:[0-9A-Fa-f]{1,4}){1,4}|([0-9A-Fa-f]{1,4}:){1,2}(:[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(:[0-9A-Fa-f]{1,4}){1,6}|:((:[0-9A-Fa-f]{1,4}){1,7}|:))\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/([A-Za-z0-9._~!*+,;=:@-]|%[0-9A-Fa-f]{2})*)*$`
 // +kubebuilder:validation:MaxLength=512
 
 type URL = string
@@ -43,20 +45,23 @@ type DNSLabel = string
 
 type DNSSubdomain = string
 
-// A Talos release, vMAJOR.MINOR.PATCH[-pre].
-// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z.]+)?$`
+// A Talos release, vMAJOR.MINOR.PATCH[-pre], without leading zeros
+// (internal/rules TalosVersionPattern).
+// +kubebuilder:validation:Pattern=`^v(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(-(0|[1-9][0-9]*|[0-9]*[a-z][0-9a-z]*)(\.(0|[1-9][0-9]*|[0-9]*[a-z][0-9a-z]*))*)?$`
 // +kubebuilder:validation:MaxLength=64
 
 type TalosVersion = string
 
-// A Kubernetes minor, vMAJOR.MINOR.
-// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+// A Kubernetes minor, vMAJOR.MINOR, without leading zeros (internal/rules
+// KubernetesMinor).
+// +kubebuilder:validation:Pattern=`^v(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`
 // +kubebuilder:validation:MaxLength=16
 
 type KubernetesMinor = string
 
-// An OCI repository without tag or digest: host[:port]/path, lowercase.
-// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$`
+// An OCI repository without tag or digest: host[:port]/path, lowercase
+// (internal/rules InstallerRepositoryPattern).
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]([-a-z0-9._]*[a-z0-9])?)*/?$`
 // +kubebuilder:validation:MaxLength=255
 
 type Repository = string

@@ -95,9 +95,24 @@ func TestResolveOSImage(t *testing.T) {
 				GoldenName:      goldenName,
 			},
 		},
-		"BadFactoryURLIsFatalOnThePathToo": {
-			reason:    "spec.talos.imageFactoryURL is refused whatever the source, as the tenant cluster refuses it: one rule for one field, and the default installer is derived from it on both paths.",
-			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{ImageFactoryURL: "not a url"}, PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
+		"BuiltinIgnoresBadFactoryURL": {
+			reason: "A clone renders no HTTP source, so a malformed factory URL does not block it (the installer derivation checks it when it reads it).",
+			spec: v1alpha1.NodePoolSpec{
+				Talos:     v1alpha1.Talos{ImageFactoryURL: "not a url"},
+				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}},
+			},
+			want: image{
+				Source:          SourceClone,
+				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
+				Version:         setting{defaults.TalosVersion, "Input talos.version"},
+				FactoryURL:      setting{"not a url", "spec.talos.imageFactoryURL"},
+				GoldenNamespace: defaults.GoldenNamespace,
+				GoldenName:      goldenName,
+			},
+		},
+		"BadFactoryURLOnHTTPPathIsFatal": {
+			reason:    "spec.talos.imageFactoryURL is validated on the HTTP path.",
+			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{ImageFactoryURL: "not a url"}},
 			wantField: "spec.talos.imageFactoryURL",
 		},
 		"BothMembersIsFatal": {
@@ -115,8 +130,8 @@ func TestResolveOSImage(t *testing.T) {
 			spec:      v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{Version: "v1.13"}},
 			wantField: "spec.talos.version",
 		},
-		"BadFactoryURLOnHTTPPathIsFatal": {
-			reason:    "The factory URL is validated on the HTTP path.",
+		"BadFactoryMemberURLIsFatal": {
+			reason:    "The factory member's URL is validated.",
 			spec:      v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://x/$(id)"}}}},
 			wantField: "spec.osImage.factory.imageFactoryURL",
 		},

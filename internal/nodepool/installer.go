@@ -39,7 +39,7 @@ func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.C
 		}
 	}
 	if err != nil {
-		return setting{}, fmt.Errorf("node pool %q: %s %q makes no installer repository (%w); the default installer repository is derived from this URL, so give the factory a DNS name or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, img.FactoryURL.Value, err)
+		return setting{}, fmt.Errorf("node pool %q: %s %q makes no installer repository (%w); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, img.FactoryURL.Value, err)
 	}
 	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
 }

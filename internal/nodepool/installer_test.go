@@ -61,10 +61,15 @@ func TestResolveInstallerRepository(t *testing.T) {
 			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
 			want:   setting{"registry.internal/talos/installer", "Input talos.installerRepository"},
 		},
+		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
+			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
+			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url"}),
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "not a url" makes no installer repository (imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository`,
+		},
 		"IPFactoryMakesNoRepositoryOfAClone": {
 			reason:  "A factory URL with an IP literal host is a URL, but [fd00::1] cannot start an image reference; the message offers both fixes.",
 			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "https://[fd00::1]:8080" makes no installer repository (installerRepository: Invalid value: "[fd00::1]:8080/openstack-installer": is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image); the default installer repository is derived from this URL, so give the factory a DNS name or set spec.talos.installerRepository`,
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "https://[fd00::1]:8080" makes no installer repository (installerRepository: Invalid value: "[fd00::1]:8080/openstack-installer": is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository`,
 		},
 		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
 			reason: "With an explicit repository the factory URL plays no part in a clone.",

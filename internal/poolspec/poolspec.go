@@ -185,7 +185,16 @@ func shorten(cluster, pool string) string {
 // name (spec.poolName, else from the composite's name).
 func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.ErrorList {
 	errs := Shape(root, spec.PoolShape)
-	errs = append(errs, Talos(root.Child("talos"), spec.Talos)...)
+	talos := spec.Talos
+	if spec.OSImage != nil && spec.OSImage.Builtin != nil {
+		// A clone renders no HTTP source, so the pool's factory URL is
+		// checked only where it is used: by resolveInstallerRepository,
+		// when the default installer is derived from it (PRODUCT.md,
+		// "Validate ... (HTTP path) URL"). A stale URL must not block a
+		// clone pool whose installer is named explicitly.
+		talos.ImageFactoryURL = ""
+	}
+	errs = append(errs, Talos(root.Child("talos"), talos)...)
 	if spec.Version != "" {
 		errs = append(errs, rules.KubernetesVersion(root.Child("version"), spec.Version)...)
 	}

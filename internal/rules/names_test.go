@@ -66,7 +66,7 @@ func TestGoldenTexts(t *testing.T) {
 		want string
 	}{
 		"OversizedSchematic": {SchematicID(field.NewPath("spec", "images").Index(0).Child("schematicID"), strings.Repeat("a", 200)),
-			`spec.images[0].schematicID: Invalid value: "` + strings.Repeat("a", 64) + `...": is 200 bytes, more than 128; an Image Factory schematic ID is 64 lowercase hex characters`},
+			`spec.images[0].schematicID: Invalid value: "` + strings.Repeat("a", 64) + `...": is 200 bytes, more than 64; an Image Factory schematic ID is 64 lowercase hex characters`},
 		"Replicas": {Replicas(field.NewPath("spec", "nodePools").Key("gpu").Child("replicas"), float64(4294967297)),
 			`spec.nodePools[gpu].replicas: Invalid value: 4294967297: is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`},
 		"Polling": {PollingInterval(field.NewPath("polling", "inProgress"), 0),

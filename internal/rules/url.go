@@ -62,7 +62,7 @@ const RegistryHostPattern = `^(\*|` + host + `(:` + port + `)?)$`
 
 const (
 	// MaxURLLength bounds a URL; the XRDs carry it as maxLength.
-	MaxURLLength = 2048
+	MaxURLLength = 512
 	// maxHostLength is DNS's limit on a name (RFC 1035 §2.3.4), which the
 	// pattern cannot count.
 	maxHostLength = 253

@@ -24,8 +24,11 @@ const preRelease = `(-(0|[1-9][0-9]*|[0-9]*[a-z][0-9a-z]*)(\.(0|[1-9][0-9]*|[0-9
 // schematic.
 const MaxVersionLength = 64
 
+// KubernetesMinorPattern is a Kubernetes minor, shared with the XRDs.
+const KubernetesMinorPattern = `^v` + number + `\.` + number + `$`
+
 var (
-	kubernetesMinor   = regexp.MustCompile(`^v` + number + `\.` + number + `$`)
+	kubernetesMinor   = regexp.MustCompile(KubernetesMinorPattern)
 	kubernetesRelease = regexp.MustCompile(`^v` + number + `\.` + number + `\.` + number + `$`)
 	// TalosVersionPattern is a Talos release: vMAJOR.MINOR.PATCH with an
 	// optional pre-release. The XRDs carry the same pattern.
