@@ -168,11 +168,10 @@ func TestResolveShape(t *testing.T) {
 			check:  func(s shape) any { return []string{s.InstanceType, s.DiskSize.String(), s.MachineVersion} },
 			want:   []string{defaults.InstanceType, "20Gi", "v1.35.0"},
 		},
-		"FullKubernetesVersionPassesThrough": {
-			reason: "A full Kubernetes release is used as is for the Machines.",
-			spec:   v1alpha1.NodePoolSpec{Version: "v1.34.3"},
-			check:  func(s shape) any { return s.MachineVersion },
-			want:   "v1.34.3",
+		"KubernetesReleaseIsRefused": {
+			reason:    "spec.version is a minor, for a pool as for a cluster and as the XRD says: Talos picks the patch.",
+			spec:      v1alpha1.NodePoolSpec{Version: "v1.34.3"},
+			wantField: "spec.version",
 		},
 		"ResourcesSizeTheVM": {
 			reason: "resources give whole cores and guest memory.",
@@ -257,7 +256,7 @@ func TestResolveShape(t *testing.T) {
 			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", defaults.KubernetesVersion + ".0"},
 		},
 		"BadKubernetesVersionIsFatal": {
-			reason:    "version must be vX.Y or vX.Y.Z.",
+			reason:    "version must be vX.Y.",
 			spec:      v1alpha1.NodePoolSpec{Version: "1.35"},
 			wantField: "spec.version",
 		},

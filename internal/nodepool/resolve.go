@@ -108,7 +108,7 @@ type shape struct {
 	DiskSize resource.Quantity
 	// DeclaredClass is spec.storageClass; empty means "resolve it".
 	DeclaredClass string
-	// KubernetesVersion is spec.version as given (a minor, or a release).
+	// KubernetesVersion is spec.version, a minor.
 	KubernetesVersion setting
 	// MachineVersion is the Kubernetes release the Machines run.
 	MachineVersion string
@@ -150,11 +150,8 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	if spec.DiskSize != "" {
 		s.DiskSize, _ = rules.DiskSize(nil, spec.DiskSize)
 	}
-	// Cluster API needs a full semantic version; a minor means its first
+	// Cluster API needs a full semantic version; the minor means its first
 	// release, and the Talos/Kubernetes pairing is checked on the minor.
-	s.MachineVersion = s.KubernetesVersion.Value
-	if !rules.IsKubernetesRelease(s.KubernetesVersion.Value) {
-		s.MachineVersion += ".0"
-	}
+	s.MachineVersion = s.KubernetesVersion.Value + ".0"
 	return s
 }

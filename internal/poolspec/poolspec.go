@@ -196,7 +196,7 @@ func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	}
 	errs = append(errs, Talos(root.Child("talos"), talos)...)
 	if spec.Version != "" {
-		errs = append(errs, rules.KubernetesVersion(root.Child("version"), spec.Version)...)
+		errs = append(errs, rules.KubernetesMinor(root.Child("version"), spec.Version)...)
 	}
 	if spec.GoldenNamespace != "" {
 		errs = append(errs, rules.Namespace(root.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace of the golden images, or omit it for the platform default")...)

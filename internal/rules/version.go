@@ -28,8 +28,7 @@ const MaxVersionLength = 64
 const KubernetesMinorPattern = `^v` + number + `\.` + number + `$`
 
 var (
-	kubernetesMinor   = regexp.MustCompile(KubernetesMinorPattern)
-	kubernetesRelease = regexp.MustCompile(`^v` + number + `\.` + number + `\.` + number + `$`)
+	kubernetesMinor = regexp.MustCompile(KubernetesMinorPattern)
 	// TalosVersionPattern is a Talos release: vMAJOR.MINOR.PATCH with an
 	// optional pre-release. The XRDs carry the same pattern.
 	talosRelease = regexp.MustCompile(TalosVersionPattern)
@@ -43,27 +42,15 @@ const TalosVersionPattern = `^v` + number + `\.` + number + `\.` + number + preR
 
 // KubernetesMinor checks a Kubernetes minor such as v1.35: exactly
 // vMAJOR.MINOR, decimal numbers without leading zeros, at most nine digits
-// each, nothing before or after. A tenant cluster and the Input name a minor:
-// Talos picks the patch of the Kubernetes it installs.
+// each, nothing before or after. A tenant cluster, a node pool and the Input
+// name a minor, as the XRDs do: Talos picks the patch of the Kubernetes it
+// installs.
 func KubernetesMinor(path *field.Path, v string) field.ErrorList {
 	if kubernetesMinor.MatchString(v) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch")}
 }
-
-// KubernetesVersion checks what a node pool's spec.version may be: a minor
-// (KubernetesMinor) or a release such as v1.35.2, with the same number rules.
-func KubernetesVersion(path *field.Path, v string) field.ErrorList {
-	if kubernetesMinor.MatchString(v) || kubernetesRelease.MatchString(v) {
-		return nil
-	}
-	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Kubernetes version such as v1.35 or v1.35.2")}
-}
-
-// IsKubernetesRelease reports whether a valid KubernetesVersion names a
-// release (has a patch) rather than a minor.
-func IsKubernetesRelease(v string) bool { return kubernetesRelease.MatchString(v) }
 
 // TalosVersion checks a Talos release such as v1.13.6 or v1.14.0-alpha.0:
 // the Image Factory publishes artifacts for nothing else, and the version is
@@ -90,10 +77,10 @@ func TalosMinor(path *field.Path, v string) field.ErrorList {
 }
 
 // Minor is the (major, minor) of a version these rules accepted: a Talos
-// release or minor, or a Kubernetes version. ok is false for anything else,
+// release or minor, or a Kubernetes minor. ok is false for anything else,
 // so a caller can never compare a version that slipped past its rule.
 func Minor(v string) (major, minor int, ok bool) {
-	for _, re := range []*regexp.Regexp{talosRelease, kubernetesMinor, kubernetesRelease} {
+	for _, re := range []*regexp.Regexp{talosRelease, kubernetesMinor} {
 		m := re.FindStringSubmatch(v)
 		if m == nil {
 			continue

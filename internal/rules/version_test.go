@@ -11,20 +11,20 @@ import (
 
 func TestKubernetesVersions(t *testing.T) {
 	cases := map[string]struct {
-		reason      string
-		v           string
-		minor, pool bool
+		reason string
+		v      string
+		minor  bool
 	}{
-		"Minor":            {reason: "A minor is what a cluster names.", v: "v1.35", minor: true, pool: true},
-		"Release":          {reason: "A pool may name a release; a cluster may not.", v: "v1.35.2", pool: true},
-		"ZeroMinor":        {reason: "0 itself is a number.", v: "v1.0", minor: true, pool: true},
+		"Minor":            {reason: "A minor is what a cluster names.", v: "v1.35", minor: true},
+		"Release":          {reason: "A release is not a minor: Talos picks the patch, for a pool as for a cluster (the XRDs agree).", v: "v1.35.2"},
+		"ZeroMinor":        {reason: "0 itself is a number.", v: "v1.0", minor: true},
 		"LeadingZero":      {reason: "v1.035 is not how Kubernetes names a minor.", v: "v1.035"},
 		"LeadingZeroPatch": {reason: "Nor v1.35.02 a release.", v: "v1.35.02"},
 		"JunkSuffix":       {reason: "A junk suffix once passed the Input's prefix check and broke every pool.", v: "v1.35junk"},
 		"EmptyPart":        {reason: "An empty number is no number.", v: "v1."},
 		"NoV":              {reason: "Kubernetes versions start with v.", v: "1.35"},
 		"TenDigits":        {reason: "Ten digits could overflow where versions are compared.", v: "v1.1234567890"},
-		"NineDigits":       {reason: "Nine digits always fit.", v: "v1.123456789", minor: true, pool: true},
+		"NineDigits":       {reason: "Nine digits always fit.", v: "v1.123456789", minor: true},
 		"PreRelease":       {reason: "A pre-release is not a version a pool runs.", v: "v1.35.0-rc.1"},
 		"Whitespace":       {reason: "Surrounding space is not trimmed silently.", v: " v1.35"},
 		"Empty":            {reason: "Empty is not a version; callers default before checking.", v: ""},
@@ -33,9 +33,6 @@ func TestKubernetesVersions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := len(KubernetesMinor(field.NewPath("spec", "version"), tc.v)) == 0; got != tc.minor {
 				t.Errorf("%s\nKubernetesMinor(%q) ok = %t, want %t", tc.reason, tc.v, got, tc.minor)
-			}
-			if got := len(KubernetesVersion(field.NewPath("spec", "version"), tc.v)) == 0; got != tc.pool {
-				t.Errorf("%s\nKubernetesVersion(%q) ok = %t, want %t", tc.reason, tc.v, got, tc.pool)
 			}
 		})
 	}
@@ -106,14 +103,14 @@ func TestMinorOfAcceptedVersionsOnly(t *testing.T) {
 		want string
 		ok   bool
 	}{
-		"TalosRelease":      {"v1.13.6", "v1.13", true},
-		"TalosPreRelease":   {"v1.14.0-rc.1", "v1.14", true},
-		"KubernetesMinor":   {"v1.35", "v1.35", true},
-		"KubernetesRelease": {"v1.35.2", "v1.35", true},
-		"NumericCompare":    {"v1.100.0", "v1.100", true},
-		"LeadingZero":       {"v1.013.6", "", false},
-		"JunkSuffix":        {"v1.35junk", "", false},
-		"NoV":               {"1.35", "", false},
+		"TalosRelease":    {"v1.13.6", "v1.13", true},
+		"TalosPreRelease": {"v1.14.0-rc.1", "v1.14", true},
+		"KubernetesMinor": {"v1.35", "v1.35", true},
+		"ReleaseShape":    {"v1.35.2", "v1.35", true},
+		"NumericCompare":  {"v1.100.0", "v1.100", true},
+		"LeadingZero":     {"v1.013.6", "", false},
+		"JunkSuffix":      {"v1.35junk", "", false},
+		"NoV":             {"1.35", "", false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
