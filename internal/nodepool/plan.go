@@ -104,7 +104,7 @@ func decide(r compose.Request) (plan, error) {
 
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
-	if _, composed := pl.Observed.Owned[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
+	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
 		pl.Hold = gateClone(gate)
 		if pl.Hold == nil {
 			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
