@@ -94,7 +94,7 @@ func Readable(subject string, problems []string) Condition {
 			Message: fmt.Sprintf("Every object %s reads is readable.", subject)}
 	}
 	return Condition{Type: ConditionObservedReadable, Status: StatusFalse, Reason: ReasonUnreadable,
-		Message: fmt.Sprintf("%s ignores objects it cannot read: %s. Composed ones are kept exactly as observed; none is deleted by this function. Check them with kubectl.", capitalised(subject), strings.Join(problems, "; "))}
+		Message: fmt.Sprintf("%s ignores objects it cannot read: %s. None of them is deleted by this function: a composed one is kept as observed, unless the spec alone decides it. Check them with kubectl.", capitalised(subject), strings.Join(problems, "; "))}
 }
 
 // ReadableWhenNeeded is Readable for a mode that reports only problems: the

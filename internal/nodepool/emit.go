@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
 )
 
 // ConditionWorkerImageReady says whether the pool's current template is
@@ -26,7 +27,7 @@ const (
 
 // emit turns the plan into the Output: desired resources, status,
 // conditions, results and TTL.
-func emit(pl plan, r compose.Request) (compose.Output, error) {
+func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
 	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
 	settled := true
@@ -60,7 +61,7 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 			}
 		}
 	}
-	if err := pl.protectClones(out.Resources, r.Config.Usages); err != nil {
+	if err := pl.protectClones(out.Resources, cfg.Usages); err != nil {
 		return compose.Output{}, err
 	}
 	// Whatever the mode could not read stays, whichever rule above left it
@@ -70,7 +71,6 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	// reported Ready because what it composes is.
 	out.NotReady = pl.Hold != nil
 
-	prev := compose.PreviousStatus[previous](r.Composite)
 	st := pl.status(machineTemplate, bootstrapTemplate)
 	out.Status = map[string]any{
 		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
@@ -79,7 +79,7 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
-		out.TTL = r.Config.InProgressTTL
+		out.TTL = cfg.InProgressTTL
 	}
 	return out, nil
 }

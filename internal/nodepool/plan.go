@@ -40,7 +40,7 @@ type plan struct {
 }
 
 // decide runs the decisions in order. An error is a spec error and fatal.
-func decide(r compose.Request) (plan, error) {
+func decide(r compose.Request, obs composedState) (plan, error) {
 	p, spec, err := readPool(r.Composite)
 	if err != nil {
 		return plan{}, err
@@ -70,7 +70,7 @@ func decide(r compose.Request) (plan, error) {
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  readComposed(r.Observed),
+		Observed:  obs,
 		World:     readWorld(p, img, r.Required),
 	}
 	w := pl.World

@@ -93,7 +93,7 @@ func TestPropertyNothingObservedIsDroppedByAccident(t *testing.T) {
 		w := randomWorld(rng, old)
 
 		r := request(t, nodePoolXR(spec), w, obs)
-		pl, err := decide(r)
+		pl, err := decide(r, readComposed(r.Observed))
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -104,7 +104,8 @@ func TestPropertyNothingObservedIsDroppedByAccident(t *testing.T) {
 
 		// The template names are a function of spec and required resources
 		// only: composing with no observed state gives the same names.
-		bare, err := decide(request(t, nodePoolXR(spec), w, nil))
+		bareReq := request(t, nodePoolXR(spec), w, nil)
+		bare, err := decide(bareReq, readComposed(bareReq.Observed))
 		if err != nil {
 			t.Fatal(err)
 		}

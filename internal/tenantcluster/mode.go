@@ -32,6 +32,9 @@ func (Mode) Compose(r compose.Request) compose.Output {
 	if err != nil {
 		return fatal(xr, err)
 	}
+	obs := compose.ReadObserved(r.Observed, owns)
+	prev := compose.PreviousStatus[previousStatus](xr)
+
 	if problems := validate(xr.GetName(), spec); len(problems) > 0 {
 		return fatal(xr, errors.New(strings.Join(problems, "; ")))
 	}
@@ -40,8 +43,6 @@ func (Mode) Compose(r compose.Request) compose.Output {
 	if err != nil {
 		return fatal(xr, err)
 	}
-	obs := compose.ReadObserved(r.Observed, owns)
-	prev := compose.PreviousStatus[previousStatus](xr)
 
 	out, err := emit(xr, p, support, obs, prev)
 	if err != nil {
