@@ -67,9 +67,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	rsp.Meta.Ttl = durationpb.New(cfg.SteadyTTL)
 
-	oxr, err := request.GetObservedCompositeResource(req)
+	oxr, err := compose.ObservedComposite(req)
 	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composite resource"))
+		response.Fatal(rsp, err)
 		return rsp, nil
 	}
 	log = log.WithValues("xr-apiversion", oxr.Resource.GetAPIVersion(), "xr-kind", oxr.Resource.GetKind(), "xr-name", oxr.Resource.GetName())

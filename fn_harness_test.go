@@ -297,8 +297,12 @@ func droppedOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) 
 
 // retired says which rule retires the observed key k, or "" if it is owned
 // by this function and no rule does (or "not owned" when it is another
-// step's).
+// step's). An object that is not the kind the function composes under its
+// key is never retired: the function does not delete what it cannot read.
 func retired(req *fnv1.RunFunctionRequest, k string) string {
+	if !composedKind(req, k) {
+		return ""
+	}
 	switch modeOf(req) {
 	case "Catalog":
 		name, ok := strings.CutPrefix(k, "golden-")
@@ -360,4 +364,31 @@ func retired(req *fnv1.RunFunctionRequest, k string) string {
 		return "pool left spec.nodePools"
 	}
 	return "not owned"
+}
+
+// composedKind reports whether the observed object under k is the kind the
+// function composes under that key; keys it does not own count as such.
+func composedKind(req *fnv1.RunFunctionRequest, k string) bool {
+	o := req.GetObserved().GetResources()[k].GetResource()
+	is := func(apiVersion, kind string) bool {
+		return field(o, "apiVersion") == apiVersion && field(o, "kind") == kind
+	}
+	switch modeOf(req) {
+	case "Catalog":
+		if strings.HasPrefix(k, "golden-") {
+			return is("cdi.kubevirt.io/v1beta1", "DataVolume")
+		}
+	case "NodePool":
+		switch {
+		case strings.HasPrefix(k, "kubevirtmachinetemplate-"):
+			return is("infrastructure.cluster.x-k8s.io/v1alpha1", "KubevirtMachineTemplate")
+		case strings.HasPrefix(k, "talosconfigtemplate-"):
+			return is("bootstrap.cluster.x-k8s.io/v1alpha3", "TalosConfigTemplate")
+		}
+	case "TenantCluster":
+		if strings.HasPrefix(k, "nodepool-") {
+			return is("workerimage.cozystack.io/v1alpha1", "XNodePool")
+		}
+	}
+	return true
 }

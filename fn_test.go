@@ -14,6 +14,8 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 const (
@@ -269,6 +271,30 @@ func TestRunFunctionCatalog(t *testing.T) {
 					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
 					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_FALSE, "NoneRetiring", "Every composed golden image is in the catalog."),
 				},
+			}},
+		},
+		"GoldenNamespaceChangedIsFatal": {
+			reason: "Moving the golden namespace under existing goldens would import each again elsewhere and strand the pools that clone from the old one: fatal, with both namespaces and the fix, and nothing of the desired state changed.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"goldenNamespace":"golden-images","storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")},
+				},
+				Desired:           &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenA: pinsSelector(labels.GoldenHash("golden-images", goldenA))}},
+				Desired:      &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
+				Results: []*fnv1.Result{{
+					Severity: fnv1.Severity_SEVERITY_FATAL,
+					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
+					Message: `XWorkerImageCatalog "default": the golden namespace is "golden-images", from spec.goldenNamespace, but the catalog's golden DataVolumes live in "cozy-public" (` + goldenA + `). ` +
+						`Composing them in "golden-images" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
+						`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+				}},
 			}},
 		},
 		"InvalidInputIsFatal": {

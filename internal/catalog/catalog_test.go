@@ -11,9 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	fresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -261,32 +263,122 @@ func TestGoldensCondition(t *testing.T) {
 	}
 }
 
+// observedGoldens are observed composed resources under golden keys.
+func observedGoldens(objs ...map[string]any) map[fresource.Name]fresource.ObservedComposed {
+	out := map[fresource.Name]fresource.ObservedComposed{}
+	for _, o := range objs {
+		u := &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: o}}
+		out[goldenKey(u.GetName())] = fresource.ObservedComposed{Resource: u}
+	}
+	return out
+}
+
+func dvObject(name, namespace string) map[string]any {
+	return map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": name, "namespace": namespace}}
+}
+
 func TestPlanGoldens(t *testing.T) {
 	inCatalog := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0"}
-	mk := func(name string) *cdiv1.DataVolume {
-		return &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "cozy-public"}}
-	}
-	pinned, unpinned := mk("talos-worker-b-v1.0.0"), mk("talos-worker-c-v1.0.0")
-	raw := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "talos-worker-d-v1.0.0", "namespace": "cozy-public"}}}
 	kmt := func(ns, name string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetNamespace(ns)
 		u.SetName(name)
 		return u
 	}
-	got := planGoldens([]Golden{inCatalog},
-		liveGoldens{ByName: map[string]*cdiv1.DataVolume{pinned.Name: pinned, unpinned.Name: unpinned}, Unreadable: map[string]*unstructured.Unstructured{"talos-worker-d-v1.0.0": raw}},
-		map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t2", "z"), kmt("t1", "y"), kmt("t1", "y")}, "pins-talos-worker-c-v1.0.0": {}})
-	names := make([]string, 0, len(got))
-	for _, p := range got {
-		names = append(names, p.Name)
+	type planSummary struct {
+		Name       string
+		Live, Raw  bool
+		Retiring   bool
+		PinnedBy   []string
+		Unreadable string
 	}
-	want := []string{"talos-worker-a-v1.0.0", "talos-worker-b-v1.0.0", "talos-worker-d-v1.0.0"}
-	if diff := cmp.Diff(want, names); diff != "" {
-		t.Errorf("a pinned golden and an unreadable one are kept, an unpinned one is retired\n-want, +got:\n%s", diff)
+	cases := map[string]struct {
+		reason   string
+		observed map[fresource.Name]fresource.ObservedComposed
+		pins     map[string][]*unstructured.Unstructured
+		want     []planSummary
+	}{
+		"PinnedKeptUnpinnedRetired": {
+			reason:   "A golden that left the catalog is kept while a template pins it (pins sorted and de-duplicated) and retired once none does.",
+			observed: observedGoldens(dvObject("talos-worker-b-v1.0.0", "cozy-public"), dvObject("talos-worker-c-v1.0.0", "cozy-public")),
+			pins:     map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t2", "z"), kmt("t1", "y"), kmt("t1", "y")}, "pins-talos-worker-c-v1.0.0": {}},
+			want: []planSummary{
+				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, PinnedBy: []string{"t1/y", "t2/z"}},
+			},
+		},
+		"UnreadableGoldenThatLeftIsKeptUnpinned": {
+			reason:   "The function never deletes what it cannot read, pinned or not.",
+			observed: observedGoldens(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "talos-worker-d-v1.0.0", "namespace": "cozy-public"}}),
+			want: []planSummary{
+				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Name: "talos-worker-d-v1.0.0", Raw: true, Retiring: true, PinnedBy: []string{}, Unreadable: "it is a v1 ConfigMap, not the cdi.kubevirt.io/v1beta1 DataVolume this function composes there"},
+			},
+		},
+		"UnreadableGoldenInTheCatalogIsKeptNotRecreated": {
+			reason: "A golden of the catalog that cannot be read is neither checked for drift nor re-created from the entry: it is kept as observed.",
+			observed: observedGoldens(map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "talos-worker-a-v1.0.0", "namespace": "cozy-public"},
+				"spec": map[string]any{"storage": "6Gi"}}),
+			want: []planSummary{{Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
+				Unreadable: `cannot read DataVolume "cozy-public/talos-worker-a-v1.0.0": cannot restore struct from: string`}},
+		},
 	}
-	if diff := cmp.Diff([]string{"t1/y", "t2/z"}, got[1].PinnedBy); diff != "" || !got[1].Retiring {
-		t.Errorf("pins are sorted and de-duplicated, and the golden is retiring\n-want, +got:\n%s", diff)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins)
+			sum := make([]planSummary, 0, len(got))
+			for _, p := range got {
+				sum = append(sum, planSummary{Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
+			}
+			if diff := cmp.Diff(tc.want, sum); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCheckNamespace(t *testing.T) {
+	in := func(ns string) goldenNamespace { return goldenNamespace{Name: ns, From: "spec.goldenNamespace"} }
+	cases := map[string]struct {
+		reason   string
+		ns       goldenNamespace
+		observed map[fresource.Name]fresource.ObservedComposed
+		want     string
+	}{
+		"NoGoldensYet": {
+			reason: "A fresh catalog may put its goldens anywhere.",
+			ns:     in("golden-images"),
+		},
+		"GoldensWhereTheyBelong": {
+			reason:   "Goldens in the configured namespace are the steady state.",
+			ns:       in("cozy-public"),
+			observed: observedGoldens(dvObject("talos-worker-a-v1.0.0", "cozy-public")),
+		},
+		"UnreadableGoldenCountsByItsAnnotation": {
+			reason: "A golden observed without a namespace is placed by the golden annotation it carries.",
+			ns:     in("golden-images"),
+			observed: observedGoldens(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "talos-worker-a-v1.0.0",
+				"annotations": map[string]any{"workerimage.cozystack.io/golden": "cozy-public/talos-worker-a-v1.0.0"}}}),
+			want: `XWorkerImageCatalog "default": the golden namespace is "golden-images", from spec.goldenNamespace, but the catalog's golden DataVolumes live in "cozy-public" (talos-worker-a-v1.0.0). ` +
+				`Composing them in "golden-images" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
+				`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+		},
+		"GoldensInSeveralOldNamespaces": {
+			reason:   "Every namespace and golden is named, sorted, so the operator sees what moved.",
+			ns:       goldenNamespace{Name: "new", From: "the function Input's goldenNamespace (spec.goldenNamespace is not set)"},
+			observed: observedGoldens(dvObject("talos-worker-b-v1.0.0", "old-b"), dvObject("talos-worker-a-v1.0.0", "old-a"), dvObject("talos-worker-c-v1.0.0", "new")),
+			want: `XWorkerImageCatalog "default": the golden namespace is "new", from the function Input's goldenNamespace (spec.goldenNamespace is not set), but the catalog's golden DataVolumes live in "old-a" (talos-worker-a-v1.0.0), "old-b" (talos-worker-b-v1.0.0). ` +
+				`Composing them in "new" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
+				`Set the golden namespace back to the namespace its goldens live in; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "new" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := errString(checkNamespace("default", tc.ns, readObserved(tc.observed)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
 

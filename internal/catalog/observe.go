@@ -5,12 +5,15 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	fresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
@@ -25,31 +28,59 @@ const (
 
 func goldenKey(name string) fresource.Name { return fresource.Name(goldenKeyPrefix + name) }
 
-// liveGoldens are the goldens this catalog composed and Crossplane observed.
-type liveGoldens struct {
-	// ByName holds the readable ones.
-	ByName map[string]*cdiv1.DataVolume
-	// Unreadable holds observed goldens that are not DataVolumes the function
-	// can read. They are kept as they are: the function never deletes what it
-	// cannot understand.
-	Unreadable map[string]*unstructured.Unstructured
+// owns is the catalog's part of the observed composed resources: its goldens
+// and its clone RBAC, with the kind each is composed as.
+func owns(n fresource.Name) (apiVersion, kind string, ok bool) {
+	switch {
+	case strings.HasPrefix(string(n), goldenKeyPrefix):
+		return observed.CDIAPIVersion, observed.KindDataVolume, true
+	case n == keyClusterRole:
+		return rbacv1.SchemeGroupVersion.String(), "ClusterRole", true
+	case n == keyRoleBinding:
+		return rbacv1.SchemeGroupVersion.String(), "RoleBinding", true
+	}
+	return "", "", false
 }
 
-func readLiveGoldens(obs map[fresource.Name]fresource.ObservedComposed) liveGoldens {
-	l := liveGoldens{ByName: map[string]*cdiv1.DataVolume{}, Unreadable: map[string]*unstructured.Unstructured{}}
-	for key, oc := range obs {
+// observedState is what the catalog composed and Crossplane observed.
+type observedState struct {
+	compose.Observed
+	// Live holds the goldens the function can read, by name.
+	Live map[string]*cdiv1.DataVolume
+	// Binding is the observed clone RoleBinding, nil unless readable.
+	Binding *rbacv1.RoleBinding
+}
+
+func readObserved(obs map[fresource.Name]fresource.ObservedComposed) observedState {
+	s := observedState{Observed: compose.ReadObserved(obs, owns), Live: map[string]*cdiv1.DataVolume{}}
+	for _, key := range s.Names() {
 		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
-		if !ok || oc.Resource == nil {
+		if !ok {
 			continue
 		}
-		dv, err := observed.DataVolume(&oc.Resource.Unstructured)
-		if err != nil {
-			l.Unreadable[name] = &oc.Resource.Unstructured
-			continue
+		dv := &cdiv1.DataVolume{}
+		if s.Read(key, dv) {
+			s.Live[name] = dv
 		}
-		l.ByName[name] = dv
 	}
-	return l
+	rb := &rbacv1.RoleBinding{}
+	if s.Read(keyRoleBinding, rb) {
+		s.Binding = rb
+	}
+	return s
+}
+
+// unreadableGoldens are the observed goldens that are not DataVolumes the
+// function can read, by name. They are kept as they are: the function never
+// deletes what it cannot understand.
+func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
+	out := map[string]*composed.Unstructured{}
+	for _, key := range s.Names() {
+		if name, ok := strings.CutPrefix(string(key), goldenKeyPrefix); ok && s.Unreadable(key) {
+			out[name] = s.Resources[key]
+		}
+	}
+	return out
 }
 
 // goldenFromLive reconstructs a golden that left the catalog from its own
@@ -90,25 +121,5 @@ func pinsFrom(items []*unstructured.Unstructured) []string {
 		out = append(out, ref)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// stripped keeps only what a desired object may carry: identity, labels,
-// annotations and spec. Status and server-set metadata are never desired.
-func stripped(u *unstructured.Unstructured) *unstructured.Unstructured {
-	out := &unstructured.Unstructured{Object: map[string]any{}}
-	out.SetAPIVersion(u.GetAPIVersion())
-	out.SetKind(u.GetKind())
-	out.SetName(u.GetName())
-	out.SetNamespace(u.GetNamespace())
-	if l := u.GetLabels(); len(l) > 0 {
-		out.SetLabels(l)
-	}
-	if a := u.GetAnnotations(); len(a) > 0 {
-		out.SetAnnotations(a)
-	}
-	if spec, ok := u.Object["spec"]; ok {
-		out.Object["spec"] = spec
-	}
 	return out
 }

@@ -18,11 +18,15 @@ const (
 	ConditionGoldensRetiring = "GoldenImagesRetiring"
 )
 
+// ReasonGoldenUnreadable: a golden of the catalog is observed but is not a
+// DataVolume the function can read.
+const ReasonGoldenUnreadable = "GoldenUnreadable"
+
 // goldensCondition summarises the goldens still in the catalog. A golden
 // CDI cannot import as it stands (a Failed phase or a permanent error such as
 // ErrClaimNotValid) is reported as failed, quoting CDI, with the fix.
 func goldensCondition(goldens []planned) compose.Condition {
-	var failed, failing, waiting []string
+	var failed, unreadable, failing, waiting []string
 	total := 0
 	for _, e := range goldens {
 		if e.Retiring {
@@ -30,6 +34,10 @@ func goldensCondition(goldens []planned) compose.Condition {
 		}
 		total++
 		ref := e.Namespace + "/" + e.Name
+		if e.Raw != nil {
+			unreadable = append(unreadable, fmt.Sprintf("golden DataVolume %s cannot be read (%v), so it is kept exactly as it is, neither checked for drift nor re-created: fix it, or delete it so the catalog re-creates it", ref, e.Unreadable))
+			continue
+		}
 		s := cdistate.Of(e.Live, nil)
 		switch s.Kind {
 		case cdistate.Succeeded:
@@ -47,7 +55,9 @@ func goldensCondition(goldens []planned) compose.Condition {
 	case total == 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusTrue, Reason: "NoImages", Message: "The catalog lists no images."}
 	case len(failed) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed", Message: strings.Join(append(failed, failing...), "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed", Message: strings.Join(append(append(failed, unreadable...), failing...), "; ") + "."}
+	case len(unreadable) > 0:
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonGoldenUnreadable, Message: strings.Join(append(unreadable, failing...), "; ") + "."}
 	case len(failing) > 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailing", Message: strings.Join(failing, "; ") + "."}
 	case len(waiting) > 0:

@@ -53,6 +53,9 @@ func Role(catalog string, goldens []string) *rbacv1.ClusterRole {
 		ObjectMeta: metav1.ObjectMeta{Name: Name(catalog), Labels: objectLabels()},
 	}
 	if len(goldens) == 0 {
+		// An empty list, not none: the desired role says it grants nothing,
+		// so that a rule it granted before is taken away.
+		cr.Rules = []rbacv1.PolicyRule{}
 		return cr
 	}
 	names := slices.Clone(goldens)

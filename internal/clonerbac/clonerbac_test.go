@@ -25,7 +25,8 @@ func TestRole(t *testing.T) {
 			want:    []rbacv1.PolicyRule{{APIGroups: []string{"cdi.kubevirt.io"}, Resources: []string{"datavolumes/source"}, Verbs: []string{"create"}, ResourceNames: []string{"a", "b"}}},
 		},
 		"NoGoldensNoRule": {
-			reason: "A rule without resourceNames would allow cloning every PVC of the namespace, so an empty catalog grants nothing.",
+			reason: "A rule without resourceNames would allow cloning every PVC of the namespace, so an empty catalog grants nothing, and says so with an empty list.",
+			want:   []rbacv1.PolicyRule{},
 		},
 	}
 	for name, tc := range cases {

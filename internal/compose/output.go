@@ -85,6 +85,26 @@ type Output struct {
 	NotReady bool
 }
 
+// ObservedComposite is the composite the function is called for. A request
+// without one, or with one that names no kind or no name, is refused: every
+// mode decides from the composite, and deciding from nothing would return an
+// empty desired state, which Crossplane applies by deleting every composed
+// resource. Crossplane always sends the composite; this guards against a
+// caller that does not.
+func ObservedComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error) {
+	if req.GetObserved().GetComposite().GetResource() == nil {
+		return nil, errors.New("the request carries no observed composite resource: there is nothing to compose from, and composing nothing would delete every composed resource, so nothing is changed")
+	}
+	oxr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot read the observed composite resource")
+	}
+	if oxr.Resource.GetKind() == "" || oxr.Resource.GetName() == "" {
+		return nil, errors.Errorf("the observed composite resource has no kind or no name (kind %q, name %q): there is nothing to compose from, and composing nothing would delete every composed resource, so nothing is changed", oxr.Resource.GetKind(), oxr.Resource.GetName())
+	}
+	return oxr, nil
+}
+
 // DesiredComposite is the desired composite of the earlier pipeline steps,
 // with everything they set: fields, connection details and readiness.
 // request.GetDesiredCompositeResource drops the readiness, and writing its

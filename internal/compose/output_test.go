@@ -136,13 +136,13 @@ func TestEarlierStepsDesiredCompositePassesThrough(t *testing.T) {
 	}
 }
 
-func TestFromTyped(t *testing.T) {
+func TestToDesired(t *testing.T) {
 	dv := &cdiv1.DataVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "cozy-public"},
 		Spec:       cdiv1.DataVolumeSpec{ContentType: cdiv1.DataVolumeKubeVirt, Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: "https://f/i.raw.xz"}}},
 		Status:     cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded},
 	}
-	c, err := FromTyped(dv, []string{"spec", "finalCheckpoint"}, []string{"spec", "contentType"})
+	c, err := ToDesired(dv, DropZero("spec", "finalCheckpoint"), DropZero("spec", "contentType"))
 	if err != nil {
 		t.Fatal(err)
 	}

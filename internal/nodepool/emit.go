@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-	"github.com/crossplane/function-sdk-go/resource/composite"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
 )
 
 // ConditionWorkerImageReady says whether the pool's current template is
@@ -23,12 +22,12 @@ const (
 	ReasonTemplateComposed = "TemplateComposed"
 	ReasonGateOpened       = "GateOpened"
 	ReasonTemplateChanged  = "TemplateChanged"
-	ReasonUnreadable       = "UnreadableObject"
+	ReasonUnreadable       = compose.ReasonUnreadable
 )
 
 // emit turns the plan into the Output: desired resources, status,
 // conditions, results and TTL.
-func emit(pl plan, r compose.Request) (compose.Output, error) {
+func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
 	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
 	settled := true
@@ -36,15 +35,8 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	switch {
 	case pl.Hold != nil && !pl.Hold.DeploymentOnly:
 		// Hold the change back: every observed resource stays exactly as it
-		// is, and nothing new is composed. Dropping a key would delete it.
-		for _, n := range pl.Observed.names() {
-			u := pl.Observed.Owned[n]
-			ready := resource.ReadyTrue
-			if n == resourceMachineDeployment {
-				ready = deploymentReady(pl.Observed.Deployment, nil)
-			}
-			out.Resources[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: ready}
-		}
+		// is, and nothing new is composed.
+		pl.Observed.Keep(out.Resources, compose.RetireNone, pl.keptReady)
 		machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
 		settled = false
 	default:
@@ -56,8 +48,8 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 			// the templates the pool runs on now, which keepReferenced
 			// keeps), or is not composed at all for a new pool.
 			delete(out.Resources, resourceMachineDeployment)
-			if u, ok := pl.Observed.Owned[resourceMachineDeployment]; ok {
-				out.Resources[resourceMachineDeployment] = &resource.DesiredComposed{Resource: asObserved(u), Ready: deploymentReady(pl.Observed.Deployment, nil)}
+			if u, ok := pl.Observed.Resources[resourceMachineDeployment]; ok {
+				out.Resources[resourceMachineDeployment] = compose.Kept(u, pl.keptReady(resourceMachineDeployment))
 			}
 			machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
 			settled = false
@@ -69,14 +61,16 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 			}
 		}
 	}
-	if err := pl.protectClones(out.Resources, r.Config.Usages); err != nil {
+	if err := pl.protectClones(out.Resources, cfg.Usages); err != nil {
 		return compose.Output{}, err
 	}
+	// Whatever the mode could not read stays, whichever rule above left it
+	// out.
+	pl.Observed.Keep(out.Resources, compose.RetireAll, pl.keptReady)
 	// A held pool has no workers for the change it waits for: it must not be
 	// reported Ready because what it composes is.
 	out.NotReady = pl.Hold != nil
 
-	prev := readPrevious(r.Composite)
 	st := pl.status(machineTemplate, bootstrapTemplate)
 	out.Status = map[string]any{
 		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
@@ -85,7 +79,7 @@ func emit(pl plan, r compose.Request) (compose.Output, error) {
 	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
-		out.TTL = r.Config.InProgressTTL
+		out.TTL = cfg.InProgressTTL
 	}
 	return out, nil
 }
@@ -102,18 +96,18 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
 		{resourceMachineDeployment, pl.MachineDeployment},
 	} {
-		u, err := toUnstructured(c.obj)
+		u, err := compose.ToDesired(c.obj, compose.DropEmpty())
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
 		}
 		ready := resource.ReadyFalse
-		if _, ok := pl.Observed.Owned[c.name]; ok {
+		if _, ok := pl.Observed.Resources[c.name]; ok {
 			ready = resource.ReadyTrue
 		}
 		if c.name == resourceMachineDeployment {
 			ready = deploymentReady(pl.Observed.Deployment, pl.MachineDeployment.Spec.Replicas)
 		}
-		into[c.name] = &resource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *u}, Ready: ready}
+		into[c.name] = &resource.DesiredComposed{Resource: u, Ready: ready}
 	}
 	return nil
 }
@@ -121,7 +115,9 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 // keepReferenced re-emits, unchanged, every previous template that a
 // MachineSet of this pool, or the observed MachineDeployment, still points
 // at: an old MachineSet needs its templates to scale down or remediate its
-// Machines. Previous templates nothing points at any more are dropped.
+// Machines. Previous templates nothing points at any more are retired,
+// unless the MachineDeployment cannot be read: then what the pool runs on is
+// unknown and every template stays. Usages are protectClones' to decide.
 func (pl plan) keepReferenced(into map[resource.Name]*resource.DesiredComposed) {
 	machine, bootstrap := map[string]bool{}, map[string]bool{}
 	m, b := pl.Observed.inEffect()
@@ -132,22 +128,28 @@ func (pl plan) keepReferenced(into map[resource.Name]*resource.DesiredComposed) 
 			bootstrap[ref.Name] = true
 		}
 	}
-	for _, n := range pl.Observed.names() {
-		if _, done := into[n]; done {
-			continue
-		}
-		u := pl.Observed.Owned[n]
-		referenced := false
+	unknown := pl.Observed.deploymentUnreadable()
+	retired := func(n resource.Name) bool {
+		name := pl.Observed.Resources[n].GetName()
 		switch {
 		case strings.HasPrefix(string(n), prefixMachineTemplate):
-			referenced = machine[u.GetName()]
+			return !unknown && !machine[name]
 		case strings.HasPrefix(string(n), prefixBootstrapTemplate):
-			referenced = bootstrap[u.GetName()]
+			return !unknown && !bootstrap[name]
 		}
-		if referenced {
-			into[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: resource.ReadyTrue}
-		}
+		return true
 	}
+	pl.Observed.Keep(into, retired, pl.keptReady)
+}
+
+// keptReady is the readiness of an observed resource kept as it is: a
+// template or Usage is ready once it exists, the MachineDeployment once its
+// ready replicas reach its own desired count.
+func (pl plan) keptReady(n resource.Name) resource.Ready {
+	if n == resourceMachineDeployment {
+		return deploymentReady(pl.Observed.Deployment, nil)
+	}
+	return resource.ReadyTrue
 }
 
 // deploymentReady: ready once the observed ready replicas reach the desired
@@ -216,29 +218,18 @@ func (pl plan) workerImageCondition() compose.Condition {
 // previous is what the observed composite said last time, to emit results
 // on transitions only.
 type previous struct {
-	GateState, GateReason, Template string
-	// Conditions maps a condition type to "status/reason".
-	Conditions map[string]string
+	Gate       v1alpha1.Gate               `json:"gate"`
+	Template   string                      `json:"template"`
+	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
-func readPrevious(xr *composite.Unstructured) previous {
-	p := previous{Conditions: map[string]string{}}
-	if xr == nil {
-		return p
+// condition is "status/reason" of the previous condition of type t.
+func (p previous) condition(t string) string {
+	c, ok := compose.ConditionOf(p.Conditions, t)
+	if !ok {
+		return ""
 	}
-	p.GateState, _ = xr.GetString("status.gate.state")
-	p.GateReason, _ = xr.GetString("status.gate.reason")
-	p.Template, _ = xr.GetString("status.template")
-	var conds []map[string]any
-	if err := xr.GetValueInto("status.conditions", &conds); err == nil {
-		for _, c := range conds {
-			t, _ := c["type"].(string)
-			s, _ := c["status"].(string)
-			r, _ := c["reason"].(string)
-			p.Conditions[t] = s + "/" + r
-		}
-	}
-	return p
+	return c.Status + "/" + c.Reason
 }
 
 // results are the events of this reconcile: only what changed since the
@@ -246,10 +237,10 @@ func readPrevious(xr *composite.Unstructured) previous {
 func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 	var rs []compose.Result
 	switch {
-	case pl.Hold != nil && (prev.GateState != GateHeld || prev.GateReason != pl.Hold.Reason):
+	case pl.Hold != nil && (prev.Gate.State != GateHeld || prev.Gate.Reason != pl.Hold.Reason):
 		rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: pl.Hold.Reason, Message: pl.Hold.Message})
-	case pl.Hold == nil && prev.GateState == GateHeld:
-		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonGateOpened, Message: fmt.Sprintf("Node pool %q: the held change is composed now (%s).", pl.Pool.Ref(), prev.GateReason+" resolved")})
+	case pl.Hold == nil && prev.Gate.State == GateHeld:
+		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonGateOpened, Message: fmt.Sprintf("Node pool %q: the held change is composed now (%s).", pl.Pool.Ref(), prev.Gate.Reason+" resolved")})
 	}
 	if pl.Hold == nil && prev.Template != machineTemplate {
 		msg := fmt.Sprintf("Node pool %q: composing worker template %s.", pl.Pool.Ref(), machineTemplate)
@@ -259,7 +250,7 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
 	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()} {
-		if c.Status != compose.StatusTrue && prev.Conditions[c.Type] != string(c.Status)+"/"+c.Reason {
+		if c.Status != compose.StatusTrue && prev.condition(c.Type) != string(c.Status)+"/"+c.Reason {
 			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
 		}
 	}
@@ -269,13 +260,11 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 // ConditionObservedReadable reports observed or required objects the function
 // could not read. They are ignored for decisions (never dropped), and the
 // condition makes that visible without an event on every reconcile.
-const ConditionObservedReadable = "ObservedStateReadable"
+const ConditionObservedReadable = compose.ConditionObservedReadable
 
+// readableCondition covers the required objects and the pool's own observed
+// composed resources. A pool always reports it.
 func (pl plan) readableCondition() compose.Condition {
-	if len(pl.World.Unreadable) == 0 {
-		return compose.Condition{Type: ConditionObservedReadable, Status: compose.StatusTrue, Reason: "AllReadable",
-			Message: fmt.Sprintf("Every object node pool %q reads is readable.", pl.Pool.Ref())}
-	}
-	return compose.Condition{Type: ConditionObservedReadable, Status: compose.StatusFalse, Reason: ReasonUnreadable,
-		Message: fmt.Sprintf("Node pool %q ignores objects it cannot read: %s. Check them with kubectl; they are never deleted by this function.", pl.Pool.Ref(), strings.Join(pl.World.Unreadable, "; "))}
+	problems := append(append([]string(nil), pl.World.Unreadable...), pl.Observed.Problems()...)
+	return compose.Readable(fmt.Sprintf("node pool %q", pl.Pool.Ref()), problems)
 }

@@ -27,13 +27,18 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	return selectors(p, resolveOSImage(spec, r.Config), r.Config), nil
 }
 
-// Compose implements compose.Mode.
+// Compose implements compose.Mode: read what the pool composed and last
+// reported, decide, write.
 func (Mode) Compose(r compose.Request) compose.Output {
-	pl, err := decide(r)
+	obs := readComposed(r.Observed)
+	prev := compose.PreviousStatus[previous](r.Composite)
+
+	pl, err := decide(r, obs)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}
-	out, err := emit(pl, r)
+
+	out, err := emit(pl, prev, r.Config)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}

@@ -1,14 +1,12 @@
 package nodepool
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
-	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
 // Composition resource names. Templates carry their own name so that the
@@ -28,46 +26,45 @@ func bootstrapTemplateResource(name string) resource.Name {
 	return resource.Name(prefixBootstrapTemplate + name)
 }
 
-// owned reports whether a composition resource name is one this mode
-// composes. Other names belong to other pipeline steps and are left alone.
-func owned(n resource.Name) bool {
+// owns is this mode's part of the observed composed resources, with the kind
+// it composes under each name. Other names belong to other pipeline steps and
+// are left alone.
+func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	s := string(n)
-	return n == resourceMachineDeployment || strings.HasPrefix(s, prefixMachineTemplate) || strings.HasPrefix(s, prefixBootstrapTemplate) || strings.HasPrefix(s, prefixUsage)
+	switch {
+	case n == resourceMachineDeployment:
+		return ClusterAPIVersion, KindMachineDeployment, true
+	case strings.HasPrefix(s, prefixMachineTemplate):
+		return InfraAPIVersion, KindKubevirtMachineTmpl, true
+	case strings.HasPrefix(s, prefixBootstrapTemplate):
+		return BootstrapAPIVersion, KindTalosConfigTemplate, true
+	case strings.HasPrefix(s, prefixUsage):
+		return UsageAPIVersion, KindUsage, true
+	}
+	return "", "", false
 }
 
 // composedState is the typed view of the pool's observed composed resources.
 type composedState struct {
-	// Owned are the observed resources this mode composes, by name.
-	Owned map[resource.Name]*composed.Unstructured
+	compose.Observed
 	// Deployment is the observed MachineDeployment, if any and readable.
 	Deployment *clusterv1.MachineDeployment
 }
 
 func readComposed(obs map[resource.Name]resource.ObservedComposed) composedState {
-	cs := composedState{Owned: map[resource.Name]*composed.Unstructured{}}
-	for n, o := range obs {
-		if !owned(n) || o.Resource == nil {
-			continue
-		}
-		cs.Owned[n] = o.Resource
-	}
-	if u, ok := cs.Owned[resourceMachineDeployment]; ok {
-		md := &clusterv1.MachineDeployment{}
-		if err := observed.Into(&u.Unstructured, ClusterAPIVersion, KindMachineDeployment, md); err == nil {
-			cs.Deployment = md
-		}
+	cs := composedState{Observed: compose.ReadObserved(obs, owns)}
+	md := &clusterv1.MachineDeployment{}
+	if cs.Read(resourceMachineDeployment, md) {
+		cs.Deployment = md
 	}
 	return cs
 }
 
-// names returns the owned resource names, sorted.
-func (cs composedState) names() []resource.Name {
-	out := make([]resource.Name, 0, len(cs.Owned))
-	for n := range cs.Owned {
-		out = append(out, n)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+// deploymentUnreadable reports an observed MachineDeployment the mode cannot
+// read: which templates the pool runs on is then unknown, so no template is
+// retired.
+func (cs composedState) deploymentUnreadable() bool {
+	return cs.Unreadable(resourceMachineDeployment)
 }
 
 // inEffect returns the template names the observed MachineDeployment points
@@ -89,26 +86,4 @@ func (cs composedState) readyReplicas() int32 {
 		return 0
 	}
 	return cs.Deployment.Status.ReadyReplicas
-}
-
-// serverFields are metadata fields the API server owns. Re-emitting them
-// would make the function claim them (ownerReferences, finalizers) or send a
-// stale resourceVersion that fails the apply.
-var serverFields = []string{
-	"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
-	"deletionGracePeriodSeconds", "managedFields", "ownerReferences", "finalizers", "selfLink",
-}
-
-// asObserved is an observed resource as a desired one, unchanged: identity,
-// labels, annotations and spec exactly as observed, without status and the
-// metadata the API server owns.
-func asObserved(u *composed.Unstructured) *composed.Unstructured {
-	out := u.DeepCopy()
-	delete(out.Object, "status")
-	if meta, ok := out.Object["metadata"].(map[string]any); ok {
-		for _, f := range serverFields {
-			delete(meta, f)
-		}
-	}
-	return out
 }

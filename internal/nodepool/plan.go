@@ -40,7 +40,7 @@ type plan struct {
 }
 
 // decide runs the decisions in order. An error is a spec error and fatal.
-func decide(r compose.Request) (plan, error) {
+func decide(r compose.Request, obs composedState) (plan, error) {
 	p, spec, err := readPool(r.Composite)
 	if err != nil {
 		return plan{}, err
@@ -58,7 +58,7 @@ func decide(r compose.Request) (plan, error) {
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  readComposed(r.Observed),
+		Observed:  obs,
 		World:     readWorld(p, img, r.Required),
 	}
 	w := pl.World
@@ -92,7 +92,7 @@ func decide(r compose.Request) (plan, error) {
 
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
-	if _, composed := pl.Observed.Owned[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
+	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
 		pl.Hold = gateClone(gate)
 		if pl.Hold == nil {
 			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)

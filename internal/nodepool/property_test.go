@@ -143,7 +143,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(r)
+		pl, err := decide(r, readComposed(r.Observed))
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -154,7 +154,8 @@ func TestPropertyRetention(t *testing.T) {
 
 		// The template names are a function of spec and required resources
 		// only: composing with no observed state gives the same names.
-		bare, err := decide(request(t, nodePoolXR(c.spec), c.world, nil))
+		bareReq := request(t, nodePoolXR(c.spec), c.world, nil)
+		bare, err := decide(bareReq, readComposed(bareReq.Observed))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -37,7 +37,7 @@ const (
 // Templates are immutable, so a change must be a new name; the name being
 // a function of content makes re-renders idempotent.
 func contentName(p pool, spec any) (string, error) {
-	m, err := canonical(spec)
+	m, err := compose.Canonical(spec, compose.DropEmpty())
 	if err != nil {
 		return "", fmt.Errorf("cannot hash template spec: %w", err)
 	}
@@ -218,54 +218,4 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// canonical is the JSON form of a typed value as it is applied: encoded with
-// encoding/json (omitempty drops false, zero and nil; omitzero drops zero
-// timestamps), then with empty objects and lists removed. encoding/json
-// keeps an empty struct tagged omitempty as {}, and server-side apply would
-// read {} as an opinion about the field. Nothing this mode renders needs an
-// empty object to mean something (there is no emptyDir or similar marker).
-func canonical(v any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode composed resource: %w", err)
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("cannot decode composed resource: %w", err)
-	}
-	prune(m)
-	return m, nil
-}
-
-// prune removes empty objects and lists, depth first, so that a parent left
-// empty by its children goes too.
-func prune(v any) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, c := range t {
-			if prune(c) {
-				delete(t, k)
-			}
-		}
-		return len(t) == 0
-	case []any:
-		for _, c := range t {
-			prune(c)
-		}
-		return len(t) == 0
-	}
-	return false
-}
-
-// toUnstructured turns a typed object into the unstructured form Crossplane
-// applies, without status: a desired resource carries intent only.
-func toUnstructured(obj any) (*unstructured.Unstructured, error) {
-	m, err := canonical(obj)
-	if err != nil {
-		return nil, err
-	}
-	delete(m, "status")
-	return &unstructured.Unstructured{Object: m}, nil
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
@@ -129,24 +131,22 @@ func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, e
 		}
 	}
 	for n, u := range want {
-		obj, err := toUnstructured(u)
+		obj, err := compose.ToDesired(u, compose.DropEmpty())
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), n, err)
 		}
 		ready := resource.ReadyFalse
-		if _, ok := pl.Observed.Owned[n]; ok {
+		if _, ok := pl.Observed.Resources[n]; ok {
 			ready = resource.ReadyTrue
 		}
-		into[n] = &resource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *obj}, Ready: ready}
+		into[n] = &resource.DesiredComposed{Resource: obj, Ready: ready}
 	}
 	if !enabled {
 		// Never delete protection that exists while its template is kept:
 		// turning Usages off takes effect as templates go.
-		for n, u := range pl.Observed.Owned {
-			if strings.HasPrefix(string(n), prefixUsage) && kept[usageTemplate(u)] {
-				into[n] = &resource.DesiredComposed{Resource: asObserved(u), Ready: resource.ReadyTrue}
-			}
-		}
+		pl.Observed.Keep(into, func(n resource.Name) bool {
+			return !strings.HasPrefix(string(n), prefixUsage) || !kept[usageTemplate(pl.Observed.Resources[n])]
+		}, pl.keptReady)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -24,7 +23,9 @@ type Mode struct{}
 // and its observed XNodePools alone; the pools fetch what they need.
 func (Mode) Requirements(_ compose.Request) (required.Selectors, error) { return nil, nil }
 
-// Compose implements compose.Mode: validate, plan, check the matrix, emit.
+// Compose implements compose.Mode: read the spec, the observed XNodePools
+// and the previous status; decide (validate, plan, check the matrix); write
+// one XNodePool per pool and the summary.
 func (Mode) Compose(r compose.Request) compose.Output {
 	xr := r.Composite
 	spec, errs := decodeSpec(xr)
@@ -34,6 +35,9 @@ func (Mode) Compose(r compose.Request) compose.Output {
 	if len(errs) > 0 {
 		return fatal(xr, errors.New(rules.Message(errs)))
 	}
+	obs := compose.ReadObserved(r.Observed, owns)
+	prev := compose.PreviousStatus[previousStatus](xr)
+
 	p := plan(r.Config, xr.GetName(), spec)
 	if err := checkComposed(p); err != nil {
 		return fatal(xr, err)
@@ -43,43 +47,31 @@ func (Mode) Compose(r compose.Request) compose.Output {
 		return fatal(xr, err)
 	}
 
-	out := compose.Output{Resources: make(map[resource.Name]*resource.DesiredComposed, len(p.Pools))}
-	reports := make(map[string]poolReport, len(p.Pools))
-	statuses := make(map[string]v1alpha1.PoolStatus, len(p.Pools))
-	for _, pool := range p.Pools {
-		dc, err := nodePool(p.Cluster, pool)
-		if err != nil {
-			return fatal(xr, err)
-		}
-		oc, ok := r.Observed[pool.Resource]
-		rep := observePool(oc, ok)
-		dc.Ready = readiness(rep)
-		out.Resources[pool.Resource] = dc
-		reports[pool.Name] = rep
-		statuses[pool.Name] = rep.Status
+	out, err := emit(xr, p, support, obs, prev)
+	if err != nil {
+		return fatal(xr, err)
 	}
-	// A pool removed from spec.nodePools is left out of the desired state on
-	// purpose: that is how Crossplane deletes its XNodePool.
-
-	var prev previousStatus
-	_ = decodeStatus(xr.UnstructuredContent(), &prev) // unreadable: treat every state as new
-
-	out.Status = map[string]any{"pools": statuses}
-	out.Conditions = []compose.Condition{support, poolsReady(p.Pools, reports)}
-	out.Results = transitions(prev, p.Pools, reports, support)
 	return out
 }
 
 // fatal stops the pipeline with err, prefixed by the composite it is about so
 // that a message read from an event or a log names the cluster.
 func fatal(xr *composite.Unstructured, err error) compose.Output {
-	kind := xr.GetKind()
-	if kind == "" {
-		kind = v1alpha1.KindTenantCluster
+	return compose.Output{Fatal: fmt.Errorf("%s %q: %w", kindOf(xr), refOf(xr), err)}
+}
+
+// kindOf is the composite's kind, XTenantCluster unless it says otherwise.
+func kindOf(xr *composite.Unstructured) string {
+	if kind := xr.GetKind(); kind != "" {
+		return kind
 	}
-	ref := xr.GetName()
+	return v1alpha1.KindTenantCluster
+}
+
+// refOf is "<namespace>/<name>" of the composite, or its name.
+func refOf(xr *composite.Unstructured) string {
 	if ns := xr.GetNamespace(); ns != "" {
-		ref = ns + "/" + ref
+		return ns + "/" + xr.GetName()
 	}
-	return compose.Output{Fatal: fmt.Errorf("%s %q: %w", kind, ref, err)}
+	return xr.GetName()
 }

@@ -76,11 +76,14 @@ func plan(cfg config.Config, cluster string, spec v1alpha1.TenantClusterSpec) Pl
 	return p
 }
 
+// resourcePrefix starts the composition-resource-name of every XNodePool.
+const resourcePrefix = "nodepool-"
+
 // resourceName is the composition-resource-name of a pool's XNodePool. It is
 // derived from the pool's name alone, so that adding, changing or removing
 // another pool never renames it.
 func resourceName(pool string) resource.Name {
-	return resource.Name("nodepool-" + pool)
+	return resource.Name(resourcePrefix + pool)
 }
 
 // nodePoolName is the metadata.name of a pool's XNodePool.

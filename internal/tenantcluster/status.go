@@ -1,14 +1,12 @@
 package tenantcluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-
 	"github.com/crossplane/function-sdk-go/resource"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
@@ -20,30 +18,31 @@ type nodePoolStatus struct {
 	Conditions []condition `json:"conditions,omitempty"`
 }
 
-type condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-}
+type condition = compose.ObservedCondition
 
 // poolReport is what the cluster learned about one pool.
 type poolReport struct {
 	Status v1alpha1.PoolStatus
 	// Detail says why an unready pool is not ready, for the condition.
 	Detail string
+	// StatusUnreadable is why the XNodePool's status cannot be read.
+	StatusUnreadable error
 }
 
-// observePool reads a pool's observed XNodePool. A pool not observed yet, or
-// whose status cannot be read, is reported not ready; neither is an error,
-// because the pool is still composed either way.
-func observePool(oc resource.ObservedComposed, ok bool) poolReport {
-	if !ok || oc.Resource == nil {
+// observePool reads a pool's observed XNodePool. A pool not observed yet, not
+// an XNodePool, or whose status cannot be read, is reported not ready; none
+// is an error, because the pool is still composed either way.
+func observePool(obs compose.Observed, name resource.Name) poolReport {
+	u, ok := obs.Resources[name]
+	if !ok {
 		return poolReport{Detail: "not created yet"}
 	}
-	var s nodePoolStatus
-	if err := decodeStatus(oc.Resource.UnstructuredContent(), &s); err != nil {
-		return poolReport{Detail: fmt.Sprintf("its XNodePool's status cannot be read (%v)", err)}
+	if err := obs.Problem(name); err != nil {
+		return poolReport{Detail: fmt.Sprintf("its XNodePool cannot be read (%v)", err)}
+	}
+	s, err := compose.StatusOf[nodePoolStatus](&u.Unstructured)
+	if err != nil {
+		return poolReport{Detail: fmt.Sprintf("its XNodePool's status cannot be read (%v)", err), StatusUnreadable: err}
 	}
 	r := poolReport{Status: v1alpha1.PoolStatus{Template: s.Template, Gate: s.Gate}}
 	if s.Image != nil {
@@ -114,12 +113,7 @@ type previousStatus struct {
 }
 
 func (p previousStatus) condition(t string) (condition, bool) {
-	for _, c := range p.Conditions {
-		if c.Type == t {
-			return c, true
-		}
-	}
-	return condition{}, false
+	return compose.ConditionOf(p.Conditions, t)
 }
 
 // transitions are the events of this call: a pool becoming ready, a ready
@@ -145,19 +139,6 @@ func transitions(prev previousStatus, pools []Pool, reports map[string]poolRepor
 		}
 	}
 	return out
-}
-
-// decodeStatus reads the status of an unstructured object into a typed view.
-func decodeStatus(obj map[string]any, into any) error {
-	s, ok := obj["status"]
-	if !ok || s == nil {
-		return nil
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
 }
 
 func deref(p *int64) int64 {

@@ -1,6 +1,7 @@
 package tenantcluster
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -56,17 +57,25 @@ func TestObservePool(t *testing.T) {
 		"UnreadableStatusIsNotReady": {
 			reason:   "A status of the wrong shape makes the pool unready, never an error that drops it.",
 			observed: `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-gpu"},"status":{"conditions":"Ready"}}`,
-			want:     poolReport{Detail: "its XNodePool's status cannot be read (json: cannot unmarshal string into Go struct field nodePoolStatus.conditions of type []tenantcluster.condition)"},
+			want: poolReport{
+				Detail:           "its XNodePool's status cannot be read (json: cannot unmarshal string into Go struct field nodePoolStatus.conditions of type []compose.ObservedCondition)",
+				StatusUnreadable: errors.New("json: cannot unmarshal string into Go struct field nodePoolStatus.conditions of type []compose.ObservedCondition"),
+			},
+		},
+		"NotAnXNodePoolIsNotReady": {
+			reason:   "Another kind under a pool's name is not read as the pool's status, and says what it is.",
+			observed: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"acme-workers"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`,
+			want:     poolReport{Detail: "its XNodePool cannot be read (it is a v1 ConfigMap, not the workerimage.cozystack.io/v1alpha1 XNodePool this function composes there)"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var oc resource.ObservedComposed
+			obs := map[resource.Name]resource.ObservedComposed{}
 			if tc.observed != "" {
-				oc = newObserved(t, tc.observed)
+				obs["nodepool-workers"] = newObserved(t, tc.observed)
 			}
-			got := observePool(oc, tc.observed != "")
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			got := observePool(compose.ReadObserved(obs, owns), "nodepool-workers")
+			if diff := cmp.Diff(tc.want, got, equateErrorMessages); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -1,0 +1,147 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	fresource "github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+)
+
+// previousStatus is what the last call reported, to tell transitions from
+// steady state.
+type previousStatus struct {
+	Goldens    []v1alpha1.GoldenStatus              `json:"goldens"`
+	Conditions []compose.ObservedCondition `json:"conditions"`
+}
+
+// emit turns the plan into the Output: the goldens, the clone RBAC, status,
+// conditions, results and TTL.
+func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
+	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
+	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
+	inProgress := false
+	pinning := map[string]bool{}
+	keptReady := map[fresource.Name]fresource.Ready{}
+	for _, p := range plan {
+		for _, ref := range p.PinnedBy {
+			ns, _, _ := strings.Cut(ref, "/")
+			pinning[ns] = true
+		}
+		st := statusOf(p)
+		statuses = append(statuses, st)
+		ready := fresource.ReadyFalse
+		if st.Ready || p.Retiring {
+			ready = fresource.ReadyTrue
+		}
+		if p.Raw != nil {
+			keptReady[goldenKey(p.Name)] = ready
+			continue
+		}
+		if !p.Retiring {
+			// A golden not created yet is on its way too: it appears on the
+			// next reconcile and starts importing.
+			if s := cdistate.Of(p.Live, nil); s.InProgress() || s.Kind == cdistate.Missing {
+				inProgress = true
+			}
+		}
+		c, err := compose.ToDesired(goldenDataVolume(p.Golden), compose.DropZero("spec", "finalCheckpoint"))
+		if err != nil {
+			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
+		}
+		out.Resources[goldenKey(p.Name)] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+
+	subjects := clonerbac.AllServiceAccounts()
+	if cfg.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts {
+		subjects = clonerbac.VMServiceAccounts(cfg.VMServiceAccount, slices.Collect(maps.Keys(pinning)))
+	}
+	goldenNames := make([]string, 0, len(plan))
+	for _, p := range plan {
+		goldenNames = append(goldenNames, p.Name)
+	}
+	binding := clonerbac.Binding(xrName, goldenNamespace, subjects)
+	for key, obj := range map[fresource.Name]runtime.Object{
+		keyClusterRole: clonerbac.Role(xrName, goldenNames),
+		keyRoleBinding: binding,
+	} {
+		c, err := compose.ToDesired(obj)
+		if err != nil {
+			return compose.Output{Fatal: fmt.Errorf("cannot compose %s: %w", key, err)}
+		}
+		ready := fresource.ReadyFalse
+		if _, ok := obs.Resources[key]; ok {
+			ready = fresource.ReadyTrue
+		}
+		out.Resources[key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+	// A pool whose namespace is not bound yet holds its MachineDeployment
+	// until it is; checking again soon confirms the binding as applied.
+	if !sameSubjects(obs.Binding, binding.Subjects) {
+		inProgress = true
+	}
+	// Every readable golden left out was retired by planGoldens; what the
+	// catalog cannot read stays as it is.
+	obs.Keep(out.Resources, compose.RetireAll, func(n fresource.Name) fresource.Ready { return keptReady[n] })
+
+	out.Status = map[string]any{"goldens": statuses}
+	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan)}
+	out.Results = transitions(prev.Goldens, statuses)
+	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("XWorkerImageCatalog %q", xrName), obs.Problems(), prev.Conditions)
+	if report {
+		out.Conditions = append(out.Conditions, readable)
+	}
+	if r, ok := compose.UnreadableResult(readable, prev.Conditions); ok {
+		out.Results = append(out.Results, r)
+	}
+	if inProgress {
+		out.TTL = cfg.InProgressTTL
+	}
+	return out
+}
+
+func statusOf(p planned) v1alpha1.GoldenStatus {
+	st := v1alpha1.GoldenStatus{
+		Name:         p.Name,
+		Namespace:    p.Namespace,
+		SchematicID:  p.SchematicID,
+		Version:      p.Version,
+		Storage:      p.StorageText,
+		StorageClass: p.StorageClass,
+		PinnedBy:     p.PinnedBy,
+		Retiring:     p.Retiring,
+	}
+	switch {
+	case p.Raw != nil:
+		st.Phase = string(cdiv1.Unknown)
+	case p.Live != nil:
+		st.Phase = string(p.Live.Status.Phase)
+		st.Progress = string(p.Live.Status.Progress)
+		st.Ready = cdistate.Of(p.Live, nil).Ready()
+	}
+	return st
+}
+
+// sameSubjects reports whether the observed RoleBinding already carries
+// exactly the subjects wanted.
+func sameSubjects(rb *rbacv1.RoleBinding, want []rbacv1.Subject) bool {
+	if rb == nil {
+		return false
+	}
+	if len(rb.Subjects) == 0 && len(want) == 0 {
+		return true
+	}
+	return slices.Equal(rb.Subjects, want)
+}

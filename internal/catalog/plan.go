@@ -1,0 +1,60 @@
+package catalog
+
+import (
+	"sort"
+
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// planned is one golden and everything decided about it.
+type planned struct {
+	Golden
+	// Live is the observed DataVolume, nil before it exists.
+	Live *cdiv1.DataVolume
+	// Raw is an observed golden the function could not read, and Unreadable
+	// why. It is kept exactly as observed (compose.Observed.Keep), never
+	// re-created or checked for drift, in the catalog or not.
+	Raw        *composed.Unstructured
+	Unreadable error
+	PinnedBy   []string
+	Retiring   bool
+}
+
+// planGoldens decides which goldens are composed: every catalog entry, and
+// every golden that left the catalog while a template still pins it. A
+// readable golden that left and is pinned by nothing is retired: it is left
+// out, which deletes it. An unreadable golden is planned, for the status, but
+// kept as observed.
+func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
+	inCatalog := map[string]bool{}
+	raw := obs.unreadableGoldens()
+	out := make([]planned, 0, len(goldens))
+	for _, g := range goldens {
+		inCatalog[g.Name] = true
+		p := planned{Golden: g, Live: obs.Live[g.Name], PinnedBy: pinsFrom(req[pinsKeyPrefix+g.Name])}
+		if u, ok := raw[g.Name]; ok {
+			p.Raw, p.Unreadable = u, obs.Problem(goldenKey(g.Name))
+		}
+		out = append(out, p)
+	}
+	for name, dv := range obs.Live {
+		if inCatalog[name] {
+			continue
+		}
+		if pins := pinsFrom(req[pinsKeyPrefix+name]); len(pins) > 0 {
+			out = append(out, planned{Golden: goldenFromLive(dv), Live: dv, PinnedBy: pins, Retiring: true})
+		}
+	}
+	for name, u := range raw {
+		if inCatalog[name] {
+			continue
+		}
+		out = append(out, planned{Golden: Golden{Index: -1, Name: name, Namespace: u.GetNamespace()}, Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), Retiring: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

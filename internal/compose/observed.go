@@ -1,0 +1,177 @@
+package compose
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/observed"
+)
+
+// Owns says whether a composition-resource-name is one the mode composes,
+// and the apiVersion and kind it composes under that name. Names a mode does
+// not own belong to other pipeline steps: the mode never reads, keeps or
+// drops them, so what those steps desire reaches Crossplane untouched.
+type Owns func(resource.Name) (apiVersion, kind string, ok bool)
+
+// Observed is the part of the observed composed resources a mode owns, read
+// once, at the edge, and the one place that decides which of them a mode
+// keeps as they are (Keep).
+type Observed struct {
+	// Resources are the owned observed resources, by name.
+	Resources map[resource.Name]*composed.Unstructured
+
+	kinds      map[resource.Name][2]string
+	unreadable map[resource.Name]error
+}
+
+// ReadObserved picks out of obs the resources the mode owns. One observed
+// under an owned name that is not the kind the mode composes there is
+// unreadable from the start: it is not the mode's to interpret.
+func ReadObserved(obs map[resource.Name]resource.ObservedComposed, owns Owns) Observed {
+	o := Observed{
+		Resources:  map[resource.Name]*composed.Unstructured{},
+		kinds:      map[resource.Name][2]string{},
+		unreadable: map[resource.Name]error{},
+	}
+	for n, oc := range obs {
+		apiVersion, kind, ok := owns(n)
+		if !ok || oc.Resource == nil {
+			continue
+		}
+		o.Resources[n] = oc.Resource
+		o.kinds[n] = [2]string{apiVersion, kind}
+		if u := oc.Resource; u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
+			o.unreadable[n] = fmt.Errorf("it is a %s %s, not the %s %s this function composes there", u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+		}
+	}
+	return o
+}
+
+// Read converts the owned resource name into the typed view into. It
+// returns false, leaving into alone, when name is not observed or cannot be
+// read; a resource that cannot be read is marked unreadable.
+func (o Observed) Read(name resource.Name, into runtime.Object) bool {
+	u, ok := o.Resources[name]
+	if !ok || o.unreadable[name] != nil {
+		return false
+	}
+	k := o.kinds[name]
+	if err := observed.Into(&u.Unstructured, k[0], k[1], into); err != nil {
+		o.unreadable[name] = err
+		return false
+	}
+	return true
+}
+
+// MarkUnreadable records that the mode could not read name for why (a part
+// it reads has the wrong shape). Marking a name that is not observed does
+// nothing.
+func (o Observed) MarkUnreadable(name resource.Name, why error) {
+	if _, ok := o.Resources[name]; ok && o.unreadable[name] == nil {
+		o.unreadable[name] = why
+	}
+}
+
+// Unreadable reports whether name is observed and cannot be read.
+func (o Observed) Unreadable(name resource.Name) bool { return o.unreadable[name] != nil }
+
+// Problem is why name cannot be read; nil when it can, or is not observed.
+func (o Observed) Problem(name resource.Name) error { return o.unreadable[name] }
+
+// Names are the owned observed names, sorted.
+func (o Observed) Names() []resource.Name {
+	out := make([]resource.Name, 0, len(o.Resources))
+	for n := range o.Resources {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Problems names each unreadable resource and why, sorted by name, for the
+// ObservedStateReadable condition.
+func (o Observed) Problems() []string {
+	var out []string
+	for _, n := range o.Names() {
+		err := o.unreadable[n]
+		if err == nil {
+			continue
+		}
+		u := o.Resources[n]
+		ref := u.GetName()
+		if ns := u.GetNamespace(); ns != "" {
+			ref = ns + "/" + ref
+		}
+		out = append(out, fmt.Sprintf("composed resource %s (%s %s): %v", n, u.GetKind(), ref, err))
+	}
+	return out
+}
+
+// Retired says whether a mode retires an owned, readable resource it left
+// out of the desired state, by one of its documented rules (a catalog golden
+// nothing pins, a template nothing references, a pool that left the spec).
+type Retired func(resource.Name) bool
+
+// RetireNone is the rule of a mode that holds everything back.
+func RetireNone(resource.Name) bool { return false }
+
+// RetireAll is the rule of a mode that has decided every readable resource.
+func RetireAll(resource.Name) bool { return true }
+
+// Keep is the keep-as-observed policy of every mode.
+//
+// Which: every owned observed resource that into does not hold, unless the
+// mode retires it. A mode retires only what it can read; an unreadable
+// object is always kept, because the mode cannot know what deleting it would
+// delete. A key left out of the desired state is deleted by Crossplane, so
+// this is the one place a mode's gate, hold or unreadable object turns into
+// "leave it as it is" rather than "delete it".
+//
+// How: exactly as observed (AsObserved), with the readiness ready gives.
+func (o Observed) Keep(into map[resource.Name]*resource.DesiredComposed, retired Retired, ready func(resource.Name) resource.Ready) {
+	for _, n := range o.Names() {
+		if _, decided := into[n]; decided {
+			continue
+		}
+		if !o.Unreadable(n) && retired(n) {
+			continue
+		}
+		into[n] = Kept(o.Resources[n], ready(n))
+	}
+}
+
+// Kept is an observed resource re-emitted as it is.
+func Kept(u *composed.Unstructured, ready resource.Ready) *resource.DesiredComposed {
+	return &resource.DesiredComposed{Resource: AsObserved(u), Ready: ready}
+}
+
+// keptMetadata are the metadata fields a kept resource carries: its
+// identity, labels and annotations. The rest belongs to the API server (uid,
+// resourceVersion, generation, creationTimestamp, managedFields, ...) or to
+// other controllers (ownerReferences, finalizers); re-emitting it would make
+// the function claim it, or fail the apply on a stale resourceVersion.
+var keptMetadata = []string{"name", "generateName", "namespace", "labels", "annotations"}
+
+// AsObserved is an observed resource as a desired one, unchanged: every
+// top-level field but status (what its controllers report), and of its
+// metadata only keptMetadata. Everything else the object says, spec or not
+// (a ConfigMap's data, a RoleBinding's subjects), is kept as it is.
+func AsObserved(u *composed.Unstructured) *composed.Unstructured {
+	out := u.DeepCopy()
+	delete(out.Object, "status")
+	if meta, ok := out.Object["metadata"].(map[string]any); ok {
+		kept := make(map[string]any, len(keptMetadata))
+		for _, f := range keptMetadata {
+			if v, ok := meta[f]; ok {
+				kept[f] = v
+			}
+		}
+		out.Object["metadata"] = kept
+	}
+	return out
+}

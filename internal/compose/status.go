@@ -1,0 +1,133 @@
+package compose
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pkg/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crossplane/function-sdk-go/resource/composite"
+)
+
+// StatusOf reads u's status into S, the typed view of what a mode reads back
+// of a status. Fields S does not name are ignored, so S names exactly what
+// is compared. No status is the zero S. A status of the wrong shape is an
+// error and the zero S, never a half-read view.
+func StatusOf[S any](u *unstructured.Unstructured) (S, error) {
+	var s S
+	if u == nil {
+		return s, nil
+	}
+	st, ok := u.Object["status"]
+	if !ok || st == nil {
+		return s, nil
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return s, errors.Wrap(err, "cannot encode status")
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		var zero S
+		return zero, err
+	}
+	return s, nil
+}
+
+// PreviousStatus is the observed composite's status as the last call of
+// this function left it, read into S. Every mode reads it to emit results on
+// transitions only, and for nothing else: a decision never depends on it,
+// because a status is what the function wrote, not what exists. So an
+// unreadable status counts as none, the zero S, as on a composite's first
+// reconcile; the worst that costs is one repeated event.
+func PreviousStatus[S any](xr *composite.Unstructured) S {
+	if xr == nil {
+		var zero S
+		return zero
+	}
+	s, err := StatusOf[S](&xr.Unstructured)
+	if err != nil {
+		var zero S
+		return zero
+	}
+	return s
+}
+
+// ObservedCondition is a condition as read back from an object's
+// status.conditions.
+type ObservedCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ConditionOf returns the condition of type t among cs.
+func ConditionOf(cs []ObservedCondition, t string) (ObservedCondition, bool) {
+	for _, c := range cs {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return ObservedCondition{}, false
+}
+
+// ObservedStateReadable reports the observed and required objects a mode
+// could not read. Every mode ignores such an object for its decisions and
+// keeps it as it is (Observed.Keep); this condition is how that is made
+// visible without an event on every reconcile.
+const (
+	ConditionObservedReadable = "ObservedStateReadable"
+	ReasonAllReadable         = "AllReadable"
+	ReasonUnreadable          = "UnreadableObject"
+)
+
+// Readable is the ObservedStateReadable condition of subject ("node pool
+// \"tenant-a/demo-md0\"") over problems, each naming an object and why it
+// cannot be read.
+func Readable(subject string, problems []string) Condition {
+	if len(problems) == 0 {
+		return Condition{Type: ConditionObservedReadable, Status: StatusTrue, Reason: ReasonAllReadable,
+			Message: fmt.Sprintf("Every object %s reads is readable.", subject)}
+	}
+	return Condition{Type: ConditionObservedReadable, Status: StatusFalse, Reason: ReasonUnreadable,
+		Message: fmt.Sprintf("%s ignores objects it cannot read: %s. None of them is deleted by this function: a composed one is kept as observed, unless the spec alone decides it. Check them with kubectl.", capitalised(subject), strings.Join(problems, "; "))}
+}
+
+// ReadableWhenNeeded is Readable for a mode that reports only problems: the
+// condition while there is something to report, and once more, True, while
+// the composite still carries it otherwise. Crossplane (v2.2.0, composite
+// reconciler) keeps a custom condition a pipeline stops returning as it
+// was, and after a fatal result marks it Unknown, so a condition that is
+// simply dropped would go stale. The second result says whether to emit it.
+func ReadableWhenNeeded(subject string, problems []string, previous []ObservedCondition) (Condition, bool) {
+	c := Readable(subject, problems)
+	if c.Status != StatusTrue {
+		return c, true
+	}
+	prev, ok := ConditionOf(previous, ConditionObservedReadable)
+	return c, ok && prev.Status != string(StatusTrue)
+}
+
+// UnreadableResult is the Warning a mode emits when it starts to find
+// unreadable objects, or finds others: on that transition only.
+func UnreadableResult(c Condition, previous []ObservedCondition) (Result, bool) {
+	if c.Status == StatusTrue {
+		return Result{}, false
+	}
+	if prev, ok := ConditionOf(previous, c.Type); ok && prev.Status == string(c.Status) && prev.Reason == c.Reason && prev.Message == c.Message {
+		return Result{}, false
+	}
+	return Result{Severity: SeverityWarning, Reason: c.Reason, Message: c.Message}, true
+}
+
+func capitalised(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
