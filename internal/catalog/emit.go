@@ -23,7 +23,7 @@ import (
 // previousStatus is what the last call reported, to tell transitions from
 // steady state.
 type previousStatus struct {
-	Goldens    []v1alpha1.GoldenStatus              `json:"goldens"`
+	Goldens    []v1alpha1.GoldenStatus     `json:"goldens"`
 	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
