@@ -8,6 +8,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -30,16 +31,9 @@ func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.C
 	if explicit.Value != "" {
 		return explicit, nil // validated where it was set
 	}
-	repo, err := talosimage.DefaultInstallerRepository(img.FactoryURL.Value, cfg.Platform, img.Version.Value)
-	if err == nil {
-		// A host the URL grammar takes can still make no repository: an
-		// IP literal such as [::1] cannot start an image reference.
-		if errs := rules.InstallerRepository(field.NewPath("installerRepository"), repo); len(errs) > 0 {
-			err = errs.ToAggregate()
-		}
-	}
-	if err != nil {
-		return setting{}, fmt.Errorf("node pool %q: %s %q makes no installer repository (%w); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository", p.Ref(), img.FactoryURL.Field, img.FactoryURL.Value, err)
+	repo, errs := poolspec.DefaultInstaller(field.NewPath(img.FactoryURL.Field), img.FactoryURL.Value, cfg.Platform, img.Version.Value)
+	if len(errs) > 0 {
+		return setting{}, fmt.Errorf("node pool %q: %s", p.Ref(), rules.Message(errs))
 	}
 	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
 }

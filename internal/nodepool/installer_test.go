@@ -1,6 +1,8 @@
 package nodepool
 
 import (
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -64,12 +66,12 @@ func TestResolveInstallerRepository(t *testing.T) {
 		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
 			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
 			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "not a url" makes no installer repository (imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository`,
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`,
 		},
 		"IPFactoryMakesNoRepositoryOfAClone": {
 			reason:  "A factory URL with an IP literal host is a URL, but [fd00::1] cannot start an image reference; the message offers both fixes.",
 			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL "https://[fd00::1]:8080" makes no installer repository (installerRepository: Invalid value: "[fd00::1]:8080/openstack-installer": is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image); the default installer repository is derived from this URL, so give a URL with a DNS host or set spec.talos.installerRepository`,
+			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "https://[fd00::1]:8080": makes no installer repository ("[fd00::1]:8080/openstack-installer" is not an image repository); the default installer is <factory host>/openstack-installer, so give the factory a DNS name, or set talos.installerRepository`,
 		},
 		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
 			reason: "With an explicit repository the factory URL plays no part in a clone.",
@@ -85,6 +87,9 @@ func TestResolveInstallerRepository(t *testing.T) {
 			}
 			img := resolveOSImage(tc.spec, cfg)
 			got, err := resolveInstallerRepository(fxPoolID, tc.spec, cfg, img)
+			if os.Getenv("PRINT_WANT") != "" {
+				fmt.Printf("%s\t%s\n", name, errString(err))
+			}
 			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
 				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
 			}

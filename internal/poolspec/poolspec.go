@@ -17,6 +17,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/rules"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // osImageFields are the keys each osImage member takes.
@@ -209,4 +210,23 @@ func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 		path, value = root.Child("poolName"), spec.PoolName
 	}
 	return append(errs, DeploymentName(path, value, spec.ClusterName, pool)...)
+}
+
+// DefaultInstaller derives the installer repository a pool upgrades with
+// when neither the pool, its cluster nor the Input names one: the Image
+// Factory installer of the pool's factory (talosimage
+// DefaultInstallerRepository says why the flavour matters). A URL the
+// grammar accepts can still make no repository, an IP literal such as
+// [::1] cannot start an image reference, so the tenant cluster checks
+// each pool with this before composing it, and the node pool derives its
+// installer with it. path is where factoryURL was set.
+func DefaultInstaller(path *field.Path, factoryURL, platform, version string) (string, field.ErrorList) {
+	if errs := rules.FactoryURL(path, factoryURL); len(errs) > 0 {
+		return "", errs
+	}
+	repo, err := talosimage.DefaultInstallerRepository(factoryURL, platform, version)
+	if err == nil && len(rules.InstallerRepository(path, repo)) == 0 {
+		return repo, nil
+	}
+	return "", field.ErrorList{field.Invalid(path, rules.Quoted(factoryURL), fmt.Sprintf("makes no installer repository (%q is not an image repository); the default installer is <factory host>/%s-installer, so give the factory a DNS name, or set talos.installerRepository", rules.Quoted(repo), platform))}
 }

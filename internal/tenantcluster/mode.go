@@ -30,7 +30,7 @@ func (Mode) Compose(r compose.Request) compose.Output {
 	xr := r.Composite
 	spec, errs := decodeSpec(xr)
 	if len(errs) == 0 {
-		errs = validate(xr.GetName(), spec)
+		errs = validate(xr.GetName(), spec, r.Config)
 	}
 	if len(errs) > 0 {
 		return fatal(xr, errors.New(rules.Message(errs)))

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
@@ -17,7 +18,7 @@ import (
 // pools' names are built from it. Each rule is the one the node pool runs
 // on the same value (internal/rules, internal/poolspec), at the path the
 // user wrote it here.
-func validate(cluster string, spec v1alpha1.TenantClusterSpec) field.ErrorList {
+func validate(cluster string, spec v1alpha1.TenantClusterSpec, cfg config.Config) field.ErrorList {
 	var errs field.ErrorList
 	// spec.version is a minor, never a patch: Talos picks the patch of the
 	// Kubernetes it installs.
@@ -33,6 +34,39 @@ func validate(cluster string, spec v1alpha1.TenantClusterSpec) field.ErrorList {
 	errs = append(errs, poolspec.Talos(specPath.Child("talos"), spec.Talos)...)
 	for _, name := range sortedPoolNames(spec.NodePools) {
 		errs = append(errs, validatePool(cluster, name, spec.NodePools[name])...)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, validateInstallers(spec, cfg)...)
+	}
+	return errs
+}
+
+// validateInstallers checks, for each pool whose installer no one names,
+// that the installer the node pool would derive from its factory exists,
+// naming the field the factory URL came from. Both modes derive it with
+// poolspec.DefaultInstaller.
+func validateInstallers(spec v1alpha1.TenantClusterSpec, cfg config.Config) field.ErrorList {
+	if spec.Talos.InstallerRepository != "" || cfg.InstallerRepository != "" {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, name := range sortedPoolNames(spec.NodePools) {
+		factory, path := cfg.ImageFactoryURL, field.NewPath("Input talos", "imageFactoryURL")
+		if spec.Talos.ImageFactoryURL != "" {
+			factory, path = spec.Talos.ImageFactoryURL, specPath.Child("talos", "imageFactoryURL")
+		}
+		version := or(spec.Talos.Version, cfg.TalosVersion)
+		if os := spec.NodePools[name].OSImage; os != nil && os.Factory != nil && os.Builtin == nil {
+			if os.Factory.ImageFactoryURL != "" {
+				factory, path = os.Factory.ImageFactoryURL, poolPath(name).Child("osImage", "factory", "imageFactoryURL")
+			}
+			version = or(os.Factory.Version, version)
+		} else if os != nil && os.Builtin != nil {
+			version = or(os.Builtin.Version, version)
+		}
+		if _, e := poolspec.DefaultInstaller(path, factory, cfg.Platform, version); len(e) > 0 {
+			errs = append(errs, e...)
+		}
 	}
 	return errs
 }

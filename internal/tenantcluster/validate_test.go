@@ -115,6 +115,17 @@ func TestValidate(t *testing.T) {
 			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"md0": {}}},
 			want:    []string{"spec.nodePools[md0]"},
 		},
+		"FactoryThatMakesNoInstallerIsRefusedWhereItIsWritten": {
+			reason:  "An IP-literal factory is a URL, but no installer repository: the pool would refuse it, so the cluster refuses it at the pool's field.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"web": {OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "http://[::1]:8080"}}}}},
+			want:    []string{"spec.nodePools[web].osImage.factory.imageFactoryURL"},
+		},
+		"ExplicitInstallerMakesAnyFactoryFine": {
+			reason:  "With an installer named, the factory URL is only an HTTP source.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{Talos: v1alpha1.Talos{InstallerRepository: "registry.example.com/installer"}, NodePools: map[string]v1alpha1.PoolShape{"web": {OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "http://[::1]:8080"}}}}},
+		},
 		"MirrorEndpointsAreCheckedOnTheCluster": {
 			reason:  "Mirrors are copied into every pool; an endpoint the pool would refuse is refused here.",
 			cluster: "acme",
@@ -125,7 +136,7 @@ func TestValidate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for _, e := range validate(tc.cluster, tc.spec) {
+			for _, e := range validate(tc.cluster, tc.spec, defaultConfig(t)) {
 				got = append(got, e.Field)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
