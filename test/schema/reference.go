@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // Markers of the generated field reference in docs/platform.md.
@@ -98,6 +100,13 @@ func def(p extv1.JSONSchemaProps) string {
 	return "`" + string(p.Default.Raw) + "`"
 }
 
+// namedPatterns are the rules' patterns too long to read in a table; the
+// section they link to states each one in words.
+var namedPatterns = map[string]string{
+	rules.URLPattern:          "the [URL grammar](#how-a-bad-value-is-refused)",
+	rules.TalosVersionPattern: "a Talos release `vMAJOR.MINOR.PATCH[-pre]`, [no leading zeros](#how-a-bad-value-is-refused)",
+}
+
 func validation(p extv1.JSONSchemaProps, name string, required []string) string {
 	var v []string
 	for _, r := range required {
@@ -105,7 +114,9 @@ func validation(p extv1.JSONSchemaProps, name string, required []string) string 
 			v = append(v, "required")
 		}
 	}
-	if p.Pattern != "" {
+	if name, ok := namedPatterns[p.Pattern]; ok {
+		v = append(v, name)
+	} else if p.Pattern != "" {
 		v = append(v, "pattern `"+strings.ReplaceAll(p.Pattern, "|", `\|`)+"`")
 	}
 	if p.MinLength != nil && *p.MinLength > 0 {
