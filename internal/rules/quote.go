@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -45,4 +46,19 @@ func Message(errs field.ErrorList) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// bounded is the rule of a required string of at most most bytes that must
+// match re: required is the Required detail, example the fix of one too
+// long, invalid the detail of one that does not match.
+func bounded(path *field.Path, v string, most int, re *regexp.Regexp, required, example, invalid string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, required)}
+	case len(v) > most:
+		return field.ErrorList{tooLong(path, v, most, example)}
+	case !re.MatchString(v):
+		return field.ErrorList{field.Invalid(path, Quoted(v), invalid)}
+	}
+	return nil
 }

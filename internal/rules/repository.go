@@ -12,6 +12,7 @@ import (
 // grammar, restricted to what the installer image needs).
 const InstallerRepositoryPattern = `^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]([-a-z0-9._]*[a-z0-9])?)*/?$`
 
+// maxRepositoryLength is the XRDs' maxLength of a repository, a trailing slash included.
 const maxRepositoryLength = 255
 
 var repository = regexp.MustCompile(InstallerRepositoryPattern)
@@ -19,13 +20,11 @@ var repository = regexp.MustCompile(InstallerRepositoryPattern)
 // InstallerRepository checks the repository a worker pulls its installer
 // image from. A trailing slash is tolerated: the image name is joined to it.
 func InstallerRepository(path *field.Path, v string) field.ErrorList {
-	switch trimmed := strings.TrimSuffix(v, "/"); {
-	case trimmed == "":
-		return field.ErrorList{field.Required(path, "set a registry repository such as factory.talos.dev/openstack-installer")}
-	case len(trimmed) > maxRepositoryLength:
-		return field.ErrorList{tooLong(path, v, maxRepositoryLength, "write a registry repository such as factory.talos.dev/openstack-installer")}
-	case !repository.MatchString(v):
-		return field.ErrorList{field.Invalid(path, Quoted(v), "is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image")}
+	if strings.TrimSuffix(v, "/") == "" {
+		v = ""
 	}
-	return nil
+	return bounded(path, v, maxRepositoryLength, repository,
+		"set a registry repository such as factory.talos.dev/openstack-installer",
+		"write a registry repository such as factory.talos.dev/openstack-installer",
+		"is not a lowercase registry repository such as factory.talos.dev/openstack-installer; it becomes the worker's installer image")
 }

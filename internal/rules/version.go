@@ -56,15 +56,10 @@ func KubernetesMinor(path *field.Path, v string) field.ErrorList {
 // the Image Factory publishes artifacts for nothing else, and the version is
 // interpolated into the golden's name, the disk URL and the installer image.
 func TalosVersion(path *field.Path, v string) field.ErrorList {
-	switch {
-	case v == "":
-		return field.ErrorList{field.Required(path, "set a Talos release such as v1.13.6")}
-	case len(v) > MaxVersionLength:
-		return field.ErrorList{tooLong(path, v, MaxVersionLength, "use a Talos release such as v1.13.6")}
-	case !talosRelease.MatchString(v):
-		return field.ErrorList{field.Invalid(path, Quoted(v), "is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else")}
-	}
-	return nil
+	return bounded(path, v, MaxVersionLength, talosRelease,
+		"set a Talos release such as v1.13.6",
+		"use a Talos release such as v1.13.6",
+		"is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else")
 }
 
 // TalosMinor checks a Talos minor such as v1.13, as a support-matrix row

@@ -1,0 +1,60 @@
+package nodepool
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/cozystack/function-worker-image/internal/cdistate"
+)
+
+// Reasons a gate holds a new or changed template back. They are also the
+// WorkerImageReady condition's reasons.
+const (
+	ReasonGoldenMissing        = "GoldenMissing"
+	ReasonGoldenImporting      = "GoldenImporting"
+	ReasonGoldenFailing        = "GoldenFailing"
+	ReasonGoldenFailed         = "GoldenFailed"
+	ReasonStorageClassMismatch = "StorageClassMismatch"
+	ReasonDiskTooSmall         = "DiskTooSmall"
+	ReasonCloneNotAuthorized   = "CloneNotAuthorized"
+)
+
+// The messages of the gates, one builder per reason, beside the reasons:
+// each names the pool, the golden, what CDI or KubeVirt would do, and the
+// fix. The gates (gate.go) decide; these only say it.
+
+func msgGoldenMissing(p pool, golden string, img image) string {
+	return fmt.Sprintf("Node pool %q clones golden image %q (schematicID %s, version %s), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.",
+		p.Ref(), golden, img.SchematicID.Value, img.Version.Value)
+}
+
+func msgGoldenFailed(p pool, golden string, st cdistate.State) string {
+	return fmt.Sprintf("Node pool %q clones golden image %q, which CDI will not import (phase %s%s); cloning it would block the pool's workers indefinitely, so the new worker template is held back. To fix it: %s; or switch the pool to osImage.factory.",
+		p.Ref(), golden, st.PhaseText(), cdiSays(st), st.Remedy())
+}
+
+func msgGoldenFailing(p pool, golden string, img image, st cdistate.State) string {
+	return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
+		p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), img.GoldenNamespace)
+}
+
+func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, progress string) string {
+	return fmt.Sprintf("Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
+		p.Ref(), golden, st.PhaseText(), progress, img.GoldenNamespace)
+}
+
+func msgStorageClassMismatch(p pool, img image, poolClass, goldenClass class, detail string) string {
+	return fmt.Sprintf("Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; or switch the pool to osImage.factory.",
+		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name)
+}
+
+func msgDiskTooSmall(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) string {
+	return fmt.Sprintf("Node pool %q: spec.diskSize %s is smaller than golden image %q storage %s; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to %s or larger.",
+		p.Ref(), diskSize.String(), img.GoldenNamespace+"/"+img.GoldenName, goldenStorage.String(), goldenStorage.String())
+}
+
+func msgCloneNotAuthorized(p pool, img image, serviceAccount string) string {
+	return fmt.Sprintf("Node pool %q: its worker VMs run as service account %q of namespace %s, which may not clone golden image %q yet: no clone RoleBinding in namespace %s grants it create on cdi.kubevirt.io datavolumes/source for that golden, and KubeVirt would refuse every worker disk (UnauthorizedDataVolumeCreate). The worker template is composed, so the XWorkerImageCatalog that lists the golden binds the namespace on its next reconcile; the MachineDeployment is held until then. If this persists, check that a catalog lists the golden, or set the Input's cloneRBAC.waitForGrant to false when the platform grants the clone permission itself.",
+		p.Ref(), serviceAccount, p.Namespace, img.GoldenNamespace+"/"+img.GoldenName, img.GoldenNamespace)
+}
