@@ -28,11 +28,10 @@ const MaxVersionLength = 64
 const KubernetesMinorPattern = `^v` + number + `\.` + number + `$`
 
 var (
+	// kubernetesMinor is vMAJOR.MINOR, which is also how a Talos minor is
+	// written (a support-matrix row).
 	kubernetesMinor = regexp.MustCompile(KubernetesMinorPattern)
-	// TalosVersionPattern is a Talos release: vMAJOR.MINOR.PATCH with an
-	// optional pre-release. The XRDs carry the same pattern.
-	talosRelease = regexp.MustCompile(TalosVersionPattern)
-	talosMinor   = regexp.MustCompile(`^v` + number + `\.` + number + `$`)
+	talosRelease    = regexp.MustCompile(TalosVersionPattern)
 )
 
 // TalosVersionPattern is the pattern of a Talos release, shared by the code
@@ -65,7 +64,7 @@ func TalosVersion(path *field.Path, v string) field.ErrorList {
 // TalosMinor checks a Talos minor such as v1.13, as a support-matrix row
 // names it.
 func TalosMinor(path *field.Path, v string) field.ErrorList {
-	if talosMinor.MatchString(v) {
+	if kubernetesMinor.MatchString(v) { // a minor is vMAJOR.MINOR for Talos too
 		return nil
 	}
 	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros")}
