@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,18 @@ func TestXRDsCarryTheRules(t *testing.T) {
 		for _, v := range versions {
 			schema, _ := dig(v.(map[string]any), "schema", "openAPIV3Schema", "properties", "spec").(map[string]any)
 			walk(schema, "spec", func(path string, s map[string]any) {
+				if strings.HasSuffix(path, ".registryMirrors") {
+					seen["registryMirrors"]++
+					wantRule := "self.all(k, k.matches('" + strings.ReplaceAll(RegistryHostPattern, `\`, `\\`) + "'))"
+					var rules []string
+					vs, _ := s["x-kubernetes-validations"].([]any)
+					for _, v := range vs {
+						rules = append(rules, v.(map[string]any)["rule"].(string))
+					}
+					if !slices.Contains(rules, wantRule) {
+						t.Errorf("%s: %s carries the CEL rules %q, not the mirror-host rule %q", filepath.Base(f), path, rules, wantRule)
+					}
+				}
 				for suffix, pattern := range want {
 					if path != suffix && !strings.HasSuffix(path, "."+suffix) {
 						continue
@@ -61,7 +75,7 @@ func TestXRDsCarryTheRules(t *testing.T) {
 			})
 		}
 	}
-	for suffix := range want {
+	for _, suffix := range append(slices.Collect(maps.Keys(want)), "registryMirrors") {
 		if seen[suffix] == 0 {
 			t.Errorf("no XRD field matches %q: the test would pass without checking it", suffix)
 		}

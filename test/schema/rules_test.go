@@ -163,6 +163,20 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    tenantHead + `spec: {talos: {registryMirrors: {"https://docker.io": {endpoints: ["https://mirror.example"]}}}}`,
 			want:   []string{"spec.talos.registryMirrors", "must be a registry host"},
 		},
+		"TenantMirrorKeyMayBeAnIPv6Host": {
+			reason: "The API server takes the mirror hosts the function takes (internal/rules RegistryHostPattern): a bracketed IPv6 address with a port.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {"[fd00::1]:5000": {endpoints: ["https://[fd00::1]:5000"]}}}}`,
+		},
+		"TenantMirrorKeyWithEmptyLabelIsRefused": {
+			reason: "docker..io is no host, in the schema as in the function.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {"docker..io": {endpoints: ["https://mirror.example"]}}}}`,
+			want:   []string{"spec.talos.registryMirrors", "must be a registry host"},
+		},
+		"TenantMirrorEndpointWithUserinfoIsRefused": {
+			reason: "Endpoints follow the one URL grammar: no credentials in a URL.",
+			obj:    tenantHead + `spec: {talos: {registryMirrors: {docker.io: {endpoints: ["https://u:p@mirror.example"]}}}}`,
+			want:   []string{"spec.talos.registryMirrors.docker.io.endpoints[0]", "should match"},
+		},
 		"TenantMirrorNeedsEndpoints": {
 			reason: "A mirror without endpoints mirrors nothing.",
 			obj:    tenantHead + `spec: {talos: {registryMirrors: {docker.io: {skipFallback: true}}}}`,
