@@ -3,10 +3,14 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,6 +48,12 @@ func benchCases() []benchCase {
 	for _, s := range []struct{ dvs, classes int }{{0, 1}, {50, 10}, {500, 100}} {
 		cs = append(cs, benchCase{Mode: "NodePool", Size: fmt.Sprintf("dvs=%d,classes=%d,machinesets=%d", s.dvs, s.classes, s.classes), Scale: s.classes,
 			Scenario: func() *fixture.Scenario { return fixture.NodePoolScenario(s.dvs, s.classes, s.classes) }, Status: fixture.NodePoolStatus})
+	}
+	// Workers shaped like real CDI's (internal/fixture/cdishape.go), the
+	// sizes issue 14 measures at: what a production pool sends.
+	for _, w := range []int{0, 50, 500, 2000} {
+		cs = append(cs, benchCase{Mode: "NodePool", Size: fmt.Sprintf("cdi-workers=%d,classes=10,machinesets=3", w), Scale: max(w, 11),
+			Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(w, 10, 3) }, Status: fixture.NodePoolStatus})
 	}
 	for _, n := range []int{1, 10, 100} {
 		cs = append(cs, benchCase{Mode: "TenantCluster", Size: fmt.Sprintf("pools=%d", n), Scale: n,
@@ -211,5 +221,43 @@ func BenchmarkTypedDataVolume(b *testing.B) {
 		if _, err := observed.DataVolume(dv); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCDIShapedWorkersDecideAsMinimalOnes pins that the CDI-shaped fixture
+// changes what a request weighs, not what the function decides: the same
+// pool with minimal and with CDI-shaped workers composes the same desired
+// state. It also checks that no name of the e2e recording leaks into the
+// fixture, and reports the request bytes per worker of each shape.
+func TestCDIShapedWorkersDecideAsMinimalOnes(t *testing.T) {
+	const workers = 5
+	minimal := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.NodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolStatus})
+	cdi := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolStatus})
+	a, b := minimal[len(minimal)-1], cdi[len(cdi)-1]
+	if diff := cmp.Diff(a.Response.GetDesired(), b.Response.GetDesired(), protocmp.Transform()); diff != "" {
+		t.Errorf("CDI-shaped workers change the desired state:\n%s", diff)
+	}
+	if diff := cmp.Diff(a.Response.GetConditions(), b.Response.GetConditions(), protocmp.Transform()); diff != "" {
+		t.Errorf("CDI-shaped workers change the conditions:\n%s", diff)
+	}
+	raw, err := protojson.Marshal(b.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leaked := range []string{"e2e-cdi-csi-clone", "c13-workers", "e2e-replicated", "0b179d791f7fdf43"} {
+		// The clone tokens are opaque JWTs signed over the recorded names;
+		// only their size matters, so they are the one place a recorded
+		// name may stay (base64, never in clear).
+		if strings.Contains(string(raw), leaked) {
+			t.Errorf("the CDI-shaped fixture still carries the recording's %q", leaked)
+		}
+	}
+	perWorker := func(c fixture.Call) int {
+		empty := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(0, 3, 3) }, Status: fixture.NodePoolStatus})
+		return (proto.Size(c.Request) - proto.Size(empty[len(empty)-1].Request)) / workers
+	}
+	t.Logf("request bytes per worker: minimal %d, CDI-shaped %d", perWorker(a), perWorker(b))
+	if got := perWorker(b); got < 8000 {
+		t.Errorf("a CDI-shaped worker weighs %d bytes of request; real CDI's DataVolume and PVC weigh over 8 KB", got)
 	}
 }

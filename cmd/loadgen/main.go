@@ -47,7 +47,7 @@ func main() {
 		addr       = flag.String("addr", "", "dial this running function instead of starting one (peak RSS only with -pid)")
 		pid        = flag.Int("pid", 0, "with -addr: the pid of the running function, for its peak RSS")
 		examples   = flag.String("examples", "example", "directory holding <mode>/scenarios/<name>")
-		cases      = flag.String("cases", "nodepool-dvs50,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N>, <mode>-examples")
+		cases      = flag.String("cases", "nodepool-dvs50,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N> (minimal workers), nodepool-cdi<N> (workers shaped like real CDI's), <mode>-examples")
 		levels     = flag.String("concurrency", "1,16,64", "comma-separated numbers of concurrent callers")
 		duration   = flag.Duration("duration", 5*time.Second, "how long each concurrency level runs, per server")
 		warmup     = flag.Duration("warmup", 500*time.Millisecond, "unmeasured calls before each level")
@@ -219,6 +219,19 @@ func (s *server) run(ctx context.Context, req *fnv1.RunFunctionRequest) (*fnv1.R
 // the function: the steady-state reconcile's last call for a synthetic node
 // pool, or every call of every shipped scenario of a mode.
 func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.RunFunctionRequest, error) {
+	if n, ok := strings.CutPrefix(name, "nodepool-cdi"); ok {
+		// Workers shaped like real CDI's DataVolumes and PVCs
+		// (internal/fixture/cdishape.go), with 10 classes and 3 MachineSets.
+		workers, err := strconv.Atoi(n)
+		if err != nil || workers < 0 || workers > 100000 {
+			return nil, fmt.Errorf("bad node pool size %q", n)
+		}
+		calls, err := fixture.Settle(ctx, fn.run, fixture.CDINodePoolScenario(workers, 10, 3), fixture.NodePoolStatus, 4)
+		if err != nil {
+			return nil, err
+		}
+		return []*fnv1.RunFunctionRequest{calls[len(calls)-1].Request}, nil
+	}
 	if n, ok := strings.CutPrefix(name, "nodepool-dvs"); ok {
 		dvs, err := strconv.Atoi(n)
 		if err != nil || dvs < 0 || dvs > 100000 {
@@ -233,7 +246,7 @@ func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.R
 	}
 	mode, ok := strings.CutSuffix(name, "-examples")
 	if !ok {
-		return nil, errors.New("unknown case; want nodepool-dvs<N> or <mode>-examples")
+		return nil, errors.New("unknown case; want nodepool-dvs<N>, nodepool-cdi<N> or <mode>-examples")
 	}
 	dirs, err := filepath.Glob(filepath.Join(examples, mode, "scenarios", "*"))
 	if err != nil || len(dirs) == 0 {

@@ -120,8 +120,10 @@ func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
 	if got, ok := pvc.GetAnnotations()[annCloneFallbackReason]; ok {
 		t.Errorf("CDI fell back for worker disk %s/%s: %s=%q", ns, disk, annCloneFallbackReason, got)
 	}
-	waitDataVolumePhase(t, ns, disk, phaseSucceeded)
+	dv := waitDataVolumePhase(t, ns, disk, phaseSucceeded)
 	pvc = cp.MustGet(t, harness.PVC, ns, disk)
+	recordOrCompareCDIShape(t, "worker-datavolume.json", dv)
+	recordOrCompareCDIShape(t, "worker-pvc.json", pvc)
 	req, _, _ := unstructured.NestedString(pvc.Object, "spec", "resources", "requests", "storage")
 	capacity, _, _ := unstructured.NestedString(pvc.Object, "status", "capacity", "storage")
 	t.Logf("worker disk %s/%s cloned by CDI: request %s, capacity %s, annotations %s=%q", ns, disk, req, capacity, annCloneType, pvc.GetAnnotations()[annCloneType])
