@@ -5,6 +5,7 @@
 package v1beta1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -87,6 +88,22 @@ type Input struct {
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
+
+	// Scheduling places the worker VMs of every pool.
+	// +optional
+	Scheduling SchedulingOptions `json:"scheduling,omitempty"`
+}
+
+// SchedulingOptions places the worker VMs (issue 12, VM details).
+type SchedulingOptions struct {
+	// TopologySpreadConstraints go on every worker's virt-launcher Pod
+	// (the cozystack chart's _cluster.scheduling.globalAppTopologySpreadConstraints).
+	// A constraint without a labelSelector spreads the workers of the pool's
+	// cluster: the function sets matchLabels cluster.x-k8s.io/cluster-name
+	// (which CAPK puts on every worker Pod) to the pool's cluster.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 }
 
 // ImageOptions selects the Image Factory artifact

@@ -96,7 +96,7 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
 		{resourceMachineDeployment, pl.MachineDeployment},
 	} {
-		u, err := compose.ToDesired(c.obj, compose.DropEmpty())
+		u, err := compose.ToDesired(c.obj, templateShape...)
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
 		}
