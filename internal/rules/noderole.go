@@ -12,6 +12,11 @@ import (
 // rule), which is how a pool's role reaches the tenant's scheduler.
 const NodeRolePrefix = "node-role.kubernetes.io/"
 
+// NodeRolePattern is a Kubernetes label name, the role part of the key; the
+// XRDs carry it on roles[] (NodeRole checks the whole key, which also bounds
+// it to 63 characters).
+const NodeRolePattern = `^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+
 // NodeRole checks one role of a pool: node-role.kubernetes.io/<role> must be
 // a label key, so role is a label name (at most 63 alphanumerics, '-', '_'
 // or '.', starting and ending alphanumeric), as the API server validates the
