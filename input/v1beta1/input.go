@@ -129,6 +129,17 @@ type TalosDefaults struct {
 	SchematicID string `json:"schematicID,omitempty"`
 	// +optional
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+	// ImageFactoryCA is the CA bundle (PEM certificates) CDI trusts, beside
+	// its system pool, when a worker disk imports over HTTPS from the Image
+	// Factory: for a self-hosted factory or mirror served by an internal CA,
+	// which CDI otherwise refuses (x509: certificate signed by unknown
+	// authority). Each pool then composes the ConfigMap <cluster>-<pool>-factory-ca
+	// in its namespace (CDI reads certConfigMap from the DataVolume's
+	// namespace) and names it in its HTTP disks' source.http.certConfigMap.
+	// Private keys are refused: the ConfigMap is readable by anything that
+	// reads the namespace.
+	// +optional
+	ImageFactoryCA string `json:"imageFactoryCA,omitempty"`
 	// InstallerRepository, when set, is the installer repository of every
 	// pool that names none, used verbatim. Unset, each pool gets the Image
 	// Factory installer that matches its disk: <factory host>/<platform>-installer

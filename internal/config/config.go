@@ -61,6 +61,9 @@ type Config struct {
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
 
+	// ImageFactoryCA is the Input's talos.imageFactoryCA, trimmed; empty
+	// when it sets none.
+	ImageFactoryCA string
 	// TopologySpread are the Input's scheduling.topologySpreadConstraints,
 	// for every worker's virt-launcher Pod.
 	TopologySpread []corev1.TopologySpreadConstraint
@@ -139,6 +142,8 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		errs = append(errs, rules.TopologySpread(field.NewPath("scheduling", "topologySpreadConstraints").Index(i), c)...)
 	}
 	c.TopologySpread = in.Scheduling.TopologySpreadConstraints
+	c.ImageFactoryCA, e = rules.CABundle(field.NewPath("talos", "imageFactoryCA"), in.Talos.ImageFactoryCA)
+	errs = append(errs, e...)
 
 	if m := in.SupportMatrix; m != nil {
 		c.MatrixReplace = m.Replace

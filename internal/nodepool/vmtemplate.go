@@ -9,10 +9,13 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
@@ -49,6 +52,8 @@ type vmTemplate struct {
 	PCIAddress                 string
 	LogicalBlock, PhysicalBlk  uint
 	TopologySpread             []corev1.TopologySpreadConstraint
+	// FactoryCA is the Input's Image Factory CA bundle, "" for none.
+	FactoryCA string
 }
 
 // resolveVMTemplate applies the defaults to a spec poolspec has validated.
@@ -60,6 +65,7 @@ func resolveVMTemplate(spec v1alpha1.NodePoolSpec, cfg config.Config) vmTemplate
 		LogicalBlock:     uint(defaults.SystemDiskLogicalBlockSize),
 		PhysicalBlk:      uint(defaults.SystemDiskPhysicalBlockSize),
 		TopologySpread:   cfg.TopologySpread,
+		FactoryCA:        cfg.ImageFactoryCA,
 	}
 	v.PodCPURequest, _ = rules.PodCPU(nil, spec.PodCPURequest)
 	v.PodCPULimit, _ = rules.PodCPU(nil, spec.PodCPULimit)
@@ -125,6 +131,14 @@ func (v vmTemplate) apply(p pool, t *infrav1.VirtualMachineTemplateSpec) {
 		res.Limits[corev1.ResourceCPU] = *v.PodCPULimit
 	}
 
+	if v.FactoryCA != "" {
+		for i := range t.Spec.DataVolumeTemplates {
+			if h := t.Spec.DataVolumeTemplates[i].Spec.Source.HTTP; h != nil {
+				h.CertConfigMap = factoryCAName(p)
+			}
+		}
+	}
+
 	for _, c := range v.TopologySpread {
 		c = *c.DeepCopy()
 		if c.LabelSelector == nil {
@@ -161,3 +175,33 @@ func roleLabels(l map[string]string, s shape) map[string]string {
 // objects dropped, except KubeVirt's bridge: {} and pod: {}, whose presence
 // is the interface binding and the network.
 var templateShape = []compose.Option{compose.DropEmpty(), compose.KeepEmpty("bridge", "pod")}
+
+// resourceFactoryCA is the composition resource name of the pool's Image
+// Factory CA ConfigMap.
+const resourceFactoryCA = fnresource.Name("factory-ca")
+
+// factoryCAName is the pool's CA ConfigMap: stable, not content-hashed, so
+// a CA rotation updates it in place (CDI reads it by name at import time)
+// instead of rolling the pool, as the chart's <release>-talos-factory-ca
+// (packages/apps/kubernetes/templates/_helpers.tpl @5bb2dd5).
+func factoryCAName(p pool) string { return p.DeploymentName() + "-factory-ca" }
+
+// renderFactoryCA is the ConfigMap CDI mounts into each HTTP import of the
+// pool (source.http.certConfigMap must be in the DataVolume's namespace;
+// CDI appends every file in it to its system pool), or nil when the Input
+// gives no CA. It is composed whatever the disk source, so that a pool's
+// kept HTTP templates keep their CA while it moves onto a golden.
+func renderFactoryCA(p pool, s shape) *corev1.ConfigMap {
+	if s.VM.FactoryCA == "" {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: factoryCAName(p), Namespace: p.Namespace,
+			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+		},
+		Data: map[string]string{"ca.pem": s.VM.FactoryCA + "\n"},
+	}
+}

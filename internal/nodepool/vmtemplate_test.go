@@ -300,3 +300,86 @@ func TestRolesOnTheMachineTemplate(t *testing.T) {
 		t.Errorf("selector -want, +got:\n%s", diff)
 	}
 }
+
+// The Input's Image Factory CA (the chart's talos.imageFactoryCA,
+// packages/apps/kubernetes/tests/talos_image_factory_ca_test.yaml @5bb2dd5):
+// unset changes nothing; set, the pool composes the ConfigMap and its HTTP
+// disk names it by the same name; a clone disk has no HTTP source to name it.
+func TestFactoryCA(t *testing.T) {
+	const ca = "-----BEGIN CERTIFICATE-----\nMIIBrjCCAVOgAwIBAgIUZqCM8QefhjLyBAwlKZ0TsKRujfQwCgYIKoZIzj0EAwIw\nKzEpMCcGA1UEAwwgZnVuY3Rpb24td29ya2VyLWltYWdlLWV4YW1wbGUtY2EwIBcN\nMjYxMjAxMTIyMjA3WhgPMjEyNjExMDcxMjIyMDdaMCsxKTAnBgNVBAMMIGZ1bmN0\naW9uLXdvcmtlci1pbWFnZS1leGFtcGxlLWNhMFkwEwYHKoZIzj0CAQYIKoZIzj0D\nAQcDQgAE09z++2awfopqpfXcyuDFmIEj3+m8/R5vERBpQylqdAzohiubJkv131RT\nrfS/LZOUs18XuvLJ21k7NXkSi9VrGqNTMFEwHQYDVR0OBBYEFEN/+3pzleRb/kK+\nzyyQfm6z30QaMB8GA1UdIwQYMBaAFEN/+3pzleRb/kK+zyyQfm6z30QaMA8GA1Ud\nEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAInkcP3Nzj3/X1H//tp5qYqr\n+Iz/7gI0hNv8HAdzkb6kAiEA7Iuc8Aco2P3bR3aPyI8Ne3V/6r4Nu541LWJZgpH2\nbh4=\n-----END CERTIFICATE-----\n"
+	cases := map[string]struct {
+		reason   string
+		ca       string
+		spec     map[string]any
+		world    worldFixture
+		certCM   string
+		composed bool
+	}{
+		"UnsetIsUnchanged": {
+			reason: "renders no ConfigMap and leaves certConfigMap off the DataVolume when the field is unset",
+			spec:   map[string]any{}, world: missing,
+		},
+		"HTTPDiskNamesTheConfigMap": {
+			reason: "points the DataVolume at the ConfigMap by the same name",
+			ca:     ca, spec: map[string]any{}, world: missing, certCM: "demo-md0-factory-ca", composed: true,
+		},
+		"WhitespaceOnlyIsUnset": {
+			reason: "treats a whitespace-only value as unset rather than rendering an empty bundle",
+			ca:     "  \n  ", spec: map[string]any{}, world: missing,
+		},
+		"CloneDiskStillGetsTheConfigMap": {
+			reason: "A clone has no HTTP source; the ConfigMap stays for the pool's kept HTTP templates.",
+			ca:     ca, spec: map[string]any{"osImage": builtin()}, world: succeeded, composed: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := config.FromInput(&v1beta1.Input{Talos: v1beta1.TalosDefaults{ImageFactoryCA: tc.ca}}, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := request(t, nodePoolXR(tc.spec), tc.world, nil)
+			r.Config.ImageFactoryCA = cfg.ImageFactoryCA
+			out := Mode{}.Compose(r)
+			if out.Fatal != nil {
+				t.Fatal(out.Fatal)
+			}
+			var gotCM string
+			for n, d := range out.Resources {
+				if !strings.HasPrefix(string(n), prefixMachineTemplate) {
+					continue
+				}
+				dvs, _ := dig(d.Resource.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates").([]any)
+				gotCM, _ = dig(dvs[0].(map[string]any), "spec", "source", "http", "certConfigMap").(string)
+			}
+			if gotCM != tc.certCM {
+				t.Errorf("%s\ncertConfigMap = %q, want %q", tc.reason, gotCM, tc.certCM)
+			}
+			cm, composed := out.Resources[resourceFactoryCA]
+			if composed != tc.composed {
+				t.Fatalf("%s\nConfigMap composed = %t, want %t", tc.reason, composed, tc.composed)
+			}
+			if composed {
+				if got := cm.Resource.GetName(); got != "demo-md0-factory-ca" {
+					t.Errorf("%s\nConfigMap name = %q", tc.reason, got)
+				}
+				data, _ := dig(cm.Resource.Object, "data", "ca.pem").(string)
+				if data != ca {
+					t.Errorf("%s\nca.pem = %q, want the bundle", tc.reason, data)
+				}
+			}
+		})
+	}
+}
+
+func dig(m map[string]any, path ...string) any {
+	var v any = m
+	for _, p := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[p]
+	}
+	return v
+}
