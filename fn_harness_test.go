@@ -213,7 +213,10 @@ func malformedOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse
 					bad("%s %q is not a plain http(s) URL", path, v)
 				}
 			}
-			if strings.ContainsAny(v, "\n\r`$") && !strings.Contains(path, "annotations") {
+			// A PEM bundle in a ConfigMap (a pool's Image Factory CA) is
+			// lines by nature; the function validated it as certificates.
+			pem := kind == "ConfigMap" && strings.HasPrefix(path, ".data.")
+			if strings.ContainsAny(v, "\n\r`$") && !strings.Contains(path, "annotations") && !pem {
 				bad("%s %q carries a newline, backtick or $", path, v)
 			}
 		})

@@ -65,3 +65,11 @@ type KubernetesMinor = string
 // +kubebuilder:validation:MaxLength=255
 
 type Repository = string
+
+// A node role: the name part of the label key node-role.kubernetes.io/<role>
+// (a Kubernetes label name: at most 63 alphanumerics, '-', '_' or '.',
+// starting and ending alphanumeric; internal/rules NodeRole).
+// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+// +kubebuilder:validation:MaxLength=63
+
+type NodeRole = string

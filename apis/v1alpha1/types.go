@@ -150,6 +150,40 @@ type Resources struct {
 	Memory Quantity `json:"memory,omitempty"`
 }
 
+// EphemeralStorage is the ephemeral storage of a worker's virt-launcher Pod.
+// +kubebuilder:validation:XValidation:rule=`!has(self.request) || !has(self.limit) || quantity(self.request).compareTo(quantity(self.limit)) <= 0`,message="ephemeralStorage.request cannot exceed ephemeralStorage.limit: a container cannot request more than its limit"
+type EphemeralStorage struct {
+	// Request of the virt-launcher Pod. Default limit/40.
+	Request Quantity `json:"request,omitempty"`
+	// Limit of the virt-launcher Pod. Default 2Gi.
+	Limit Quantity `json:"limit,omitempty"`
+}
+
+// SystemDisk is where the system disk sits on the guest and its sector sizes.
+type SystemDisk struct {
+	// PCIAddress of the system disk on the guest, domain:bus:slot.function
+	// (lowercase hex). A fixed address keeps the device's name stable
+	// across KubeVirt releases. Default 0000:07:00.0.
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`
+	// +kubebuilder:validation:MaxLength=12
+	PCIAddress string `json:"pciAddress,omitempty"`
+	// BlockSize is the disk's logical and physical sector size the guest
+	// sees. Default 512/4096 (4K physical sectors, as replicated storage
+	// such as LINSTOR/DRBD has).
+	BlockSize *BlockSize `json:"blockSize,omitempty"`
+}
+
+// BlockSize is the sector sizes of a disk, in bytes.
+// +kubebuilder:validation:XValidation:rule=`!has(self.logical) || !has(self.physical) || self.logical <= self.physical`,message="blockSize.logical cannot exceed blockSize.physical: a physical sector holds whole logical sectors"
+type BlockSize struct {
+	// Logical sector size: 512 or 4096. Default 512.
+	// +kubebuilder:validation:Enum=512;4096
+	Logical int32 `json:"logical,omitempty"`
+	// Physical sector size: 512 or 4096. Default 4096.
+	// +kubebuilder:validation:Enum=512;4096
+	Physical int32 `json:"physical,omitempty"`
+}
+
 // PoolShape is what a tenant cluster says about each of its pools, and what a
 // node pool inherits from it (NodePoolSpec inlines it, rules included). The
 // doc comment below is the description of each spec.nodePools entry.
@@ -178,6 +212,44 @@ type PoolShape struct {
 	// must stay on the golden's class. Immutable once set.
 	// +kubebuilder:validation:XValidation:rule=`self == oldSelf`,message="storageClass is immutable: the workers' disks live on the old class and a clone cannot cross classes; create a new pool on the new class and move the workload"
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
+
+	// --- Issue 12, VM details: roles and the worker VM template (the
+	// chart's nodegroup.yaml). Keep this block together. ---
+
+	// Roles label each worker with node-role.kubernetes.io/<role>: "" on
+	// its VirtualMachine, its virt-launcher Pod and its Machine (which
+	// Cluster API syncs to the Node), e.g. [ingress-nginx] for the pool
+	// that hosts the tenant ingress controller.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
+	Roles []NodeRole `json:"roles,omitempty"`
+	// LogSerialConsole streams each worker's serial console into a
+	// guest-console-log container beside virt-launcher (kubectl logs): the
+	// only view of a worker that stalls before Talos answers. Changing it
+	// rolls the pool.
+	LogSerialConsole bool `json:"logSerialConsole,omitempty"`
+	// PodCPURequest is the CPU request of the worker's virt-launcher
+	// compute container (what the scheduler reserves on the host), distinct
+	// from resources.cpu (the guest's vCPUs). Needs resources sizing: KubeVirt
+	// refuses it beside an instance type. 0 alone reserves nothing; 0 beside
+	// podCpuLimit, or above podCpuLimit, is refused.
+	PodCPURequest CPUQuantity `json:"podCpuRequest,omitempty"`
+	// PodCPULimit is the CPU limit of the worker's virt-launcher compute
+	// container. Needs resources sizing. KubeVirt copies a declared limit
+	// into an undeclared request, so pair it with podCpuRequest to move the
+	// ceiling alone. 0 means no ceiling and needs podCpuRequest 0 beside it.
+	PodCPULimit CPUQuantity `json:"podCpuLimit,omitempty"`
+	// EphemeralStorage is the virt-launcher Pod's ephemeral-storage request
+	// and limit. Default limit 2Gi, request limit/40 (the chart's, through
+	// cozy-lib's default allocation ratio): the worker's disks are
+	// persistent volumes and do not count.
+	EphemeralStorage *EphemeralStorage `json:"ephemeralStorage,omitempty"`
+	// Disk places the system disk on the guest's PCI bus and sets its
+	// sector sizes. Default pciAddress 0000:07:00.0, blockSize 512/4096.
+	Disk *SystemDisk `json:"disk,omitempty"`
+
+	// --- end of issue 12, VM details ---
+
 	// OSImage selects where the workers' boot disk comes from: builtin
 	// clones the catalog's golden, factory imports over HTTP, and an
 	// empty osImage ({}) imports over HTTP with the talos defaults. At

@@ -5,6 +5,7 @@
 package v1beta1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -87,6 +88,22 @@ type Input struct {
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
+
+	// Scheduling places the worker VMs of every pool.
+	// +optional
+	Scheduling SchedulingOptions `json:"scheduling,omitempty"`
+}
+
+// SchedulingOptions places the worker VMs (issue 12, VM details).
+type SchedulingOptions struct {
+	// TopologySpreadConstraints go on every worker's virt-launcher Pod
+	// (the cozystack chart's _cluster.scheduling.globalAppTopologySpreadConstraints).
+	// A constraint without a labelSelector spreads the workers of the pool's
+	// cluster: the function sets matchLabels cluster.x-k8s.io/cluster-name
+	// (which CAPK puts on every worker Pod) to the pool's cluster.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 }
 
 // ImageOptions selects the Image Factory artifact
@@ -112,6 +129,17 @@ type TalosDefaults struct {
 	SchematicID string `json:"schematicID,omitempty"`
 	// +optional
 	ImageFactoryURL string `json:"imageFactoryURL,omitempty"`
+	// ImageFactoryCA is the CA bundle (PEM certificates) CDI trusts, beside
+	// its system pool, when a worker disk imports over HTTPS from the Image
+	// Factory: for a self-hosted factory or mirror served by an internal CA,
+	// which CDI otherwise refuses (x509: certificate signed by unknown
+	// authority). Each pool then composes the ConfigMap <cluster>-<pool>-factory-ca
+	// in its namespace (CDI reads certConfigMap from the DataVolume's
+	// namespace) and names it in its HTTP disks' source.http.certConfigMap.
+	// Private keys are refused: the ConfigMap is readable by anything that
+	// reads the namespace.
+	// +optional
+	ImageFactoryCA string `json:"imageFactoryCA,omitempty"`
 	// InstallerRepository, when set, is the installer repository of every
 	// pool that names none, used verbatim. Unset, each pool gets the Image
 	// Factory installer that matches its disk: <factory host>/<platform>-installer

@@ -17,6 +17,7 @@ type Option func(*shape)
 
 type shape struct {
 	dropEmpty bool
+	keepEmpty map[string]bool
 	dropZero  [][]string
 }
 
@@ -27,6 +28,21 @@ type shape struct {
 // object or list to mean something: an XNodePool's osImage {builtin: {}} and
 // a ClusterRole's rules [] do.
 func DropEmpty() Option { return func(s *shape) { s.dropEmpty = true } }
+
+// KeepEmpty exempts, from DropEmpty, an empty object held under one of keys,
+// wherever it is: where the object's presence is the meaning, as KubeVirt's
+// interface binding bridge: {} and pod network pod: {} are. Its parents are
+// then not empty either.
+func KeepEmpty(keys ...string) Option {
+	return func(s *shape) {
+		if s.keepEmpty == nil {
+			s.keepEmpty = map[string]bool{}
+		}
+		for _, k := range keys {
+			s.keepEmpty[k] = true
+		}
+	}
+}
 
 // DropZero removes the field at path when it holds its type's zero value.
 // Some API types serialise a field without omitempty, and a desired false or
@@ -59,7 +75,7 @@ func Canonical(v any, opts ...Option) (map[string]any, error) {
 		dropZero(m, path)
 	}
 	if s.dropEmpty {
-		prune(m)
+		prune(m, s.keepEmpty)
 	}
 	return m, nil
 }
@@ -122,18 +138,22 @@ func dropZero(m map[string]any, path []string) {
 
 // prune removes empty objects and lists, depth first, and reports whether v
 // itself is left empty.
-func prune(v any) bool {
+func prune(v any, keep map[string]bool) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, c := range t {
-			if prune(c) {
+			if _, isObject := c.(map[string]any); isObject && keep[k] {
+				prune(c, keep)
+				continue
+			}
+			if prune(c, keep) {
 				delete(t, k)
 			}
 		}
 		return len(t) == 0
 	case []any:
 		for _, c := range t {
-			prune(c)
+			prune(c, keep)
 		}
 		return len(t) == 0
 	}

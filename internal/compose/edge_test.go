@@ -189,6 +189,11 @@ func TestToDesiredShapes(t *testing.T) {
 			opts:   []Option{DropEmpty()},
 			want:   map[string]any{"apiVersion": "x/v1", "kind": "X", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"replicas": int64(2), "flag": false}},
 		},
+		"DropEmptyKeepsNamedEmptyObjects": {
+			reason: "An empty object whose presence is the meaning (KubeVirt's bridge: {}) survives DropEmpty under its key.",
+			opts:   []Option{DropEmpty(), KeepEmpty("builtin")},
+			want:   map[string]any{"apiVersion": "x/v1", "kind": "X", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"replicas": int64(2), "builtin": map[string]any{}, "flag": false}},
+		},
 		"DropZero": {
 			reason: "A zero value serialised without omitempty is no opinion.",
 			opts:   []Option{DropZero("spec", "flag"), DropZero("spec", "replicas")},

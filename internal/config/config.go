@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -59,6 +60,13 @@ type Config struct {
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
+
+	// ImageFactoryCA is the Input's talos.imageFactoryCA, trimmed; empty
+	// when it sets none.
+	ImageFactoryCA string
+	// TopologySpread are the Input's scheduling.topologySpreadConstraints,
+	// for every worker's virt-launcher Pod.
+	TopologySpread []corev1.TopologySpreadConstraint
 }
 
 // MatrixEntry is one support-matrix row from the Input.
@@ -129,6 +137,13 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	}
 	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "steady"), c.SteadyTTL)...)
 	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "inProgress"), c.InProgressTTL)...)
+
+	for i, c := range in.Scheduling.TopologySpreadConstraints {
+		errs = append(errs, rules.TopologySpread(field.NewPath("scheduling", "topologySpreadConstraints").Index(i), c)...)
+	}
+	c.TopologySpread = in.Scheduling.TopologySpreadConstraints
+	c.ImageFactoryCA, e = rules.CABundle(field.NewPath("talos", "imageFactoryCA"), in.Talos.ImageFactoryCA)
+	errs = append(errs, e...)
 
 	if m := in.SupportMatrix; m != nil {
 		c.MatrixReplace = m.Replace

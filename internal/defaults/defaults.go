@@ -52,4 +52,23 @@ const (
 	// InstanceType is the default KubeVirt instance type of a worker when the
 	// pool gives neither an instance type nor resources.
 	InstanceType = "u1.medium"
+
+	// The worker VM template's details every pool gets, as the cozystack
+	// chart renders them (packages/apps/kubernetes-nodes/templates/
+	// nodegroup.yaml:151-158, 176-177 @69da032).
+
+	// EphemeralStorageLimit is the virt-launcher Pod's ephemeral-storage
+	// limit: the worker's disks are persistent volumes and do not count.
+	EphemeralStorageLimit = "2Gi"
+	// EphemeralStorageRatio divides the limit into the default request:
+	// cozy-lib's default ephemeral-storage allocation ratio
+	// (packages/library/cozy-lib/templates/_resources.tpl @69da032).
+	EphemeralStorageRatio = 40
+	// SystemDiskPCIAddress is the system disk's guest PCI address.
+	SystemDiskPCIAddress = "0000:07:00.0"
+	// SystemDiskLogicalBlockSize and SystemDiskPhysicalBlockSize are the
+	// sector sizes the guest sees: 4K physical sectors, as replicated
+	// storage has.
+	SystemDiskLogicalBlockSize  int32 = 512
+	SystemDiskPhysicalBlockSize int32 = 4096
 )

@@ -88,15 +88,22 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 // Templates are ready once they exist; the MachineDeployment once its ready
 // replicas reach the desired count.
 func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) error {
-	for _, c := range []struct {
+	current := []struct {
 		name resource.Name
 		obj  any
 	}{
 		{machineTemplateResource(pl.MachineTemplate.Name), pl.MachineTemplate},
 		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
 		{resourceMachineDeployment, pl.MachineDeployment},
-	} {
-		u, err := compose.ToDesired(c.obj, compose.DropEmpty())
+	}
+	if ca := renderFactoryCA(pl.Pool, pl.Shape); ca != nil {
+		current = append(current, struct {
+			name resource.Name
+			obj  any
+		}{resourceFactoryCA, ca})
+	}
+	for _, c := range current {
+		u, err := compose.ToDesired(c.obj, templateShape...)
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
 		}

@@ -40,6 +40,8 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 		return BootstrapAPIVersion, KindTalosConfigTemplate, true
 	case strings.HasPrefix(s, prefixUsage):
 		return UsageAPIVersion, KindUsage, true
+	case n == resourceFactoryCA:
+		return "v1", "ConfigMap", true
 	}
 	return "", "", false
 }

@@ -89,6 +89,7 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 		return plan{}, err
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
+	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
 
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.

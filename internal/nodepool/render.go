@@ -37,7 +37,7 @@ const (
 // Templates are immutable, so a change must be a new name; the name being
 // a function of content makes re-renders idempotent.
 func contentName(p pool, spec any) (string, error) {
-	m, err := compose.Canonical(spec, compose.DropEmpty())
+	m, err := compose.Canonical(spec, templateShape...)
 	if err != nil {
 		return "", fmt.Errorf("cannot hash template spec: %w", err)
 	}
@@ -134,6 +134,7 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 			BootstrapCheckSpec:     infrav1.VirtualMachineBootstrapCheckSpec{CheckStrategy: checkStrategyNone},
 		}}},
 	}
+	s.VM.apply(p, &kmt.Spec.Template.Spec.VirtualMachineTemplate)
 	name, err := contentName(p, kmt.Spec)
 	if err != nil {
 		return nil, err

@@ -120,6 +120,8 @@ type shape struct {
 	// resolveInstallerRepository fills it in, as it depends on the image.
 	InstallerRepository setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
+	// VM is the worker VM details (vmtemplate.go).
+	VM vmTemplate
 }
 
 // resolveShape applies defaults to the pool's shape, which readPool has
@@ -133,6 +135,7 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 		KubernetesVersion: first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
 		TalosVersion:      first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
 		Mirrors:           spec.Talos.RegistryMirrors,
+		VM:                resolveVMTemplate(spec, cfg),
 	}
 	if spec.Replicas != nil {
 		s.Replicas = *spec.Replicas

@@ -86,6 +86,7 @@ func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	_, e := rules.DiskSize(root.Child("diskSize"), s.DiskSize)
 	errs = append(errs, e...)
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
+	errs = append(errs, VMTemplate(root, s)...)
 	return append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
 }
 

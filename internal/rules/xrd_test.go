@@ -28,6 +28,8 @@ func TestXRDsCarryTheRules(t *testing.T) {
 		"factory.version":     TalosVersionPattern,
 		"images[].version":    TalosVersionPattern,
 		"spec.version":        KubernetesMinorPattern,
+		"disk.pciAddress":     PCIAddressPattern,
+		"roles[]":             NodeRolePattern,
 	}
 	maxLength := map[string]float64{"imageFactoryURL": MaxURLLength, "endpoints[]": MaxURLLength, "schematicID": MaxSchematicIDLength, "talos.version": MaxVersionLength}
 	files, err := filepath.Glob("../../package/configuration/xrd-*.yaml")

@@ -1,0 +1,207 @@
+package nodepool
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
+
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// The worker VM details the cozystack chart renders into every pool's
+// VirtualMachine (packages/apps/kubernetes-nodes/templates/nodegroup.yaml
+// @69da032: roles 59-61 and 121-123, the bridge and its live-migration
+// annotation 110-111, 159-161 and 209-211, the topology spread 126-134, the
+// system disk 151-158, the serial console 168-170, the virt-launcher
+// resources 175-203).
+const (
+	// podNetwork names the pod network and the interface bound to it.
+	podNetwork = "default"
+	// AnnAllowPodBridgeLiveMigration lets KubeVirt live-migrate a VM whose
+	// pod network is bound by bridge (KubeVirt refuses it otherwise: the
+	// guest keeps the Pod's IP, which changes with the Pod).
+	AnnAllowPodBridgeLiveMigration = "kubevirt.io/allow-pod-bridge-network-live-migration"
+	// labelClusterName is the label CAPK puts on every worker's VMI
+	// template, so on its virt-launcher Pod (pkg/kubevirt/utils.go of CAPK
+	// v0.11.2): what a topology spread constraint selects a cluster's
+	// workers by.
+	labelClusterName = "cluster.x-k8s.io/cluster-name"
+)
+
+// vmTemplate is the resolved worker VM details of a pool.
+type vmTemplate struct {
+	Roles            []string
+	LogSerialConsole bool
+	// PodCPURequest and PodCPULimit are nil when the pool leaves them to
+	// KubeVirt, which derives both from the guest vCPU count.
+	PodCPURequest, PodCPULimit *resource.Quantity
+	EphemeralRequest           resource.Quantity
+	EphemeralLimit             resource.Quantity
+	PCIAddress                 string
+	LogicalBlock, PhysicalBlk  uint
+	TopologySpread             []corev1.TopologySpreadConstraint
+	// FactoryCA is the Input's Image Factory CA bundle, "" for none.
+	FactoryCA string
+}
+
+// resolveVMTemplate applies the defaults to a spec poolspec has validated.
+func resolveVMTemplate(spec v1alpha1.NodePoolSpec, cfg config.Config) vmTemplate {
+	v := vmTemplate{
+		Roles:            spec.Roles,
+		LogSerialConsole: spec.LogSerialConsole,
+		PCIAddress:       defaults.SystemDiskPCIAddress,
+		LogicalBlock:     uint(defaults.SystemDiskLogicalBlockSize),
+		PhysicalBlk:      uint(defaults.SystemDiskPhysicalBlockSize),
+		TopologySpread:   cfg.TopologySpread,
+		FactoryCA:        cfg.ImageFactoryCA,
+	}
+	v.PodCPURequest, _ = rules.PodCPU(nil, spec.PodCPURequest)
+	v.PodCPULimit, _ = rules.PodCPU(nil, spec.PodCPULimit)
+	v.EphemeralRequest, v.EphemeralLimit, _ = poolspec.EphemeralStorage(nil, spec.EphemeralStorage)
+	if d := spec.Disk; d != nil {
+		if d.PCIAddress != "" {
+			v.PCIAddress = d.PCIAddress
+		}
+		if b := d.BlockSize; b != nil {
+			if b.Logical != 0 {
+				v.LogicalBlock = uint(b.Logical)
+			}
+			if b.Physical != 0 {
+				v.PhysicalBlk = uint(b.Physical)
+			}
+		}
+	}
+	return v
+}
+
+// apply writes the details into the VM template of a KubevirtMachineTemplate
+// built by renderMachineTemplate, before its name is hashed.
+func (v vmTemplate) apply(p pool, t *infrav1.VirtualMachineTemplateSpec) {
+	t.ObjectMeta.Labels = withRoles(t.ObjectMeta.Labels, v.Roles)
+	vmi := t.Spec.Template
+	vmi.ObjectMeta.Labels = withRoles(vmi.ObjectMeta.Labels, v.Roles)
+	if vmi.ObjectMeta.Annotations == nil {
+		vmi.ObjectMeta.Annotations = map[string]string{}
+	}
+	vmi.ObjectMeta.Annotations[AnnAllowPodBridgeLiveMigration] = "true"
+
+	spec := &vmi.Spec
+	devices := &spec.Domain.Devices
+	for i := range devices.Disks {
+		if devices.Disks[i].Name != systemVolume || devices.Disks[i].Disk == nil {
+			continue
+		}
+		devices.Disks[i].Disk.PciAddress = v.PCIAddress
+		devices.Disks[i].BlockSize = &kubevirtv1.BlockSize{Custom: &kubevirtv1.CustomBlockSize{Logical: v.LogicalBlock, Physical: v.PhysicalBlk}}
+	}
+	devices.Interfaces = []kubevirtv1.Interface{{
+		Name:                   podNetwork,
+		InterfaceBindingMethod: kubevirtv1.InterfaceBindingMethod{Bridge: &kubevirtv1.InterfaceBridge{}},
+	}}
+	spec.Networks = []kubevirtv1.Network{{
+		Name:          podNetwork,
+		NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{}},
+	}}
+	if v.LogSerialConsole {
+		// Only when true, as the chart: false is KubeVirt's default and
+		// the platform's disableSerialConsoleLog decides.
+		on := true
+		devices.LogSerialConsole = &on
+	}
+
+	res := &spec.Domain.Resources
+	res.Requests = corev1.ResourceList{corev1.ResourceEphemeralStorage: v.EphemeralRequest}
+	res.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: v.EphemeralLimit}
+	if v.PodCPURequest != nil {
+		res.Requests[corev1.ResourceCPU] = *v.PodCPURequest
+	}
+	if v.PodCPULimit != nil {
+		res.Limits[corev1.ResourceCPU] = *v.PodCPULimit
+	}
+
+	if v.FactoryCA != "" {
+		for i := range t.Spec.DataVolumeTemplates {
+			if h := t.Spec.DataVolumeTemplates[i].Spec.Source.HTTP; h != nil {
+				h.CertConfigMap = factoryCAName(p)
+			}
+		}
+	}
+
+	for _, c := range v.TopologySpread {
+		c = *c.DeepCopy()
+		if c.LabelSelector == nil {
+			c.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{labelClusterName: p.Cluster}}
+		}
+		spec.TopologySpreadConstraints = append(spec.TopologySpreadConstraints, c)
+	}
+}
+
+// withRoles adds node-role.kubernetes.io/<role>: "" for each role to l (a
+// copy; nil stays nil when there are no roles).
+func withRoles(l map[string]string, roles []string) map[string]string {
+	if len(roles) == 0 {
+		return l
+	}
+	out := maps.Clone(l)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, r := range roles {
+		out[rules.NodeRolePrefix+r] = ""
+	}
+	return out
+}
+
+// roleLabels adds the pool's roles to a MachineDeployment's machine template
+// labels: Cluster API syncs node-role.kubernetes.io/ labels from the Machine
+// to its Node.
+func roleLabels(l map[string]string, s shape) map[string]string {
+	return withRoles(l, s.VM.Roles)
+}
+
+// templateShape is how the pool's objects are serialised and hashed: empty
+// objects dropped, except KubeVirt's bridge: {} and pod: {}, whose presence
+// is the interface binding and the network.
+var templateShape = []compose.Option{compose.DropEmpty(), compose.KeepEmpty("bridge", "pod")}
+
+// resourceFactoryCA is the composition resource name of the pool's Image
+// Factory CA ConfigMap.
+const resourceFactoryCA = fnresource.Name("factory-ca")
+
+// factoryCAName is the pool's CA ConfigMap: stable, not content-hashed, so
+// a CA rotation updates it in place (CDI reads it by name at import time)
+// instead of rolling the pool, as the chart's <release>-talos-factory-ca
+// (packages/apps/kubernetes/templates/_helpers.tpl @5bb2dd5).
+func factoryCAName(p pool) string { return p.DeploymentName() + "-factory-ca" }
+
+// renderFactoryCA is the ConfigMap CDI mounts into each HTTP import of the
+// pool (source.http.certConfigMap must be in the DataVolume's namespace;
+// CDI appends every file in it to its system pool), or nil when the Input
+// gives no CA. It is composed whatever the disk source, so that a pool's
+// kept HTTP templates keep their CA while it moves onto a golden.
+func renderFactoryCA(p pool, s shape) *corev1.ConfigMap {
+	if s.VM.FactoryCA == "" {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: factoryCAName(p), Namespace: p.Namespace,
+			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+		},
+		Data: map[string]string{"ca.pem": s.VM.FactoryCA + "\n"},
+	}
+}
