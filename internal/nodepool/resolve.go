@@ -120,6 +120,8 @@ type shape struct {
 	// resolveInstallerRepository fills it in, as it depends on the image.
 	InstallerRepository setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
+	// GPUs are passed through to the VM (machineconfig.go).
+	GPUs []v1alpha1.GPU
 }
 
 // resolveShape applies defaults to the pool's shape, which readPool has
@@ -133,6 +135,7 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 		KubernetesVersion: first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
 		TalosVersion:      first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
 		Mirrors:           spec.Talos.RegistryMirrors,
+		GPUs:              spec.GPUs,
 	}
 	if spec.Replicas != nil {
 		s.Replicas = *spec.Replicas
