@@ -14,18 +14,18 @@ func TestNodeLabels(t *testing.T) {
 		ok     bool
 	}{
 		// The chart's own cases (kubernetes-nodes tests/node_labels_taints_test.yaml@27f0283).
-		"PrefixedKey":        {"example.com/tier is a label key.", LabelKey(path, "example.com/tier", "label"), true},
-		"PlainKey":           {"workload is a label key.", LabelKey(path, "workload", "label"), true},
-		"KeyWithSpace":       {"The chart refuses \"bad key\".", LabelKey(path, "bad key", "label"), false},
-		"TaintKeyBacktick":   {"The chart refuses a backtick in a taint key.", LabelKey(path, "a`b", "taint"), false},
-		"KeyNameTooLong":     {"The name part is at most 63 characters.", LabelKey(path, "example.com/"+string(make([]byte, 64)), "label"), false},
-		"ValueShell":         {"The chart refuses $(id) as a value.", LabelValue(path, "$(id)", "label"), false},
-		"Value":              {"batch is a value.", LabelValue(path, "batch", "label"), true},
-		"EmptyValue":         {"An empty value is a value.", LabelValue(path, "", "label"), true},
-		"ValueTrailingDash":  {"A value ends alphanumeric.", LabelValue(path, "batch-", "label"), false},
-		"OwnedGPU":           {"The chart refuses gpu: it comes from gpus.", OwnedLabel(path, "gpu"), false},
-		"OwnedRole":          {"node-role labels come from roles.", OwnedLabel(path, "node-role.kubernetes.io/ingress-nginx"), false},
-		"NotOwned":           {"workload is the user's.", OwnedLabel(path, "workload"), true},
+		"PrefixedKey":         {"example.com/tier is a label key.", LabelKey(path, "example.com/tier", "label"), true},
+		"PlainKey":            {"workload is a label key.", LabelKey(path, "workload", "label"), true},
+		"KeyWithSpace":        {"The chart refuses \"bad key\".", LabelKey(path, "bad key", "label"), false},
+		"TaintKeyBacktick":    {"The chart refuses a backtick in a taint key.", LabelKey(path, "a`b", "taint"), false},
+		"KeyNameTooLong":      {"The name part is at most 63 characters.", LabelKey(path, "example.com/"+string(make([]byte, 64)), "label"), false},
+		"ValueShell":          {"The chart refuses $(id) as a value.", LabelValue(path, "$(id)", "label"), false},
+		"Value":               {"batch is a value.", LabelValue(path, "batch", "label"), true},
+		"EmptyValue":          {"An empty value is a value.", LabelValue(path, "", "label"), true},
+		"ValueTrailingDash":   {"A value ends alphanumeric.", LabelValue(path, "batch-", "label"), false},
+		"OwnedGPU":            {"The chart refuses gpu: it comes from gpus.", OwnedLabel(path, "gpu"), false},
+		"OwnedRole":           {"node-role labels come from roles.", OwnedLabel(path, "node-role.kubernetes.io/ingress-nginx"), false},
+		"NotOwned":            {"workload is the user's.", OwnedLabel(path, "workload"), true},
 		"PrefixedGPUNotOwned": {"example.com/gpu is not the function's label.", OwnedLabel(path, "example.com/gpu"), true},
 	}
 	for name, tc := range cases {
