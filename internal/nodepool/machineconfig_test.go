@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
+	"github.com/crossplane/function-sdk-go/resource"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
@@ -128,8 +130,12 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 		spec   map[string]any
 		world  worldFixture
 		has    string
+		hasNot string
 		held   bool
 		fatal  string
+		// existing composes the pool first with the default world, then
+		// observes what it composed.
+		existing bool
 	}{
 		"SizedByTheInstanceType": {
 			reason: "5% of 32Gi is clamped to 1Gi; 5% of 8 cores is 400m.",
@@ -149,6 +155,19 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 			world:  worldFixture{instancetypes: []*unstructuredT{}},
 			held:   true,
 		},
+		"EmptyKernelModulesAsWritten": {
+			reason: "kernelModules: [] in the composite opts a GPU pool out of the NVIDIA modules.",
+			spec:   map[string]any{"gpus": []any{map[string]any{"name": "nvidia.com/GH200"}}, "kernelModules": []any{}},
+			has:    "gpu: \"on\"",
+			hasNot: "kernel:",
+		},
+		"ExistingPoolKeepsEverythingWhileItsInstanceTypeIsGone": {
+			reason:   "A pool whose instance type disappears keeps every resource it composed.",
+			spec:     map[string]any{},
+			world:    worldFixture{instancetypes: []*unstructuredT{}},
+			existing: true,
+			held:     true,
+		},
 		"InstanceTypeTooSmallForTheOverrides": {
 			reason: "The chart's guard, against the instance type's memory.",
 			spec:   map[string]any{"kubelet": map[string]any{"systemReservedMemory": "2Gi", "kubeReservedMemory": "2Gi"}},
@@ -157,7 +176,15 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), tc.world, nil))
+			var obs map[resource.Name]resource.ObservedComposed
+			if tc.existing {
+				first := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+				if first.Fatal != nil || len(first.Resources) == 0 {
+					t.Fatalf("the first render composed nothing: %v", first.Fatal)
+				}
+				obs = observedFrom(first.Resources, nil)
+			}
+			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), tc.world, obs))
 			if tc.fatal != "" {
 				if out.Fatal == nil || !strings.Contains(out.Fatal.Error(), tc.fatal) {
 					t.Fatalf("%s\nwant a fatal containing %q, got %v", tc.reason, tc.fatal, out.Fatal)
@@ -168,8 +195,13 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
 			}
 			if tc.held {
-				if len(out.Resources) != 0 {
-					t.Errorf("%s\nheld pool composed %d resources", tc.reason, len(out.Resources))
+				if len(out.Resources) != len(obs) {
+					t.Errorf("%s\nheld pool composed %d resources, observed %d", tc.reason, len(out.Resources), len(obs))
+				}
+				for n := range obs {
+					if _, kept := out.Resources[n]; !kept {
+						t.Errorf("%s\nheld pool dropped %s", tc.reason, n)
+					}
 				}
 				gate, _ := out.Status["gate"].(*v1alpha1.Gate)
 				if gate == nil || gate.Reason != ReasonInstanceTypeMissing {
@@ -186,6 +218,9 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 			}
 			if !strings.Contains(patches, tc.has) {
 				t.Errorf("%s\nthe patches lack\n%s\ngot:\n%s", tc.reason, tc.has, patches)
+			}
+			if tc.hasNot != "" && strings.Contains(patches, tc.hasNot) {
+				t.Errorf("%s\nthe patches carry %q:\n%s", tc.reason, tc.hasNot, patches)
 			}
 		})
 	}
