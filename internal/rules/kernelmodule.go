@@ -13,9 +13,14 @@ import (
 // injection; here the values go into YAML, but a module name modprobe cannot
 // take, or a parameter with whitespace or quotes, is still a typo Talos would
 // only report on the node, so the same grammar is kept.
+const (
+	KernelModuleNamePattern      = `^[a-z0-9_-]+$`
+	KernelModuleParameterPattern = `^[^\x00-\x20\x7f$\x60\\'"]+$`
+)
+
 var (
-	kernelModuleName      = regexp.MustCompile(`^[a-z0-9_-]+$`)
-	kernelModuleParameter = regexp.MustCompile(`^[^\x00-\x20\x7f$` + "`" + `\\'"]+$`)
+	kernelModuleName      = regexp.MustCompile(KernelModuleNamePattern)
+	kernelModuleParameter = regexp.MustCompile(KernelModuleParameterPattern)
 )
 
 // Kernel module bounds, as the XRD has them.

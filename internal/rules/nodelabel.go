@@ -15,6 +15,14 @@ import (
 // templates/talos-reconcile-job.yaml@27f0283, $labelKeyRe, $labelValueRe);
 // apimachinery's validators are that grammar.
 
+// The XRD's patterns for label keys (taint keys and GPU resource names
+// too) and label values: the grammar apimachinery's validators check, as
+// RE2. The prefix's 253-character bound is the validators' alone.
+const (
+	LabelKeyPattern   = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	LabelValuePattern = `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+)
+
 // LabelGPU is the node label a GPU pool carries (gpu=on): HAMi's device
 // plugin DaemonSet selects nodes on it.
 const LabelGPU = "gpu"

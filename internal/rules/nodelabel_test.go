@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -34,5 +36,22 @@ func TestNodeLabels(t *testing.T) {
 				t.Errorf("%s\nok = %t, want %t (%v)", tc.reason, got, tc.ok, tc.errs)
 			}
 		})
+	}
+}
+
+// TestLabelPatternsAgreeWithTheValidators: the XRD refuses what the
+// function refuses, on the chart's cases and the edges of the grammar.
+func TestLabelPatternsAgreeWithTheValidators(t *testing.T) {
+	key, value := regexp.MustCompile(LabelKeyPattern), regexp.MustCompile(LabelValuePattern)
+	long := strings.Repeat("a", 63)
+	for _, k := range []string{"workload", "example.com/tier", "bad key", "a`b", "gpu", "nvidia.com/GB202_RTX_PRO_6000", "a/b/c", "/a", "a/", "-a", "a.", "A.com/x", long, long + "a", "x/" + long, "_a", "a_b.c-d"} {
+		if got, want := key.MatchString(k), len(LabelKey(nil, k, "label")) == 0; got != want {
+			t.Errorf("key %q: pattern %t, validator %t", k, got, want)
+		}
+	}
+	for _, v := range []string{"", "batch", "$(id)", "a-", "-a", "a.b_c-d", long, long + "a", "on"} {
+		if got, want := value.MatchString(v) && len(v) <= 63, len(LabelValue(nil, v, "label")) == 0; got != want { // maxLength 63 in the XRD
+			t.Errorf("value %q: pattern %t, validator %t", v, got, want)
+		}
 	}
 }
