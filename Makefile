@@ -92,7 +92,7 @@ test-schema:
 	@unformatted=$$(cd test/schema && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/schema: $$unformatted"; exit 1; }
 	cd test/schema && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-## test-talos: the node pool's Talos bootstrap patches against Talos' own machinery (test/talos, its own module, github.com/siderolabs/talos/pkg/machinery pinned in its go.mod): generate a worker config as CABPT does, apply the rendered strategic patches, validate strictly, for Talos below and from 1.12, with and without registry mirrors.
+## test-talos: the node pool's Talos bootstrap patches against Talos' own machinery (test/talos, its own module, github.com/siderolabs/talos/pkg/machinery pinned in its go.mod): generate a worker config as CABPT does, apply the rendered strategic patches, validate strictly, for Talos below and from 1.12, with and without registry mirrors, with the node patch (labels, taints, kernel modules, kubelet).
 .PHONY: test-talos
 test-talos:
 	@unformatted=$$(cd test/talos && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/talos: $$unformatted"; exit 1; }

@@ -73,3 +73,21 @@ type Repository = string
 // +kubebuilder:validation:MaxLength=63
 
 type NodeRole = string
+
+// LabelValue is a Kubernetes label value: up to 63 letters, digits, '-',
+// '_' or '.', starting and ending alphanumeric, or empty.
+// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+// +kubebuilder:validation:MaxLength=63
+type LabelValue = string
+
+// KernelModuleParameter is one kernel module parameter, key=value, with no
+// control characters, whitespace, quotes, backslash, backtick or dollar.
+// +kubebuilder:validation:Pattern=`^[^\x00-\x20\x7f$\x60\\'"]+$`
+// +kubebuilder:validation:MaxLength=256
+type KernelModuleParameter = string
+
+// EvictionThreshold is a kubelet eviction threshold: a percentage greater
+// than 0 and at most 100 (7%, 7.5%), or a quantity (500Mi).
+// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?%|[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?)$`
+// +kubebuilder:validation:MaxLength=32
+type EvictionThreshold = string

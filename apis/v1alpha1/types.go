@@ -184,6 +184,71 @@ type BlockSize struct {
 	Physical int32 `json:"physical,omitempty"`
 }
 
+// Taint is a node taint registered at the kubelet's first start.
+type Taint struct {
+	// Key is the taint key (label-key syntax).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	Key string `json:"key,omitempty"`
+	// Value is the taint value (label-value syntax); may be empty.
+	Value LabelValue `json:"value,omitempty"`
+	// Effect is NoSchedule, PreferNoSchedule or NoExecute.
+	// +required
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	Effect string `json:"effect,omitempty"`
+}
+
+// GPU is one GPU passed through to each worker VM.
+type GPU struct {
+	// Name is the device's resource name as KubeVirt's permitted host
+	// devices list it, e.g. nvidia.com/AD102GL_L40S.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	Name string `json:"name,omitempty"`
+}
+
+// KernelModule is a kernel module loaded at boot.
+type KernelModule struct {
+	// Name is the module name as modprobe takes it, e.g. nvidia_uvm.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9_-]+$`
+	Name string `json:"name,omitempty"`
+	// Parameters are the module's parameters, each a bare key=value with
+	// no whitespace, quotes, backslash, backtick or dollar.
+	// +kubebuilder:validation:MaxItems=32
+	Parameters []KernelModuleParameter `json:"parameters,omitempty"`
+}
+
+// Kubelet holds a pool's kubelet reservations and memory eviction
+// thresholds; each omitted field is computed or defaulted.
+type Kubelet struct {
+	// SystemReservedMemory is reserved for the OS. Default: 5% of the
+	// node's memory, clamped to [256Mi, 1Gi].
+	SystemReservedMemory Quantity `json:"systemReservedMemory,omitempty"`
+	// KubeReservedMemory is reserved for the kubelet and container
+	// runtime. Default as systemReservedMemory.
+	KubeReservedMemory Quantity `json:"kubeReservedMemory,omitempty"`
+	// SystemReservedCPU is reserved for the OS, e.g. 100m or 0.5.
+	// Default: 5% of the node's CPU, clamped to [50m, 500m].
+	SystemReservedCPU CPUQuantity `json:"systemReservedCpu,omitempty"`
+	// KubeReservedCPU is reserved for the kubelet and container runtime.
+	// Default as systemReservedCpu.
+	KubeReservedCPU CPUQuantity `json:"kubeReservedCpu,omitempty"`
+	// EvictionHardMemory is the hard eviction threshold for
+	// memory.available, a percentage (7%) or a quantity (500Mi). Default
+	// 7%. Must be below evictionSoftMemory, in the same kind of unit.
+	EvictionHardMemory EvictionThreshold `json:"evictionHardMemory,omitempty"`
+	// EvictionSoftMemory is the soft eviction threshold for
+	// memory.available (grace period 1m30s). Default 10%.
+	EvictionSoftMemory EvictionThreshold `json:"evictionSoftMemory,omitempty"`
+}
+
 // PoolShape is what a tenant cluster says about each of its pools, and what a
 // node pool inherits from it (NodePoolSpec inlines it, rules included). The
 // doc comment below is the description of each spec.nodePools entry.
@@ -256,6 +321,45 @@ type PoolShape struct {
 	// most one member may be set.
 	// +kubebuilder:default={builtin: {}}
 	OSImage *OSImage `json:"osImage,omitempty"`
+
+	// --- Issue 12, Talos machine config: node labels and taints, GPUs,
+	// kernel modules, kubelet reservations (nodepool/machineconfig.go). ---
+
+	// Labels are set on every worker node (Talos machine.nodeLabels).
+	// Keys are label keys ([prefix/]name); values label values. gpu and
+	// node-role.kubernetes.io/* are managed by the function (gpus, roles)
+	// and refused here.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))`,message="labels keys must be label keys: an optional DNS-subdomain prefix and a slash, then up to 63 letters, digits, '-', '_' or '.', starting and ending alphanumeric"
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, k != 'gpu' && !k.startsWith('node-role.kubernetes.io/'))`,message="labels: gpu and node-role.kubernetes.io/* are managed by the function; use gpus for the gpu label and roles for node-role labels"
+	Labels map[string]LabelValue `json:"labels,omitempty"`
+	// Taints are registered on every worker node (Talos
+	// machine.nodeTaints, written key: value:effect, or key: effect
+	// without a value). One taint per key.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=key
+	Taints []Taint `json:"taints,omitempty"`
+	// GPUs are passed through to every worker VM (KubeVirt
+	// domain.devices.gpus, named gpu1, gpu2, ...); a pool with GPUs also
+	// gets the node label gpu=on. The NVIDIA driver needs at least 4Gi of
+	// memory.
+	// +kubebuilder:validation:MaxItems=16
+	GPUs []GPU `json:"gpus,omitempty"`
+	// KernelModules are loaded on every worker at boot (Talos
+	// machine.kernel.modules), in order. Omitted: a pool with an
+	// nvidia.com/* GPU gets nvidia (NVreg_NvLinkDisable=1), nvidia_uvm,
+	// nvidia_drm, nvidia_modeset, any other pool none. A list replaces
+	// that choice; [] loads none even on a GPU pool. The modules must be
+	// in the image: the schematic (osImage schematicID) carries them.
+	// +kubebuilder:validation:MaxItems=64
+	KernelModules *[]KernelModule `json:"kernelModules,omitempty"`
+	// Kubelet tunes the kubelet's reservations and eviction thresholds.
+	// Omitted fields are computed as the cozystack chart does: system and
+	// kube reserved memory are each 5% of the node's memory, clamped to
+	// [256Mi, 1Gi], CPU 5% of its CPU clamped to [50m, 500m] (node size
+	// from resources, else the instance type); eviction hard 7%, soft 10%.
+	Kubelet *Kubelet `json:"kubelet,omitempty"`
 }
 
 // TenantClusterSpec is the spec of XTenantCluster.

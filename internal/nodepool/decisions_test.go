@@ -580,13 +580,18 @@ func TestRequirements(t *testing.T) {
 		want   []string
 	}{
 		"HTTPPoolReadsDisksAndMachineSets": {
-			reason: "An HTTP pool needs no golden and no StorageClasses.",
+			reason: "An HTTP pool needs no golden and no StorageClasses; its (default) instance type sizes the kubelet reservations.",
+			want:   []string{reqInstancetype, reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
+		},
+		"PoolSizedByResourcesReadsNoInstanceType": {
+			reason: "A pool sized by resources computes its reservations from them.",
+			spec:   map[string]any{"resources": map[string]any{"cpu": "2", "memory": "8Gi"}},
 			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
 			reason: "A clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig) and the catalogs' clone RBAC by label.",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerPVCs, reqWorkerDVs},
 		},
 	}
 	for name, tc := range cases {

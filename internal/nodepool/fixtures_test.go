@@ -164,6 +164,17 @@ type worldFixture struct {
 	// ungranted leaves out the catalog's clone RBAC; by default the
 	// fixture namespace's VM service account may clone the fixture golden.
 	ungranted bool
+	// instancetypes answer the instance type requirement; nil answers it
+	// with u1.medium as KubeVirt's common instance types define it.
+	instancetypes []*unstructured.Unstructured
+}
+
+// instancetype is a VirtualMachineClusterInstancetype of cpu vCPUs and
+// memory guest memory.
+func instancetype(name string, cpu int64, memory string) *unstructured.Unstructured {
+	return obj(instancetypeAPIVersion, instancetypeKind, "", name, map[string]any{
+		"spec": map[string]any{"cpu": map[string]any{"guest": cpu}, "memory": map[string]any{"guest": memory}},
+	})
 }
 
 // cloneGrant is the catalog's clone RBAC granting the fixture namespace.
@@ -197,7 +208,12 @@ func (w worldFixture) resolved() required.Resolved {
 		rb, cr := cloneGrant()
 		bindings, roles = append(bindings, rb), append(roles, cr)
 	}
+	its := w.instancetypes
+	if its == nil {
+		its = []*unstructured.Unstructured{instancetype(defaults.InstanceType, 1, "4Gi")}
+	}
 	return required.Resolved{
+		reqInstancetype:     its,
 		reqStorageProfiles:  orEmpty(w.profiles),
 		reqSnapshotClasses:  orEmpty(w.snapshotClasses),
 		reqCDI:              {},

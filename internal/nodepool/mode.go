@@ -24,7 +24,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	return selectors(p, resolveOSImage(spec, r.Config), r.Config), nil
+	return selectors(p, resolveOSImage(spec, r.Config), resolveShape(spec, r.Config).InstanceType, r.Config), nil
 }
 
 // Compose implements compose.Mode: read what the pool composed and last

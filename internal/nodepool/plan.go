@@ -59,7 +59,7 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  obs,
-		World:     readWorld(p, img, r.Required),
+		World:     readWorld(p, img, s.InstanceType, r.Required),
 	}
 	w := pl.World
 	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)
@@ -85,7 +85,11 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	if pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name); err != nil {
 		return plan{}, err
 	}
-	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s); err != nil {
+	reserved, sizeHold, err := resolveReservations(p, spec, s, w)
+	if err != nil {
+		return plan{}, err
+	}
+	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, resolveNodeConfig(spec.PoolShape, reserved)); err != nil {
 		return plan{}, err
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
@@ -99,6 +103,9 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
 			pl.Hold = gateOnClonePlan(p, img, pl.StorageClass.Name, pl.ClonePlan, r.Config.AllowHostAssistedCopy)
 		}
+	}
+	if pl.Hold == nil {
+		pl.Hold = sizeHold
 	}
 	// The grant is checked whether or not the template is composed yet: a
 	// pool's first template is composed while its deployment waits. A

@@ -115,6 +115,7 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 			},
 		},
 	}
+	withGPUs(&vm.Template.Spec, s.GPUs)
 	if s.InstanceType != "" {
 		vm.Instancetype = &kubevirtv1.InstancetypeMatcher{Kind: instancetypeKind, Name: s.InstanceType}
 	} else {
@@ -146,9 +147,9 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 // renderBootstrapTemplate builds the TalosConfigTemplate. The installer
 // follows the resolved image, so a pool on an osImage override upgrades in
 // place to the OS it booted, not to the pool default.
-func renderBootstrapTemplate(p pool, img image, s shape) (*TalosConfigTemplate, error) {
+func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig) (*TalosConfigTemplate, error) {
 	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
-	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors)
+	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors, nc)
 	if err != nil {
 		return nil, err
 	}

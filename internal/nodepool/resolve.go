@@ -122,6 +122,8 @@ type shape struct {
 	Mirrors             map[string]v1alpha1.RegistryMirror
 	// VM is the worker VM details (vmtemplate.go).
 	VM vmTemplate
+	// GPUs are passed through to the VM (machineconfig.go).
+	GPUs []v1alpha1.GPU
 }
 
 // resolveShape applies defaults to the pool's shape, which readPool has
@@ -136,6 +138,7 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 		TalosVersion:      first(setting{spec.Talos.Version, "spec.talos.version"}, setting{cfg.TalosVersion, "Input talos.version"}),
 		Mirrors:           spec.Talos.RegistryMirrors,
 		VM:                resolveVMTemplate(spec, cfg),
+		GPUs:              spec.GPUs,
 	}
 	if spec.Replicas != nil {
 		s.Replicas = *spec.Replicas

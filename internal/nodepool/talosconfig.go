@@ -80,7 +80,8 @@ type registryEndpoint struct {
 
 // strategicPatches are the worker's patches for Talos talosVersion: first
 // the v1alpha1 machine patch (the installer image, and below Talos 1.12 the
-// mirrors), then from Talos 1.12 one RegistryMirrorConfig document per
+// mirrors), then the node patch (labels, taints, kernel modules, kubelet
+// reservations: nodePatch), then from Talos 1.12 one RegistryMirrorConfig document per
 // mirrored registry, in host order.
 //
 // Each document is a list entry of its own rather than a further document in
@@ -92,7 +93,7 @@ type registryEndpoint struct {
 // the same way, one entry each, and separate entries keep the machine patch
 // of a pool below 1.12, and of any pool without mirrors, byte for byte what
 // it was, so that those pools' templates keep their names and do not roll.
-func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror) ([]string, error) {
+func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror, nc nodeConfig) ([]string, error) {
 	documents := talosimage.AtLeast(talosVersion, registryMirrorDocsMajor, registryMirrorDocsMinor)
 	machine := map[string]any{"install": map[string]any{"image": installerImage}}
 	if len(mirrors) > 0 && !documents {
@@ -102,7 +103,14 @@ func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1
 	if err != nil {
 		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
 	}
-	patches := []string{string(patch)}
+	// The node's labels, taints, modules and kubelet reservations are a
+	// patch of their own (machineconfig.go), which a bootstrap that renders
+	// a whole worker config applies as it is.
+	node, err := nodePatch(nc)
+	if err != nil {
+		return nil, err
+	}
+	patches := []string{string(patch), node}
 	if !documents {
 		return patches, nil
 	}

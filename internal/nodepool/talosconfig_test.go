@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
 func TestStrategicPatches(t *testing.T) {
@@ -13,6 +14,11 @@ func TestStrategicPatches(t *testing.T) {
 	mirrors := map[string]v1alpha1.RegistryMirror{
 		"docker.io": {Endpoints: []string{"https://mirror.internal", "http://10.0.0.1:5000"}},
 		"*":         {Endpoints: []string{"https://all.internal"}, SkipFallback: true},
+	}
+	reserved, _ := poolspec.Reservations(nil, nil, poolspec.NodeSize{})
+	node, err := nodePatch(nodeConfig{Reserved: reserved})
+	if err != nil {
+		t.Fatal(err)
 	}
 	cases := map[string]struct {
 		reason  string
@@ -23,7 +29,7 @@ func TestStrategicPatches(t *testing.T) {
 		"InstallerOnly": {
 			reason:  "Without mirrors the patch sets the installer image only, whatever the Talos version.",
 			version: "v1.13.6",
-			want:    []string{"machine:\n  install:\n    image: " + installer + "\n"},
+			want:    []string{"machine:\n  install:\n    image: " + installer + "\n", node},
 		},
 		"MirrorsInTheMachineConfigBeforeTalos112": {
 			reason:  "Talos before 1.12 knows only machine.registries.mirrors.",
@@ -31,7 +37,7 @@ func TestStrategicPatches(t *testing.T) {
 			mirrors: mirrors,
 			want: []string{"machine:\n  install:\n    image: " + installer + "\n  registries:\n    mirrors:\n" +
 				"      '*':\n        endpoints:\n        - https://all.internal\n        skipFallback: true\n" +
-				"      docker.io:\n        endpoints:\n        - https://mirror.internal\n        - http://10.0.0.1:5000\n"},
+				"      docker.io:\n        endpoints:\n        - https://mirror.internal\n        - http://10.0.0.1:5000\n", node},
 		},
 		"RegistryMirrorConfigDocumentsFromTalos112": {
 			reason:  "From Talos 1.12 each mirrored registry is a RegistryMirrorConfig document of its own list entry, in host order; the machine patch keeps the installer only.",
@@ -39,6 +45,7 @@ func TestStrategicPatches(t *testing.T) {
 			mirrors: mirrors,
 			want: []string{
 				"machine:\n  install:\n    image: " + installer + "\n",
+				node,
 				"apiVersion: v1alpha1\nendpoints:\n- url: https://all.internal\nkind: RegistryMirrorConfig\nname: '*'\nskipFallback: true\n",
 				"apiVersion: v1alpha1\nendpoints:\n- url: https://mirror.internal\n- url: http://10.0.0.1:5000\nkind: RegistryMirrorConfig\nname: docker.io\n",
 			},
@@ -49,13 +56,14 @@ func TestStrategicPatches(t *testing.T) {
 			mirrors: map[string]v1alpha1.RegistryMirror{"ghcr.io": {Endpoints: []string{"https://ghcr.internal"}}},
 			want: []string{
 				"machine:\n  install:\n    image: " + installer + "\n",
+				node,
 				"apiVersion: v1alpha1\nendpoints:\n- url: https://ghcr.internal\nkind: RegistryMirrorConfig\nname: ghcr.io\n",
 			},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := strategicPatches(installer, tc.version, tc.mirrors)
+			got, err := strategicPatches(installer, tc.version, tc.mirrors, nodeConfig{Reserved: reserved})
 			if err != nil {
 				t.Fatalf("strategicPatches: %v", err)
 			}

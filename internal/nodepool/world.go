@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
@@ -30,6 +31,7 @@ const (
 	reqSnapshotClasses  = "volumesnapshotclasses"
 	reqCDI              = "cdi"
 	reqCDIConfig        = "cdiconfig"
+	// reqInstancetype (machineconfig.go) is the pool's instance type.
 )
 
 // Cluster API identifiers.
@@ -52,11 +54,15 @@ const (
 // alone. The golden, its PVC and the StorageClasses matter only on the clone
 // path; worker disks and MachineSets are read on both, because a pool that
 // moved off a golden still has clone disks and old templates to account for.
-func selectors(p pool, img image, cfg config.Config) required.Selectors {
+func selectors(p pool, img image, instanceType string, cfg config.Config) required.Selectors {
 	sel := required.Selectors{
 		reqWorkerDVs:   required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
 		reqWorkerPVCs:  required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
 		reqMachineSets: required.ByLabels(ClusterAPIVersion, KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+	}
+	if instanceType != "" {
+		// What the kubelet reservations are computed from.
+		sel[reqInstancetype] = required.ByName(instancetypeAPIVersion, instancetypeKind, "", instanceType)
 	}
 	if img.Source == SourceClone {
 		sel[reqGoldenDataVolume] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, img.GoldenName)
@@ -99,6 +105,9 @@ type world struct {
 	CloneRoles    []rbacv1.ClusterRole
 	// Clone is what the clone pre-flight reads.
 	Clone cloneTarget
+	// Instancetype is the pool's instance type; nil when it sets resources
+	// or the instance type is missing.
+	Instancetype *instancetypev1beta1.VirtualMachineClusterInstancetype
 	// Unreadable lists objects that could not be converted, sorted. They are
 	// reported and otherwise ignored.
 	Unreadable []string
@@ -107,7 +116,7 @@ type world struct {
 // readWorld converts what Crossplane fetched into typed objects. Objects
 // outside the wanted namespace or name are ignored: a required resource's
 // namespace is not honoured by every caller (crossplane render ignores it).
-func readWorld(p pool, img image, got required.Resolved) world {
+func readWorld(p pool, img image, instanceType string, got required.Resolved) world {
 	w := world{}
 	cdiName := ""
 	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
@@ -168,6 +177,17 @@ func readWorld(p pool, img image, got required.Resolved) world {
 			bad(err)
 		} else {
 			w.MachineSets = append(w.MachineSets, ms)
+		}
+	}
+	for _, u := range got[reqInstancetype] {
+		it := instancetypev1beta1.VirtualMachineClusterInstancetype{}
+		if u.GetName() != instanceType {
+			continue
+		}
+		if err := observed.Into(u, instancetypeAPIVersion, instancetypeKind, &it); err != nil {
+			bad(err)
+		} else {
+			w.Instancetype = &it
 		}
 	}
 	for _, u := range got[reqCloneBindings] {

@@ -87,7 +87,8 @@ func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	errs = append(errs, e...)
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
 	errs = append(errs, VMTemplate(root, s)...)
-	return append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
+	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
+	return append(errs, Machine(root, s)...)
 }
 
 // OSImage checks the osImage union at path: at most one member, and each

@@ -19,17 +19,23 @@ import (
 // name a Go constant, so this is what keeps the two in step.
 func TestXRDsCarryTheRules(t *testing.T) {
 	want := map[string]string{
-		"imageFactoryURL":     URLPattern,
-		"endpoints[]":         URLPattern,
-		"installerRepository": InstallerRepositoryPattern,
-		"schematicID":         SchematicIDPattern,
-		"talos.version":       TalosVersionPattern,
-		"builtin.version":     TalosVersionPattern,
-		"factory.version":     TalosVersionPattern,
-		"images[].version":    TalosVersionPattern,
-		"spec.version":        KubernetesMinorPattern,
-		"disk.pciAddress":     PCIAddressPattern,
-		"roles[]":             NodeRolePattern,
+		"imageFactoryURL":      URLPattern,
+		"endpoints[]":          URLPattern,
+		"installerRepository":  InstallerRepositoryPattern,
+		"schematicID":          SchematicIDPattern,
+		"talos.version":        TalosVersionPattern,
+		"builtin.version":      TalosVersionPattern,
+		"factory.version":      TalosVersionPattern,
+		"images[].version":     TalosVersionPattern,
+		"spec.version":         KubernetesMinorPattern,
+		"disk.pciAddress":      PCIAddressPattern,
+		"roles[]":              NodeRolePattern,
+		"kernelModules[].name": KernelModuleNamePattern,
+		"parameters[]":         KernelModuleParameterPattern,
+		"taints[].key":         LabelKeyPattern,
+		"taints[].value":       LabelValuePattern,
+		"gpus[].name":          LabelKeyPattern,
+		"labels[*]":            LabelValuePattern,
 	}
 	maxLength := map[string]float64{"imageFactoryURL": MaxURLLength, "endpoints[]": MaxURLLength, "schematicID": MaxSchematicIDLength, "talos.version": MaxVersionLength}
 	files, err := filepath.Glob("../../package/configuration/xrd-*.yaml")
@@ -117,7 +123,7 @@ func dig(m map[string]any, keys ...string) any {
 // The patterns compile as RE2, the engine of the API server's OpenAPI
 // pattern validation.
 func TestPatternsAreRE2(t *testing.T) {
-	for _, p := range []string{URLPattern, RegistryHostPattern, TalosVersionPattern, KubernetesMinorPattern, SchematicIDPattern, InstallerRepositoryPattern} {
+	for _, p := range []string{URLPattern, RegistryHostPattern, TalosVersionPattern, KubernetesMinorPattern, SchematicIDPattern, InstallerRepositoryPattern, KernelModuleNamePattern, KernelModuleParameterPattern, LabelKeyPattern, LabelValuePattern} {
 		if _, err := regexp.Compile(p); err != nil {
 			t.Errorf("%q: %v", p, err)
 		}

@@ -129,9 +129,10 @@ func run(m *testing.M) int {
 
 // setUp starts the control plane and installs everything the scenarios
 // share: CRDs (CDI's and the snapshot CRDs among them), namespaces, the
-// CSIDriver and default StorageClass, the function and its registration,
-// Crossplane and its webhook configurations, the XRDs and Compositions,
-// kube-controller-manager, and last CDI with the stand-ins.
+// CSIDriver and default StorageClass, the default instance type, the
+// function and its registration, Crossplane and its webhook configurations,
+// the XRDs and Compositions, kube-controller-manager, and last CDI with the
+// stand-ins.
 func setUp(ctx context.Context, repoRoot string) error {
 	if err := cp.StartAPIServer(ctx); err != nil {
 		return err
@@ -162,6 +163,9 @@ func setUp(ctx context.Context, repoRoot string) error {
 		}
 	}
 	if err := cp.InstallStorage(ctx); err != nil {
+		return err
+	}
+	if err := cp.InstallInstanceTypes(ctx); err != nil {
 		return err
 	}
 	if platform, err = LoadPlatform(repoRoot); err != nil {

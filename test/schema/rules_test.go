@@ -45,6 +45,94 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 		obj    string
 		want   []string
 	}{
+		// Issue 12: labels, taints, GPUs, kernel modules, kubelet.
+		"NodePoolWithLabelsTaintsGPUsModulesKubeletIsAdmitted": {
+			reason: "The chart's examples: labels, a value:effect taint and an effect-only one, an NVIDIA GPU, explicit modules with parameters, kubelet overrides.",
+			obj: nodePoolHead + `spec: {clusterName: acme, resources: {cpu: "8", memory: 16Gi},
+  labels: {workload: batch, example.com/tier: gold, empty: ""},
+  taints: [{key: dedicated, value: batch, effect: NoSchedule}, {key: example.com/spot, effect: PreferNoSchedule}],
+  gpus: [{name: nvidia.com/GB202_RTX_PRO_6000}],
+  kernelModules: [{name: nvidia, parameters: ["NVreg_RegistryDwords=PowerMizerEnable=0x1;PerfLevelSrc=0x2222"]}, {name: nvidia_uvm}],
+  kubelet: {systemReservedMemory: 512Mi, kubeReservedCpu: 100m, evictionHardMemory: 5%, evictionSoftMemory: 8.5%}}`,
+		},
+		"NodePoolWithEmptyKernelModulesIsAdmitted": {
+			reason: "[] opts a GPU pool out of the NVIDIA modules.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, gpus: [{name: nvidia.com/AD102GL_L40S}], kernelModules: []}`,
+		},
+		"NodePoolWithBadLabelKeyIsRejected": {
+			reason: "The chart refuses \"bad key\" (node_labels_taints_test.yaml@27f0283).",
+			obj:    nodePoolHead + `spec: {clusterName: acme, labels: {"bad key": x}}`,
+			want:   []string{"spec.labels", "labels keys must be label keys"},
+		},
+		"NodePoolWithShellLabelValueIsRejected": {
+			reason: "The chart refuses $(id) as a label value.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, labels: {workload: "$(id)"}}`,
+			want:   []string{"spec.labels.workload", "should match"},
+		},
+		"NodePoolWithGPULabelIsRejected": {
+			reason: "gpu is the function's label (from gpus), as the chart's.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, labels: {gpu: "off"}}`,
+			want:   []string{"managed by the function"},
+		},
+		"NodePoolWithNodeRoleLabelIsRejected": {
+			reason: "node-role labels come from roles.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, labels: {node-role.kubernetes.io/ingress-nginx: ""}}`,
+			want:   []string{"managed by the function"},
+		},
+		"NodePoolWithBacktickTaintKeyIsRejected": {
+			reason: "The chart refuses a backtick in a taint key.",
+			obj:    nodePoolHead + "spec: {clusterName: acme, taints: [{key: \"a`b\", effect: NoSchedule}]}",
+			want:   []string{"spec.taints[0].key", "should match"},
+		},
+		"NodePoolWithBadTaintEffectIsRejected": {
+			reason: "Three effects exist.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, taints: [{key: dedicated, effect: NoRun}]}`,
+			want:   []string{"spec.taints[0].effect", "Unsupported value"},
+		},
+		"NodePoolWithDuplicateTaintKeyIsRejected": {
+			reason: "Talos keys nodeTaints by key: one taint per key.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, taints: [{key: dedicated, effect: NoSchedule}, {key: dedicated, effect: NoExecute}]}`,
+			want:   []string{"spec.taints[1]", "Duplicate value"},
+		},
+		"NodePoolWithShellKernelModuleIsRejected": {
+			reason: "The chart refuses nvidia$(id) (kernel_modules_test.yaml@c1ea547).",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kernelModules: [{name: "nvidia$(id)"}]}`,
+			want:   []string{"spec.kernelModules[0].name", "should match"},
+		},
+		"NodePoolWithShellKernelParameterIsRejected": {
+			reason: "The chart refuses $ in a module parameter.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kernelModules: [{name: nvidia, parameters: ["x=$(id)"]}]}`,
+			want:   []string{"spec.kernelModules[0].parameters[0]", "should match"},
+		},
+		"NodePoolWithExtraKernelModuleKeyIsRejected": {
+			reason: "The chart drops an unvalidated extra key; the schema refuses it.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kernelModules: [{name: dummy, evil: x}]}`,
+			want:   []string{"spec.kernelModules[0].evil"},
+		},
+		"NodePoolWithBadGPUNameIsRejected": {
+			reason: "A GPU is a device resource name.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, gpus: [{name: "nvidia.com/RTX 4090"}]}`,
+			want:   []string{"spec.gpus[0].name", "should match"},
+		},
+		"NodePoolWithBadEvictionThresholdIsRejected": {
+			reason: "An eviction threshold is a percentage or a quantity.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kubelet: {evictionHardMemory: seven}}`,
+			want:   []string{"spec.kubelet.evictionHardMemory", "should match"},
+		},
+		"NodePoolWithBadReservedCPUIsRejected": {
+			reason: "The chart's CPU pattern: millicores or decimal cores.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kubelet: {systemReservedCpu: "1e3"}}`,
+			want:   []string{"spec.kubelet.systemReservedCpu", "should match"},
+		},
+		"TenantClusterPoolWithTaintsIsAdmitted": {
+			reason: "A tenant cluster's pools carry the same shape.",
+			obj:    tenantHead + `spec: {nodePools: {gpu: {gpus: [{name: nvidia.com/AD102GL_L40S}], taints: [{key: nvidia.com/gpu, effect: NoSchedule}]}}}`,
+		},
+		"TenantClusterPoolWithGPULabelIsRejected": {
+			reason: "The same rule at the pool's path in the tenant cluster.",
+			obj:    tenantHead + `spec: {nodePools: {md0: {labels: {gpu: "on"}}}}`,
+			want:   []string{"spec.nodePools[md0].labels", "managed by the function"},
+		},
 		"NodePoolWithBuiltinIsAdmitted": {
 			reason: "builtin alone selects the clone path.",
 			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {version: v1.12.4}}}`,

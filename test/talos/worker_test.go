@@ -16,6 +16,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
@@ -76,7 +77,7 @@ func renderPool(t *testing.T, spec map[string]any) rendered {
 	}
 	xr.Object["spec"] = s
 
-	out := nodepool.Mode{}.Compose(compose.Request{Config: cfg, Composite: xr, Required: required.Resolved{}})
+	out := nodepool.Mode{}.Compose(compose.Request{Config: cfg, Composite: xr, Required: required.Resolved{"instancetype": {u1Medium()}}})
 	if out.Fatal != nil {
 		t.Fatalf("the node pool mode refused the pool: %v", out.Fatal)
 	}
@@ -102,6 +103,16 @@ func renderPool(t *testing.T, spec map[string]any) rendered {
 		t.Fatalf("the node pool mode composed no TalosConfigTemplate or MachineDeployment: %v", out.Resources)
 	}
 	return r
+}
+
+// u1Medium is KubeVirt's common instance type u1.medium (1 vCPU, 4Gi), the
+// pool's default, which its kubelet reservations are computed from.
+func u1Medium() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
+		"metadata": map[string]any{"name": defaults.InstanceType},
+		"spec":     map[string]any{"cpu": map[string]any{"guest": int64(1)}, "memory": map[string]any{"guest": "4Gi"}},
+	}}
 }
 
 func dig(t *testing.T, obj map[string]any, path ...string) map[string]any {

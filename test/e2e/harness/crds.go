@@ -73,8 +73,9 @@ func protectedGroup(group string) bool {
 	return false
 }
 
-// MinimalCRDs are the kinds the function composes whose project (the Talos
-// bootstrap and control-plane providers) the suite does not pull in. CDI's
+// MinimalCRDs are the kinds the function composes or reads whose project
+// (the Talos bootstrap and control-plane providers, KubeVirt's instance
+// types) the suite does not pull in. CDI's
 // kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds the
 // ones CDI's module ships (SnapshotCRDs).
 func MinimalCRDs() []*unstructured.Unstructured {
@@ -82,6 +83,10 @@ func MinimalCRDs() []*unstructured.Unstructured {
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate", "talosconfigtemplates", "Namespaced"),
 		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig", "talosconfigs", "Namespaced"),
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
+		// A node pool requires its instance type (the kubelet
+		// reservations are computed from its size), and Crossplane fails
+		// a reconcile whose required kind is not served.
+		MinimalCRD("instancetype.kubevirt.io", "v1beta1", "VirtualMachineClusterInstancetype", "virtualmachineclusterinstancetypes", "Cluster"),
 	}
 }
 

@@ -1,0 +1,227 @@
+package nodepool
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+)
+
+// TestNodePatch re-expresses the chart's rendering tests
+// (kubernetes-nodes tests/node_labels_taints_test.yaml@27f0283 and
+// tests/kernel_modules_test.yaml@c1ea547) on the node patch.
+func TestNodePatch(t *testing.T) {
+	nvidiaGPU := []v1alpha1.GPU{{Name: "nvidia.com/GB202_RTX_PRO_6000"}}
+	mods := func(m ...v1alpha1.KernelModule) *[]v1alpha1.KernelModule {
+		if m == nil {
+			m = []v1alpha1.KernelModule{}
+		}
+		return &m
+	}
+	const nvidia = "  kernel:\n    modules:\n    - name: nvidia\n      parameters:\n      - NVreg_NvLinkDisable=1\n    - name: nvidia_uvm\n    - name: nvidia_drm\n    - name: nvidia_modeset\n"
+	cases := map[string]struct {
+		reason string
+		shape  v1alpha1.PoolShape
+		// has are substrings the patch must carry, hasNot ones it must not.
+		has, hasNot []string
+	}{
+		"NeitherLabelsNorTaintsByDefault": {
+			reason: "renders neither nodeLabels nor nodeTaints by default, and no kernel block for a pool with neither GPUs nor kernelModules",
+			hasNot: []string{"nodeLabels:", "nodeTaints:", "kernel:"},
+		},
+		"LabelsSorted": {
+			reason: "labels land in machine.nodeLabels, sorted",
+			shape:  v1alpha1.PoolShape{Labels: map[string]string{"workload": "batch", "example.com/tier": "gold"}},
+			has:    []string{"  nodeLabels:\n    example.com/tier: gold\n    workload: batch\n"},
+		},
+		"GPUKeepsGPUOnBesideLabels": {
+			reason: "a GPU pool keeps gpu=on beside its own labels",
+			shape:  v1alpha1.PoolShape{GPUs: []v1alpha1.GPU{{Name: "nvidia.com/GH200"}}, Labels: map[string]string{"workload": "ml"}},
+			has:    []string{"  nodeLabels:\n    gpu: \"on\"\n    workload: ml\n"},
+		},
+		"TaintsValueEffectOrEffect": {
+			reason: "taints land in machine.nodeTaints as value:effect, or effect alone without a value",
+			shape:  v1alpha1.PoolShape{Taints: []v1alpha1.Taint{{Key: "dedicated", Value: "batch", Effect: "NoSchedule"}, {Key: "example.com/spot", Effect: "PreferNoSchedule"}}},
+			has:    []string{"  nodeTaints:\n    dedicated: batch:NoSchedule\n    example.com/spot: PreferNoSchedule\n"},
+		},
+		"NVIDIASetInOrder": {
+			reason: "emits the NVIDIA module set, in dependency order, for an nvidia.com GPU pool",
+			shape:  v1alpha1.PoolShape{GPUs: nvidiaGPU},
+			has:    []string{nvidia},
+		},
+		"ExplicitListVerbatim": {
+			reason: "takes an explicit kernelModules list verbatim, including parameters",
+			shape:  v1alpha1.PoolShape{KernelModules: mods(v1alpha1.KernelModule{Name: "br_netfilter", Parameters: []string{"nf_conntrack_helper=0"}}, v1alpha1.KernelModule{Name: "dummy"})},
+			has:    []string{"  kernel:\n    modules:\n    - name: br_netfilter\n      parameters:\n      - nf_conntrack_helper=0\n    - name: dummy\n"},
+		},
+		"ExplicitListReplacesNVIDIA": {
+			reason: "lets an explicit list replace the NVIDIA default on a GPU pool",
+			shape:  v1alpha1.PoolShape{GPUs: nvidiaGPU, KernelModules: mods(v1alpha1.KernelModule{Name: "nvidia"}, v1alpha1.KernelModule{Name: "nvidia_uvm"})},
+			has:    []string{"  kernel:\n    modules:\n    - name: nvidia\n    - name: nvidia_uvm\n  kubelet:\n"},
+		},
+		"EmptyListOptsOut": {
+			reason: "treats an explicit empty kernelModules list as an opt-out on a GPU pool",
+			shape:  v1alpha1.PoolShape{GPUs: nvidiaGPU, KernelModules: mods()},
+			hasNot: []string{"kernel:"},
+		},
+		"OtherVendorGetsNoModules": {
+			reason: "does not assume NVIDIA for a GPU pool from another vendor",
+			shape:  v1alpha1.PoolShape{GPUs: []v1alpha1.GPU{{Name: "amd.com/gpu"}}},
+			has:    []string{"gpu: \"on\""},
+			hasNot: []string{"kernel:"},
+		},
+		"ReservationsAlways": {
+			reason: "every pool reserves for the OS and the kubelet, as the chart does",
+			has:    []string{"    extraConfig:\n      evictionHard:\n        imagefs.available: 15%\n        memory.available: 7%\n", "      systemReserved:\n        cpu: 50m\n        memory: 256Mi\n"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reserved, errs := poolspec.Reservations(nil, tc.shape.Kubelet, poolspec.NodeSize{})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			got, err := nodePatch(resolveNodeConfig(tc.shape, reserved))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.has {
+				if !strings.Contains(got, s) {
+					t.Errorf("%s\nthe patch lacks\n%s\ngot:\n%s", tc.reason, s, got)
+				}
+			}
+			for _, s := range tc.hasNot {
+				if strings.Contains(got, s) {
+					t.Errorf("%s\nthe patch carries %q:\n%s", tc.reason, s, got)
+				}
+			}
+		})
+	}
+}
+
+func TestWithGPUs(t *testing.T) {
+	vmi := kubevirtv1.VirtualMachineInstanceSpec{}
+	withGPUs(&vmi, []v1alpha1.GPU{{Name: "nvidia.com/GH200"}, {Name: "nvidia.com/AD102GL_L40S"}})
+	want := []kubevirtv1.GPU{{Name: "gpu1", DeviceName: "nvidia.com/GH200"}, {Name: "gpu2", DeviceName: "nvidia.com/AD102GL_L40S"}}
+	if diff := cmp.Diff(want, vmi.Domain.Devices.GPUs); diff != "" {
+		t.Errorf("GPUs are named gpu1, gpu2, ... as the chart names them (nodegroup.yaml:143-150@69da032)\n-want, +got:\n%s", diff)
+	}
+	none := kubevirtv1.VirtualMachineInstanceSpec{}
+	withGPUs(&none, nil)
+	if none.Domain.Devices.GPUs != nil {
+		t.Errorf("a pool without GPUs renders no gpus list (its template name must not change)")
+	}
+}
+
+// TestReservationsFromTheInstanceType: the instance type is read and sizes
+// the reservations; while it is missing the pool holds and drops nothing;
+// reservations it cannot carry are fatal.
+func TestReservationsFromTheInstanceType(t *testing.T) {
+	large := instancetype("u1.2xlarge", 8, "32Gi")
+	cases := map[string]struct {
+		reason string
+		spec   map[string]any
+		world  worldFixture
+		has    string
+		hasNot string
+		held   bool
+		fatal  string
+		// existing composes the pool first with the default world, then
+		// observes what it composed.
+		existing bool
+	}{
+		"SizedByTheInstanceType": {
+			reason: "5% of 32Gi is clamped to 1Gi; 5% of 8 cores is 400m.",
+			spec:   map[string]any{"instanceType": "u1.2xlarge"},
+			world:  worldFixture{instancetypes: []*unstructuredT{large}},
+			has:    "      kubeReserved:\n        cpu: 400m\n        memory: 1Gi\n",
+		},
+		"SizedByResources": {
+			reason: "resources size the node; no instance type is read.",
+			spec:   map[string]any{"resources": map[string]any{"cpu": "4", "memory": "8Gi"}},
+			world:  worldFixture{instancetypes: []*unstructuredT{}},
+			has:    "      kubeReserved:\n        cpu: 200m\n        memory: 409Mi\n",
+		},
+		"MissingInstanceTypeHolds": {
+			reason: "Without the instance type nothing is composed and the pool says why.",
+			spec:   map[string]any{"instanceType": "u1.2xlarge"},
+			world:  worldFixture{instancetypes: []*unstructuredT{}},
+			held:   true,
+		},
+		"EmptyKernelModulesAsWritten": {
+			reason: "kernelModules: [] in the composite opts a GPU pool out of the NVIDIA modules.",
+			spec:   map[string]any{"gpus": []any{map[string]any{"name": "nvidia.com/GH200"}}, "kernelModules": []any{}},
+			has:    "gpu: \"on\"",
+			hasNot: "kernel:",
+		},
+		"ExistingPoolKeepsEverythingWhileItsInstanceTypeIsGone": {
+			reason:   "A pool whose instance type disappears keeps every resource it composed.",
+			spec:     map[string]any{},
+			world:    worldFixture{instancetypes: []*unstructuredT{}},
+			existing: true,
+			held:     true,
+		},
+		"InstanceTypeTooSmallForTheOverrides": {
+			reason: "The chart's guard, against the instance type's memory.",
+			spec:   map[string]any{"kubelet": map[string]any{"systemReservedMemory": "2Gi", "kubeReservedMemory": "2Gi"}},
+			fatal:  "reserves too much memory",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var obs map[resource.Name]resource.ObservedComposed
+			if tc.existing {
+				first := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+				if first.Fatal != nil || len(first.Resources) == 0 {
+					t.Fatalf("the first render composed nothing: %v", first.Fatal)
+				}
+				obs = observedFrom(first.Resources, nil)
+			}
+			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), tc.world, obs))
+			if tc.fatal != "" {
+				if out.Fatal == nil || !strings.Contains(out.Fatal.Error(), tc.fatal) {
+					t.Fatalf("%s\nwant a fatal containing %q, got %v", tc.reason, tc.fatal, out.Fatal)
+				}
+				return
+			}
+			if out.Fatal != nil {
+				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
+			}
+			if tc.held {
+				if len(out.Resources) != len(obs) {
+					t.Errorf("%s\nheld pool composed %d resources, observed %d", tc.reason, len(out.Resources), len(obs))
+				}
+				for n := range obs {
+					if _, kept := out.Resources[n]; !kept {
+						t.Errorf("%s\nheld pool dropped %s", tc.reason, n)
+					}
+				}
+				gate, _ := out.Status["gate"].(*v1alpha1.Gate)
+				if gate == nil || gate.Reason != ReasonInstanceTypeMissing {
+					t.Errorf("%s\nwant gate reason %s, got %+v", tc.reason, ReasonInstanceTypeMissing, gate)
+				}
+				return
+			}
+			var patches string
+			for _, d := range out.Resources {
+				if d.Resource.GetKind() == KindTalosConfigTemplate {
+					ps, _, _ := unstructured.NestedStringSlice(d.Resource.Object, "spec", "template", "spec", "strategicPatches")
+					patches = strings.Join(ps, "---\n")
+				}
+			}
+			if !strings.Contains(patches, tc.has) {
+				t.Errorf("%s\nthe patches lack\n%s\ngot:\n%s", tc.reason, tc.has, patches)
+			}
+			if tc.hasNot != "" && strings.Contains(patches, tc.hasNot) {
+				t.Errorf("%s\nthe patches carry %q:\n%s", tc.reason, tc.hasNot, patches)
+			}
+		})
+	}
+}
