@@ -65,3 +65,19 @@ type KubernetesMinor = string
 // +kubebuilder:validation:MaxLength=255
 
 type Repository = string
+
+// A duration as a whole number of s, m or h, up to three segments, the first
+// positive (30m, 1h30m, and the canonical 20m0s): the kubernetes-nodes chart's
+// positiveDuration (internal/rules PositiveDurationPattern). Narrower than Go's
+// syntax on purpose: no fraction that rounds to zero, no value that overflows.
+// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$`
+// +kubebuilder:validation:MaxLength=20
+
+type PositiveDuration = string
+
+// A count ("1") or a percentage ("50%") of a pool's workers (internal/rules
+// CountOrPercent).
+// +kubebuilder:validation:Pattern=`^[0-9]{1,4}%?$`
+// +kubebuilder:validation:MaxLength=5
+
+type CountOrPercent = string

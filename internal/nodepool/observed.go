@@ -34,6 +34,8 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	switch {
 	case n == resourceMachineDeployment:
 		return ClusterAPIVersion, KindMachineDeployment, true
+	case n == resourceMachineHealthCheck:
+		return ClusterAPIVersion, KindMachineHealthCheck, true
 	case strings.HasPrefix(s, prefixMachineTemplate):
 		return InfraAPIVersion, KindKubevirtMachineTmpl, true
 	case strings.HasPrefix(s, prefixBootstrapTemplate):

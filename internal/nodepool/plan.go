@@ -18,9 +18,10 @@ type plan struct {
 	// StorageClass is the class written into the disk template.
 	StorageClass class
 
-	MachineTemplate   *infrav1.KubevirtMachineTemplate
-	BootstrapTemplate *TalosConfigTemplate
-	MachineDeployment *clusterv1.MachineDeployment
+	MachineTemplate    *infrav1.KubevirtMachineTemplate
+	BootstrapTemplate  *TalosConfigTemplate
+	MachineDeployment  *clusterv1.MachineDeployment
+	MachineHealthCheck *clusterv1.MachineHealthCheck
 
 	// Hold, when set, keeps every observed resource as it is and composes
 	// nothing new.
@@ -89,6 +90,8 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 		return plan{}, err
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
+	applyScaling(pl.MachineDeployment, s.Scaling, s)
+	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
 
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.

@@ -180,9 +180,9 @@ func TestPropertyRetention(t *testing.T) {
 				if !kept && out.Resources[machineTemplateResource(usageTemplate(o.Resource))] != nil {
 					t.Errorf("case %d: %s was dropped while its template is kept", i, n)
 				}
-			case n == resourceMachineDeployment:
+			case n == resourceMachineDeployment, n == resourceMachineHealthCheck:
 				if !kept {
-					t.Errorf("case %d: the observed MachineDeployment was dropped", i)
+					t.Errorf("case %d: the observed %s was dropped", i, n)
 				}
 			case !isTemplate(n):
 				t.Fatalf("case %d: the generator observed %s, which this test does not judge", i, n)

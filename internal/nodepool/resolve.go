@@ -120,6 +120,10 @@ type shape struct {
 	// resolveInstallerRepository fills it in, as it depends on the image.
 	InstallerRepository setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
+	// Scaling and HealthCheck are the pool's Cluster API knobs
+	// (autoscaling.go, healthcheck.go).
+	Scaling     scaling
+	HealthCheck healthCheck
 }
 
 // resolveShape applies defaults to the pool's shape, which readPool has
@@ -153,5 +157,6 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	// Cluster API needs a full semantic version; the minor means its first
 	// release, and the Talos/Kubernetes pairing is checked on the minor.
 	s.MachineVersion = s.KubernetesVersion.Value + ".0"
+	s.Scaling, s.HealthCheck = resolveScaling(spec.PoolShape, s.Replicas), resolveHealthCheck(spec.HealthCheck)
 	return s
 }

@@ -17,15 +17,22 @@ import (
 // name a Go constant, so this is what keeps the two in step.
 func TestXRDsCarryTheRules(t *testing.T) {
 	want := map[string]string{
-		"imageFactoryURL":     URLPattern,
-		"endpoints[]":         URLPattern,
-		"installerRepository": InstallerRepositoryPattern,
-		"schematicID":         SchematicIDPattern,
-		"talos.version":       TalosVersionPattern,
-		"builtin.version":     TalosVersionPattern,
-		"factory.version":     TalosVersionPattern,
-		"images[].version":    TalosVersionPattern,
-		"spec.version":        KubernetesMinorPattern,
+		"imageFactoryURL":                 URLPattern,
+		"endpoints[]":                     URLPattern,
+		"installerRepository":             InstallerRepositoryPattern,
+		"schematicID":                     SchematicIDPattern,
+		"talos.version":                   TalosVersionPattern,
+		"builtin.version":                 TalosVersionPattern,
+		"factory.version":                 TalosVersionPattern,
+		"images[].version":                TalosVersionPattern,
+		"spec.version":                    KubernetesMinorPattern,
+		"maxNodeProvisionTime":            PositiveDurationPattern,
+		"healthCheck.nodeStartupTimeout":  PositiveDurationPattern,
+		"healthCheck.readyUnknownTimeout": PositiveDurationPattern,
+		"healthCheck.readyFalseTimeout":   PositiveDurationPattern,
+		"healthCheck.maxUnhealthy":        CountOrPercentPattern,
+		"rollout.maxSurge":                CountOrPercentPattern,
+		"rollout.maxUnavailable":          CountOrPercentPattern,
 	}
 	maxLength := map[string]float64{"imageFactoryURL": MaxURLLength, "endpoints[]": MaxURLLength, "schematicID": MaxSchematicIDLength, "talos.version": MaxVersionLength}
 	files, err := filepath.Glob("../../package/configuration/xrd-*.yaml")
