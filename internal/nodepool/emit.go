@@ -100,7 +100,11 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		{resourceMachineDeployment, pl.MachineDeployment},
 		{resourceMachineHealthCheck, pl.MachineHealthCheck},
 	} {
-		u, err := compose.ToDesired(c.obj, compose.DropEmpty())
+		obj, err := inContract(c.obj, pl.ClusterAPI)
+		if err != nil {
+			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+		}
+		u, err := compose.ToDesired(obj, compose.DropEmpty())
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
 		}

@@ -4,6 +4,7 @@ import (
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -22,6 +23,9 @@ type plan struct {
 	BootstrapTemplate  *TalosConfigTemplate
 	MachineDeployment  *clusterv1.MachineDeployment
 	MachineHealthCheck *clusterv1.MachineHealthCheck
+	// ClusterAPI is the contract version the deployment and health check
+	// are written in (capi.go).
+	ClusterAPI v1beta1.ClusterAPIVersion
 
 	// Hold, when set, keeps every observed resource as it is and composes
 	// nothing new.
@@ -59,8 +63,8 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  obs,
-		World:     readWorld(p, img, r.Required),
+		Observed:  obs, ClusterAPI: r.Config.ClusterAPIVersion,
+		World: readWorld(p, img, r.Required, r.Config.ClusterAPIVersion),
 	}
 	w := pl.World
 	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)

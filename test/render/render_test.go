@@ -85,9 +85,15 @@ type result struct {
 
 func render(t *testing.T, xp, target string, s scenario) result {
 	t.Helper()
+	// A scenario may bring its own Composition (say, another Input), as
+	// internal/fixture's loader allows.
+	composition := filepath.Join(s.mode, "composition.yaml")
+	if p := filepath.Join(s.dir, "composition.yaml"); exists(p) {
+		composition = p
+	}
 	args := []string{"render",
 		filepath.Join(s.dir, "xr.yaml"),
-		filepath.Join(s.mode, "composition.yaml"),
+		composition,
 		filepath.Join(s.mode, "functions.yaml"),
 		"--include-function-results",
 		"--function-annotations=render.crossplane.io/runtime-development-target=" + target,
