@@ -79,5 +79,6 @@ type PositiveDuration = string
 // CountOrPercent).
 // +kubebuilder:validation:Pattern=`^[0-9]{1,4}%?$`
 // +kubebuilder:validation:MaxLength=5
+// +kubebuilder:validation:XValidation:rule=`!self.matches('^[0-9]{1,4}%?$') || (self.endsWith('%') ? int(self.substring(0, size(self) - 1)) <= 100 : int(self) <= 1000)`,message="must be a count from 0 to 1000 or a percentage from 0% to 100%"
 
 type CountOrPercent = string

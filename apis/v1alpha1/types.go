@@ -229,6 +229,7 @@ type HealthCheck struct {
 	// NodeStartupTimeout is how long a new worker may take to become a
 	// Ready Node before it is replaced, a whole number of s, m or h, at
 	// least 30s. Default 20m.
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$') || duration(self) >= duration('30s')`,message="nodeStartupTimeout must be at least 30s, the least Cluster API's MachineHealthCheck webhook accepts"
 	NodeStartupTimeout PositiveDuration `json:"nodeStartupTimeout,omitempty"`
 	// ReadyUnknownTimeout is how long a Node may report Ready=Unknown
 	// before its worker is replaced. Default 5m.

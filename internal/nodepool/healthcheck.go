@@ -70,7 +70,7 @@ func renderMachineHealthCheck(p pool, hc healthCheck) *clusterv1.MachineHealthCh
 		Spec: clusterv1.MachineHealthCheckSpec{
 			ClusterName:        p.Cluster,
 			Selector:           metav1.LabelSelector{MatchLabels: map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}},
-			MaxUnhealthy:       &maxUnhealthy,
+			MaxUnhealthy:       &maxUnhealthy, //nolint:staticcheck // the v1beta1 field of the chart; the v1beta2 conversion makes it remediation.triggerIf.unhealthyLessThanOrEqualTo.
 			NodeStartupTimeout: &metav1.Duration{Duration: hc.NodeStartupTimeout},
 			UnhealthyConditions: []clusterv1.UnhealthyCondition{
 				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: hc.ReadyUnknownTimeout}},

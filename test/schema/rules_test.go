@@ -172,6 +172,21 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {maxUnhealthy: "50.5%"}}`,
 			want:   []string{"spec.healthCheck.maxUnhealthy", "should match"},
 		},
+		"NodePoolShortNodeStartupTimeoutIsRejected": {
+			reason: "Cluster API's webhook refuses a nodeStartupTimeout under 30s.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {nodeStartupTimeout: 10s}}`,
+			want:   []string{"spec.healthCheck.nodeStartupTimeout", "at least 30s"},
+		},
+		"NodePoolPercentAboveHundredIsRejected": {
+			reason: "Tighter than the chart: 150% of a pool means nothing.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, rollout: {maxSurge: "150%"}}`,
+			want:   []string{"spec.rollout.maxSurge", "percentage from 0% to 100%"},
+		},
+		"NodePoolCountAboveMaxIsRejected": {
+			reason: "More workers than a pool may run.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {maxUnhealthy: "5000"}}`,
+			want:   []string{"spec.healthCheck.maxUnhealthy", "count from 0 to 1000"},
+		},
 		"NodePoolRolloutIsAdmitted": {
 			reason: "maxSurge and maxUnavailable take a count or a percentage.",
 			obj:    nodePoolHead + `spec: {clusterName: acme, rollout: {maxSurge: "25%", maxUnavailable: "0"}}`,
