@@ -91,3 +91,20 @@ type KernelModuleParameter = string
 // +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?%|[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?)$`
 // +kubebuilder:validation:MaxLength=32
 type EvictionThreshold = string
+
+// A duration as a whole number of s, m or h, up to three segments, the first
+// positive (30m, 1h30m, and the canonical 20m0s): the kubernetes-nodes chart's
+// positiveDuration (internal/rules PositiveDurationPattern). Narrower than Go's
+// syntax on purpose: no fraction that rounds to zero, no value that overflows.
+// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$`
+// +kubebuilder:validation:MaxLength=20
+
+type PositiveDuration = string
+
+// A count ("1") or a percentage ("50%") of a pool's workers (internal/rules
+// CountOrPercent).
+// +kubebuilder:validation:Pattern=`^[0-9]{1,4}%?$`
+// +kubebuilder:validation:MaxLength=5
+// +kubebuilder:validation:XValidation:rule=`!self.matches('^[0-9]{1,4}%?$') || (self.endsWith('%') ? int(self.substring(0, size(self) - 1)) <= 100 : int(self) <= 1000)`,message="must be a count from 0 to 1000 or a percentage from 0% to 100%"
+
+type CountOrPercent = string

@@ -256,9 +256,13 @@ type Kubelet struct {
 // A node pool.
 // +kubebuilder:validation:XValidation:rule=`!(has(self.instanceType) && has(self.resources))`,message="set either instanceType (a KubeVirt instance type) or resources (cpu and memory), not both: an instance type already fixes the VM's CPU and memory"
 // +kubebuilder:validation:XValidation:rule=`has(self.storageClass) || !has(oldSelf.storageClass)`,message="storageClass cannot be removed once set: the workers' disks live on that class; create a new pool to move to another class"
+// +kubebuilder:validation:XValidation:rule=`!(has(self.replicas) && (has(self.minReplicas) || has(self.maxReplicas)))`,message="set either replicas (a fixed worker count) or minReplicas/maxReplicas (the cluster-autoscaler owns the count), not both"
+// +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || has(self.maxReplicas)`,message="minReplicas needs maxReplicas: the cluster-autoscaler needs both bounds of the pool"
+// +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas`,message="minReplicas must not exceed maxReplicas"
+// +kubebuilder:validation:XValidation:rule=`!has(self.maxNodeProvisionTime) || has(self.maxReplicas)`,message="maxNodeProvisionTime applies to an autoscaled pool only: set minReplicas/maxReplicas, or remove it"
 type PoolShape struct {
-	// Replicas is the number of workers.
-	// +kubebuilder:default=1
+	// Replicas is the fixed number of workers. Default 1 unless the pool
+	// is autoscaled (minReplicas/maxReplicas), which excludes it.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	Replicas *int32 `json:"replicas,omitempty"`
@@ -360,6 +364,65 @@ type PoolShape struct {
 	// [256Mi, 1Gi], CPU 5% of its CPU clamped to [50m, 500m] (node size
 	// from resources, else the instance type); eviction hard 7%, soft 10%.
 	Kubelet *Kubelet `json:"kubelet,omitempty"`
+	// --- Issue 12, Cluster API part: autoscaling, health check, rollout ---
+
+	// MinReplicas is the cluster-autoscaler floor of the pool. Setting
+	// minReplicas or maxReplicas hands the worker count to the
+	// cluster-autoscaler: the MachineDeployment then carries the
+	// autoscaler's node-group size annotations and no spec.replicas, so a
+	// reconcile never resets the count the autoscaler chose. Default 0
+	// when maxReplicas is set. Cannot be combined with replicas.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// MaxReplicas is the cluster-autoscaler ceiling of the pool, at least
+	// minReplicas and at least 1. Required once minReplicas is set.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	MaxReplicas *int32 `json:"maxReplicas,omitempty"`
+	// MaxNodeProvisionTime is how long the cluster-autoscaler waits for a
+	// new worker of an autoscaled pool to register as a Node before it
+	// treats it as unregistered, a whole number of s, m or h (30m, 1h30m).
+	// Default 30m on an autoscaled pool; only for autoscaled pools.
+	MaxNodeProvisionTime PositiveDuration `json:"maxNodeProvisionTime,omitempty"`
+	// HealthCheck tunes the pool's MachineHealthCheck, which remediates
+	// (replaces) workers that do not become or stay Ready. Every pool has
+	// one.
+	HealthCheck *HealthCheck `json:"healthCheck,omitempty"`
+	// Rollout tunes how a changed template rolls the pool's workers.
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// HealthCheck tunes a pool's MachineHealthCheck. Omitted fields take the
+// kubernetes-nodes chart's defaults.
+type HealthCheck struct {
+	// MaxUnhealthy is how many unhealthy workers the check tolerates
+	// before it stops remediating: a count ("1") or a percentage of the
+	// pool ("50%", rounded down: at 50% a pool of one never remediates).
+	// Default "50%".
+	MaxUnhealthy CountOrPercent `json:"maxUnhealthy,omitempty"`
+	// NodeStartupTimeout is how long a new worker may take to become a
+	// Ready Node before it is replaced, a whole number of s, m or h, at
+	// least 30s. Default 20m.
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$') || duration(self) >= duration('30s')`,message="nodeStartupTimeout must be at least 30s, the least Cluster API's MachineHealthCheck webhook accepts"
+	NodeStartupTimeout PositiveDuration `json:"nodeStartupTimeout,omitempty"`
+	// ReadyUnknownTimeout is how long a Node may report Ready=Unknown
+	// before its worker is replaced. Default 5m.
+	ReadyUnknownTimeout PositiveDuration `json:"readyUnknownTimeout,omitempty"`
+	// ReadyFalseTimeout is how long a Node may report Ready=False before
+	// its worker is replaced. Default 10m.
+	ReadyFalseTimeout PositiveDuration `json:"readyFalseTimeout,omitempty"`
+}
+
+// Rollout is the MachineDeployment's rolling update.
+type Rollout struct {
+	// MaxSurge is how many workers above the desired count a roll may
+	// create, a count or a percentage. Default: maxReplicas of an
+	// autoscaled pool, else replicas (at least 1): the whole pool at once.
+	MaxSurge CountOrPercent `json:"maxSurge,omitempty"`
+	// MaxUnavailable is how many workers a roll may take away before
+	// their replacements are Ready, a count or a percentage. Default "1".
+	MaxUnavailable CountOrPercent `json:"maxUnavailable,omitempty"`
 }
 
 // TenantClusterSpec is the spec of XTenantCluster.

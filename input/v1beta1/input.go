@@ -89,6 +89,10 @@ type Input struct {
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
 
+	// ClusterAPI selects the Cluster API contract the node pools'
+	// MachineDeployments and MachineHealthChecks are written in.
+	// +optional
+	ClusterAPI ClusterAPIOptions `json:"clusterAPI,omitempty"`
 	// Scheduling places the worker VMs of every pool.
 	// +optional
 	Scheduling SchedulingOptions `json:"scheduling,omitempty"`
@@ -276,4 +280,30 @@ type PollingOptions struct {
 	// +optional
 	// +kubebuilder:default="15s"
 	InProgress *metav1.Duration `json:"inProgress,omitempty"`
+}
+
+// ClusterAPIVersion is a served version of cluster.x-k8s.io.
+// +kubebuilder:validation:Enum=v1beta1;v1beta2
+type ClusterAPIVersion string
+
+// Cluster API versions the function writes.
+const (
+	// ClusterAPIV1Beta1 is the contract CAPK v0.11 and CABPT speak; Cluster
+	// API serves it until v1.16.
+	ClusterAPIV1Beta1 ClusterAPIVersion = "v1beta1"
+	// ClusterAPIV1Beta2 is the hub from Cluster API v1.11.
+	ClusterAPIV1Beta2 ClusterAPIVersion = "v1beta2"
+)
+
+// ClusterAPIOptions configures what the node pools write for Cluster API.
+type ClusterAPIOptions struct {
+	// Version is the cluster.x-k8s.io version of the MachineDeployment and
+	// MachineHealthCheck (and of the MachineSets the function reads):
+	// v1beta1, or v1beta2 for Cluster API v1.11 and later (v1beta1 stops
+	// being served in v1.16). The templates they reference are the
+	// providers' own kinds and do not change. Switching rewrites every
+	// pool's deployment in the new version without rolling a worker.
+	// +optional
+	// +kubebuilder:default=v1beta1
+	Version ClusterAPIVersion `json:"version,omitempty"`
 }

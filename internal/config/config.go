@@ -67,6 +67,9 @@ type Config struct {
 	// TopologySpread are the Input's scheduling.topologySpreadConstraints,
 	// for every worker's virt-launcher Pod.
 	TopologySpread []corev1.TopologySpreadConstraint
+	// ClusterAPIVersion is the cluster.x-k8s.io version node pools write
+	// and read (v1beta1 or v1beta2).
+	ClusterAPIVersion v1beta1.ClusterAPIVersion
 }
 
 // MatrixEntry is one support-matrix row from the Input.
@@ -159,6 +162,12 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			c.MatrixEntries = append(c.MatrixEntries, MatrixEntry{Talos: e.Talos, MinKubernetes: e.MinKubernetes, MaxKubernetes: e.MaxKubernetes})
 		}
 		sort.Slice(c.MatrixEntries, func(i, j int) bool { return c.MatrixEntries[i].Talos < c.MatrixEntries[j].Talos })
+	}
+	c.ClusterAPIVersion = v1beta1.ClusterAPIVersion(or(string(in.ClusterAPI.Version), string(v1beta1.ClusterAPIV1Beta1)))
+	switch c.ClusterAPIVersion {
+	case v1beta1.ClusterAPIV1Beta1, v1beta1.ClusterAPIV1Beta2:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("clusterAPI", "version"), rules.Quoted(string(c.ClusterAPIVersion)), []string{string(v1beta1.ClusterAPIV1Beta1), string(v1beta1.ClusterAPIV1Beta2)}))
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("input: %s", rules.Message(errs))

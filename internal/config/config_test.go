@@ -34,6 +34,7 @@ func TestFromInput(t *testing.T) {
 		ReadSnapshotClasses: true,
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
+		ClusterAPIVersion:   v1beta1.ClusterAPIV1Beta1,
 	}
 	with := func(f func(*Config)) Config { c := base; f(&c); return c }
 	cases := map[string]struct {
@@ -51,6 +52,7 @@ func TestFromInput(t *testing.T) {
 				Usages:         v1beta1.UsageOptions{Enabled: ptr.To(false)},
 				ClonePreflight: v1beta1.ClonePreflightOptions{AllowHostAssistedCopy: true},
 				Polling:        v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 5 * time.Second}},
+				ClusterAPI:     v1beta1.ClusterAPIOptions{Version: v1beta1.ClusterAPIV1Beta2},
 				SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
 					{Talos: "v1.15", MinKubernetes: "v1.33", MaxKubernetes: "v1.38"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
 			want: with(func(c *Config) {
@@ -59,12 +61,14 @@ func TestFromInput(t *testing.T) {
 				c.CloneRBACScope = v1beta1.CloneRBACAllServiceAccounts
 				c.VMServiceAccount, c.WaitForCloneGrant, c.Usages, c.AllowHostAssistedCopy = "vm", false, false, true
 				c.InProgressTTL = 5 * time.Second
+				c.ClusterAPIVersion = v1beta1.ClusterAPIV1Beta2
 				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
 			}),
 		},
-		"UnknownModeIsRefused":     {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode: Invalid value: "Pool": is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
-		"BadNamespaceIsRefused":    {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace: Invalid value: "cozy public": is not a namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set the namespace of the golden DataVolumes, or omit it for cozy-public`},
-		"BadTalosVersionIsRefused": {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: Invalid value: "latest": is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else`},
+		"UnknownClusterAPIVersionIsRefused": {reason: "A contract the function cannot write is refused, not written as v1beta1.", in: v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{Version: "v1"}}, wantErr: `input: clusterAPI.version: Unsupported value: "v1": supported values: "v1beta1", "v1beta2"`},
+		"UnknownModeIsRefused":              {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode: Invalid value: "Pool": is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
+		"BadNamespaceIsRefused":             {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace: Invalid value: "cozy public": is not a namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set the namespace of the golden DataVolumes, or omit it for cozy-public`},
+		"BadTalosVersionIsRefused":          {reason: "Defaults are validated like user values.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{Version: "latest"}}, wantErr: `input: talos.version: Invalid value: "latest": is not a vMAJOR.MINOR.PATCH Talos release (e.g. v1.13.6 or v1.14.0-alpha.0, no leading zeros); the Image Factory publishes no artifact for anything else`},
 		"BadServiceAccountIsRefused": {reason: "The VM service account is bound by name; an invalid name would bind nobody.", in: v1beta1.Input{CloneRBAC: v1beta1.CloneRBACOptions{ServiceAccountName: "VM SA"}},
 			wantErr: `input: cloneRBAC.serviceAccountName: Invalid value: "VM SA": is not a ServiceAccount name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name the account the worker VMs run as (default "default")`},
 		"KubernetesVersionWithJunkSuffixIsRefused": {reason: "A junk suffix once passed a prefix check here and broke every pool the tenant cluster composed; the one Kubernetes-version rule refuses it.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{KubernetesVersion: "v1.35junk"}},

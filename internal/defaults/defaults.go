@@ -72,3 +72,26 @@ const (
 	SystemDiskLogicalBlockSize  int32 = 512
 	SystemDiskPhysicalBlockSize int32 = 4096
 )
+
+// The Cluster API defaults of a pool, the kubernetes-nodes chart's
+// (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and
+// templates/nodegroup.yaml:540-544 at cozystack/cozystack@69da032).
+const (
+	// MinReplicas is the cluster-autoscaler floor of an autoscaled pool that
+	// sets only maxReplicas: scale from zero.
+	MinReplicas int32 = 0
+	// MaxNodeProvisionTime is how long the cluster-autoscaler waits for a new
+	// worker of an autoscaled pool to register.
+	MaxNodeProvisionTime = "30m"
+	// MaxUnhealthy is the share of unhealthy workers the MachineHealthCheck
+	// tolerates before it stops remediating.
+	MaxUnhealthy = "50%"
+	// NodeStartupTimeout is how long a new worker may take to become Ready.
+	NodeStartupTimeout = "20m"
+	// ReadyUnknownTimeout and ReadyFalseTimeout are how long a Node may
+	// report Ready=Unknown or Ready=False before its worker is replaced.
+	ReadyUnknownTimeout = "5m"
+	ReadyFalseTimeout   = "10m"
+	// MaxUnavailable is how many workers a roll may take away at once.
+	MaxUnavailable = "1"
+)

@@ -167,6 +167,7 @@ func TestCompose(t *testing.T) {
 	heldHTTP := []string{
 		"kubevirtmachinetemplate-" + httpKMT + " ready=True",
 		"machinedeployment ready=True",
+		"machinehealthcheck ready=True",
 		"talosconfigtemplate-" + httpTCT + " ready=True",
 	}
 
@@ -241,6 +242,7 @@ func TestCompose(t *testing.T) {
 				"kubevirtmachinetemplate-" + httpKMT + " ready=True",
 				"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
 				"machinedeployment ready=True",
+				"machinehealthcheck ready=True",
 				// The bootstrap template does not depend on the disk source.
 				"talosconfigtemplate-" + builtinTCT + " ready=True",
 				"usage-" + builtinKMT + "-datavolume ready=False",
@@ -276,6 +278,7 @@ func TestCompose(t *testing.T) {
 			want: summary{Resources: []string{
 				"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
 				"machinedeployment ready=False",
+				"machinehealthcheck ready=False",
 				"talosconfigtemplate-" + builtinTCT + " ready=False",
 			}, Gate: "Open/TemplateComposed"},
 		},
@@ -288,6 +291,7 @@ func TestCompose(t *testing.T) {
 			want: summary{Resources: []string{
 				"kubevirtmachinetemplate-" + builtinKMT + " ready=True",
 				"machinedeployment ready=True",
+				"machinehealthcheck ready=True",
 				"talosconfigtemplate-" + builtinTCT + " ready=True",
 				"usage-" + builtinKMT + "-datavolume ready=True",
 				"usage-" + builtinKMT + "-pvc ready=True",
@@ -297,7 +301,7 @@ func TestCompose(t *testing.T) {
 			reason: "An omitted osImage imports the default image over HTTP; nothing is gated.",
 			xr:     nodePoolXR(httpSpec),
 			want: summary{
-				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
+				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "machinehealthcheck ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
 				Gate:      "Open/TemplateComposed", Template: httpKMT,
 			},
 		},
@@ -361,7 +365,7 @@ func TestCompose(t *testing.T) {
 			observed: existingBuiltin,
 			want: summary{
 				Resources: []string{
-					"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "talosconfigtemplate-" + builtinTCT + " ready=True",
+					"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "machinehealthcheck ready=True", "talosconfigtemplate-" + builtinTCT + " ready=True",
 					// The protection stays although the golden is gone: should
 					// it come back, it is protected again at once.
 					"usage-" + builtinKMT + "-datavolume ready=True", "usage-" + builtinKMT + "-pvc ready=True",
@@ -481,7 +485,7 @@ func TestCompose(t *testing.T) {
 				return xr
 			}(),
 			want: summary{
-				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
+				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "machinehealthcheck ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
 				Gate:      "Open/TemplateComposed", Template: httpKMT,
 			},
 		},

@@ -47,9 +47,12 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 			// Only the deployment waits: it stays as observed (pointing at
 			// the templates the pool runs on now, which keepReferenced
 			// keeps), or is not composed at all for a new pool.
-			delete(out.Resources, resourceMachineDeployment)
-			if u, ok := pl.Observed.Resources[resourceMachineDeployment]; ok {
-				out.Resources[resourceMachineDeployment] = compose.Kept(u, pl.keptReady(resourceMachineDeployment))
+			// The health check goes with the deployment it watches.
+			for _, n := range []resource.Name{resourceMachineDeployment, resourceMachineHealthCheck} {
+				delete(out.Resources, n)
+				if u, ok := pl.Observed.Resources[n]; ok {
+					out.Resources[n] = compose.Kept(u, pl.keptReady(n))
+				}
 			}
 			machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
 			settled = false
@@ -95,6 +98,7 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		{machineTemplateResource(pl.MachineTemplate.Name), pl.MachineTemplate},
 		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
 		{resourceMachineDeployment, pl.MachineDeployment},
+		{resourceMachineHealthCheck, pl.MachineHealthCheck},
 	}
 	if ca := renderFactoryCA(pl.Pool, pl.Shape); ca != nil {
 		current = append(current, struct {
@@ -103,7 +107,11 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		}{resourceFactoryCA, ca})
 	}
 	for _, c := range current {
-		u, err := compose.ToDesired(c.obj, templateShape...)
+		obj, err := inContract(c.obj, pl.ClusterAPI)
+		if err != nil {
+			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+		}
+		u, err := compose.ToDesired(obj, templateShape...)
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
 		}
@@ -195,7 +203,7 @@ func (pl plan) status(machineTemplate, bootstrapTemplate string) v1alpha1.NodePo
 	if pl.Hold != nil {
 		gate = &v1alpha1.Gate{State: GateHeld, Reason: pl.Hold.Reason, Message: pl.Hold.Message}
 	}
-	replicas, ready := int64(pl.Shape.Replicas), int64(pl.Observed.readyReplicas())
+	replicas, ready := int64(pl.desiredReplicas()), int64(pl.Observed.readyReplicas())
 	return v1alpha1.NodePoolStatus{
 		Image:             img,
 		Template:          machineTemplate,

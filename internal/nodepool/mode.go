@@ -30,7 +30,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 // Compose implements compose.Mode: read what the pool composed and last
 // reported, decide, write.
 func (Mode) Compose(r compose.Request) compose.Output {
-	obs := readComposed(r.Observed)
+	obs := readComposed(r.Observed, r.Config.ClusterAPIVersion)
 	prev := compose.PreviousStatus[previous](r.Composite)
 
 	pl, err := decide(r, obs)

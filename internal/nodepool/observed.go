@@ -6,6 +6,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
@@ -34,6 +35,8 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	switch {
 	case n == resourceMachineDeployment:
 		return ClusterAPIVersion, KindMachineDeployment, true
+	case n == resourceMachineHealthCheck:
+		return ClusterAPIVersion, KindMachineHealthCheck, true
 	case strings.HasPrefix(s, prefixMachineTemplate):
 		return InfraAPIVersion, KindKubevirtMachineTmpl, true
 	case strings.HasPrefix(s, prefixBootstrapTemplate):
@@ -53,12 +56,9 @@ type composedState struct {
 	Deployment *clusterv1.MachineDeployment
 }
 
-func readComposed(obs map[resource.Name]resource.ObservedComposed) composedState {
-	cs := composedState{Observed: compose.ReadObserved(obs, owns)}
-	md := &clusterv1.MachineDeployment{}
-	if cs.Read(resourceMachineDeployment, md) {
-		cs.Deployment = md
-	}
+func readComposed(obs map[resource.Name]resource.ObservedComposed, v v1beta1.ClusterAPIVersion) composedState {
+	cs := composedState{Observed: compose.ReadObserved(obs, ownsIn(obs, v))}
+	cs.readDeployment(obs)
 	return cs
 }
 

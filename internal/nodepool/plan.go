@@ -4,6 +4,7 @@ import (
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -18,9 +19,13 @@ type plan struct {
 	// StorageClass is the class written into the disk template.
 	StorageClass class
 
-	MachineTemplate   *infrav1.KubevirtMachineTemplate
-	BootstrapTemplate *TalosConfigTemplate
-	MachineDeployment *clusterv1.MachineDeployment
+	MachineTemplate    *infrav1.KubevirtMachineTemplate
+	BootstrapTemplate  *TalosConfigTemplate
+	MachineDeployment  *clusterv1.MachineDeployment
+	MachineHealthCheck *clusterv1.MachineHealthCheck
+	// ClusterAPI is the contract version the deployment and health check
+	// are written in (capi.go).
+	ClusterAPI v1beta1.ClusterAPIVersion
 
 	// Hold, when set, keeps every observed resource as it is and composes
 	// nothing new.
@@ -58,8 +63,8 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  obs,
-		World:     readWorld(p, img, s.InstanceType, r.Required),
+		Observed:  obs, ClusterAPI: r.Config.ClusterAPIVersion,
+		World: readWorld(p, img, s.InstanceType, r.Required, r.Config.ClusterAPIVersion),
 	}
 	w := pl.World
 	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)
@@ -94,6 +99,8 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
 	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
+	applyScaling(pl.MachineDeployment, s.Scaling, s)
+	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
 
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.

@@ -143,7 +143,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(r, readComposed(r.Observed))
+		pl, err := decide(r, readComposed(r.Observed, r.Config.ClusterAPIVersion))
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -155,7 +155,7 @@ func TestPropertyRetention(t *testing.T) {
 		// The template names are a function of spec and required resources
 		// only: composing with no observed state gives the same names.
 		bareReq := request(t, nodePoolXR(c.spec), c.world, nil)
-		bare, err := decide(bareReq, readComposed(bareReq.Observed))
+		bare, err := decide(bareReq, readComposed(bareReq.Observed, bareReq.Config.ClusterAPIVersion))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,9 +180,9 @@ func TestPropertyRetention(t *testing.T) {
 				if !kept && out.Resources[machineTemplateResource(usageTemplate(o.Resource))] != nil {
 					t.Errorf("case %d: %s was dropped while its template is kept", i, n)
 				}
-			case n == resourceMachineDeployment:
+			case n == resourceMachineDeployment, n == resourceMachineHealthCheck:
 				if !kept {
-					t.Errorf("case %d: the observed MachineDeployment was dropped", i)
+					t.Errorf("case %d: the observed %s was dropped", i, n)
 				}
 			case !isTemplate(n):
 				t.Fatalf("case %d: the generator observed %s, which this test does not judge", i, n)

@@ -124,6 +124,10 @@ type shape struct {
 	VM vmTemplate
 	// GPUs are passed through to the VM (machineconfig.go).
 	GPUs []v1alpha1.GPU
+	// Scaling and HealthCheck are the pool's Cluster API knobs
+	// (autoscaling.go, healthcheck.go).
+	Scaling     scaling
+	HealthCheck healthCheck
 }
 
 // resolveShape applies defaults to the pool's shape, which readPool has
@@ -159,5 +163,6 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	// Cluster API needs a full semantic version; the minor means its first
 	// release, and the Talos/Kubernetes pairing is checked on the minor.
 	s.MachineVersion = s.KubernetesVersion.Value + ".0"
+	s.Scaling, s.HealthCheck = resolveScaling(spec.PoolShape, s.Replicas), resolveHealthCheck(spec.HealthCheck)
 	return s
 }

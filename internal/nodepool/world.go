@@ -11,6 +11,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -58,7 +59,7 @@ func selectors(p pool, img image, instanceType string, cfg config.Config) requir
 	sel := required.Selectors{
 		reqWorkerDVs:   required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
 		reqWorkerPVCs:  required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
-		reqMachineSets: required.ByLabels(ClusterAPIVersion, KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+		reqMachineSets: required.ByLabels(capiAPIVersion(cfg.ClusterAPIVersion), KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
 	}
 	if instanceType != "" {
 		// What the kubelet reservations are computed from.
@@ -116,7 +117,7 @@ type world struct {
 // readWorld converts what Crossplane fetched into typed objects. Objects
 // outside the wanted namespace or name are ignored: a required resource's
 // namespace is not honoured by every caller (crossplane render ignores it).
-func readWorld(p pool, img image, instanceType string, got required.Resolved) world {
+func readWorld(p pool, img image, instanceType string, got required.Resolved, capi v1beta1.ClusterAPIVersion) world {
 	w := world{}
 	cdiName := ""
 	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
@@ -172,8 +173,8 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved) wo
 		if u.GetNamespace() != p.Namespace || u.GetLabels()[LabelDeploymentName] != p.DeploymentName() {
 			continue
 		}
-		ms := clusterv1.MachineSet{}
-		if err := observed.Into(u, ClusterAPIVersion, KindMachineSet, &ms); err != nil {
+		ms, err := readMachineSet(u, capi)
+		if err != nil {
 			bad(err)
 		} else {
 			w.MachineSets = append(w.MachineSets, ms)

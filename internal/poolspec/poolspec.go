@@ -38,6 +38,8 @@ func AsWritten(root *field.Path, raw map[string]any) (field.ErrorList, []string)
 	if len(errs) > 0 {
 		skip = append(skip, root.Child("replicas").String())
 	}
+	bounds, boundsSkip := replicaBoundsAsWritten(root, raw)
+	errs, skip = append(errs, bounds...), append(skip, boundsSkip...)
 	os, ok := raw["osImage"].(map[string]any)
 	if !ok {
 		return errs, skip // absent, null, or of a type the decoder reports
@@ -88,7 +90,8 @@ func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
 	errs = append(errs, VMTemplate(root, s)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
-	return append(errs, Machine(root, s)...)
+	errs = append(errs, Machine(root, s)...)
+	return append(errs, CAPI(root, s)...)
 }
 
 // OSImage checks the osImage union at path: at most one member, and each

@@ -318,7 +318,7 @@ func dumpObjects(path string) error {
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
 		harness.DataVolume, harness.PVC, harness.PV, harness.PodKind, harness.StorageProfileKind,
 		harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
-		harness.MachineDeployment, harness.MachineSet, harness.Role, harness.RoleBinding,
+		harness.MachineDeployment, harness.MachineSet, harness.MachineHealthCheck, harness.Role, harness.RoleBinding,
 		harness.FunctionRevision, harness.Usage, harness.ConfigMap, harness.ValidatingWebhookConfiguration, harness.Event,
 	}
 	for _, k := range kinds {

@@ -73,3 +73,56 @@ func withMetadata(in map[string]any) map[string]any {
 	}
 	return out
 }
+
+// TestInputClusterAPIVersion checks the Input's Cluster API contract: the two
+// versions the function writes are admitted, v1beta1 is the default, and
+// anything else is refused by the enum.
+func TestInputClusterAPIVersion(t *testing.T) {
+	objs, err := ReadObjects(root, "package/input/workerimage.fn.crossplane.io_inputs.yaml")
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("want one Input CRD, got %d (%v)", len(objs), err)
+	}
+	raw, _ := yaml.Marshal(objs[0].Object)
+	crd := &extv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewValidator(crd, "v1beta1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := func(capi map[string]any) map[string]any {
+		in := map[string]any{"apiVersion": "workerimage.fn.crossplane.io/v1beta1", "kind": "Input", "mode": "NodePool"}
+		if capi != nil {
+			in["clusterAPI"] = capi
+		}
+		return withMetadata(in)
+	}
+	cases := map[string]struct {
+		reason string
+		in     map[string]any
+		want   any // the stored clusterAPI.version; nil when refused
+	}{
+		"V1beta1":        {"The contract CAPK v0.11 speaks.", input(map[string]any{"version": "v1beta1"}), "v1beta1"},
+		"V1beta2":        {"Cluster API v1.11 and later.", input(map[string]any{"version": "v1beta2"}), "v1beta2"},
+		"DefaultIsBeta1": {"An empty clusterAPI block defaults to v1beta1.", input(map[string]any{}), "v1beta1"},
+		"UnknownRefused": {"v1 is no Cluster API version the function writes.", input(map[string]any{"version": "v1"}), nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, errs := v.Admit(tc.in)
+			if tc.want == nil {
+				if len(errs) == 0 {
+					t.Fatalf("%s: admitted", tc.reason)
+				}
+				return
+			}
+			if len(errs) > 0 {
+				t.Fatalf("%s: refused: %v", tc.reason, errs.ToAggregate())
+			}
+			if v := nested(got, "clusterAPI", "version"); v != tc.want {
+				t.Errorf("%s: clusterAPI.version %v, want %v", tc.reason, v, tc.want)
+			}
+		})
+	}
+}

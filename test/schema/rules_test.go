@@ -208,6 +208,82 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			old:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated, replicas: 1}`,
 			obj:    nodePoolHead + `spec: {clusterName: acme, storageClass: replicated, replicas: 5}`,
 		},
+		"NodePoolAutoscaledIsAdmitted": {
+			reason: "An autoscaled pool states its bounds and no replicas; no replicas default gets in the way.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, minReplicas: 0, maxReplicas: 10, maxNodeProvisionTime: 1h30m}`,
+		},
+		"NodePoolOnlyMaxReplicasIsAdmitted": {
+			reason: "minReplicas defaults to 0 (scale from zero).",
+			obj:    nodePoolHead + `spec: {clusterName: acme, maxReplicas: 3}`,
+		},
+		"NodePoolReplicasWithBoundsIsRejected": {
+			reason: "A fixed count and autoscaler bounds contradict each other.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, replicas: 2, maxReplicas: 3}`,
+			want:   []string{"set either replicas"},
+		},
+		"NodePoolMinReplicasWithoutMaxIsRejected": {
+			reason: "The autoscaler needs both bounds.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, minReplicas: 1}`,
+			want:   []string{"minReplicas needs maxReplicas"},
+		},
+		"NodePoolMinAboveMaxIsRejected": {
+			reason: "An empty range.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, minReplicas: 4, maxReplicas: 3}`,
+			want:   []string{"minReplicas must not exceed maxReplicas"},
+		},
+		"NodePoolZeroMaxReplicasIsRejected": {
+			reason: "A ceiling of zero never runs a worker.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, maxReplicas: 0}`,
+			want:   []string{"spec.maxReplicas", "greater than or equal to 1"},
+		},
+		"NodePoolProvisionTimeWithoutAutoscalingIsRejected": {
+			reason: "Only the autoscaler reads maxNodeProvisionTime.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, maxNodeProvisionTime: 30m}`,
+			want:   []string{"maxNodeProvisionTime applies to an autoscaled pool only"},
+		},
+		"NodePoolBareNumberProvisionTimeIsRejected": {
+			reason: "chart: \"30\" has no unit and the autoscaler would silently ignore it.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, maxReplicas: 3, maxNodeProvisionTime: "30"}`,
+			want:   []string{"spec.maxNodeProvisionTime", "should match"},
+		},
+		"NodePoolNegativeTimeoutIsRejected": {
+			reason: "chart: -5m would remediate the moment the condition flips.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {readyUnknownTimeout: -5m}}`,
+			want:   []string{"spec.healthCheck.readyUnknownTimeout", "should match"},
+		},
+		"NodePoolHealthCheckIsAdmitted": {
+			reason: "The chart's knobs, in canonical and short forms.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {maxUnhealthy: "0%", nodeStartupTimeout: 20m0s, readyUnknownTimeout: 5m, readyFalseTimeout: 10m}}`,
+		},
+		"NodePoolFractionalMaxUnhealthyIsRejected": {
+			reason: "chart: maxUnhealthy is a bare integer or an integer percentage.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {maxUnhealthy: "50.5%"}}`,
+			want:   []string{"spec.healthCheck.maxUnhealthy", "should match"},
+		},
+		"NodePoolShortNodeStartupTimeoutIsRejected": {
+			reason: "Cluster API's webhook refuses a nodeStartupTimeout under 30s.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {nodeStartupTimeout: 10s}}`,
+			want:   []string{"spec.healthCheck.nodeStartupTimeout", "at least 30s"},
+		},
+		"NodePoolPercentAboveHundredIsRejected": {
+			reason: "Tighter than the chart: 150% of a pool means nothing.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, rollout: {maxSurge: "150%"}}`,
+			want:   []string{"spec.rollout.maxSurge", "percentage from 0% to 100%"},
+		},
+		"NodePoolCountAboveMaxIsRejected": {
+			reason: "More workers than a pool may run.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, healthCheck: {maxUnhealthy: "5000"}}`,
+			want:   []string{"spec.healthCheck.maxUnhealthy", "count from 0 to 1000"},
+		},
+		"NodePoolRolloutIsAdmitted": {
+			reason: "maxSurge and maxUnavailable take a count or a percentage.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, rollout: {maxSurge: "25%", maxUnavailable: "0"}}`,
+		},
+		"TenantPoolReplicasWithBoundsIsRejected": {
+			reason: "The autoscaling rules apply to every pool of a tenant cluster too.",
+			obj:    tenantHead + `spec: {nodePools: {a: {replicas: 1, minReplicas: 0, maxReplicas: 2}}}`,
+			want:   []string{"spec.nodePools[a]", "set either replicas"},
+		},
 		"NodePoolClusterNameChangeIsRejected": {
 			reason: "A pool cannot move to another cluster.",
 			old:    nodePoolHead + `spec: {clusterName: acme}`,
@@ -371,7 +447,6 @@ func TestSchemasApplyDefaults(t *testing.T) {
 	}
 	pool := func(extra map[string]any) map[string]any {
 		p := map[string]any{
-			"replicas": int64(defaults.Replicas),
 			"diskSize": defaults.DiskSize,
 			"osImage":  map[string]any{"builtin": map[string]any{}},
 		}

@@ -143,7 +143,9 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		".talos.imageFactoryURL": jsonString(defaults.ImageFactoryURL),
 	}
 	pool := map[string]string{
-		".replicas": jsonString(defaults.Replicas),
+		// No replicas default: an autoscaled pool (minReplicas/maxReplicas)
+		// must have none, so the function defaults a fixed pool to
+		// defaults.Replicas itself.
 		".diskSize": jsonString(defaults.DiskSize),
 		// PRODUCT.md: the shipped XRDs default osImage to the golden path.
 		".osImage": `{"builtin":{}}`,

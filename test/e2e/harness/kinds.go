@@ -29,6 +29,7 @@ var (
 	KubevirtMachineTemplate = gvk("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtMachineTemplate")
 	MachineDeployment       = gvk("cluster.x-k8s.io", "v1beta1", "MachineDeployment")
 	MachineSet              = gvk("cluster.x-k8s.io", "v1beta1", "MachineSet")
+	MachineHealthCheck      = gvk("cluster.x-k8s.io", "v1beta1", "MachineHealthCheck")
 	TalosConfigTemplate     = gvk("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate")
 
 	WorkerImageCatalog = gvk("workerimage.cozystack.io", "v1alpha1", "XWorkerImageCatalog")

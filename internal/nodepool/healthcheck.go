@@ -1,0 +1,81 @@
+package nodepool
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; capi.go converts to v1beta2 when asked.
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// KindMachineHealthCheck is Cluster API's health check kind.
+const KindMachineHealthCheck = "MachineHealthCheck"
+
+// resourceMachineHealthCheck is the composition resource name of the pool's
+// MachineHealthCheck.
+const resourceMachineHealthCheck = "machinehealthcheck"
+
+// healthCheck is a pool's resolved MachineHealthCheck.
+type healthCheck struct {
+	MaxUnhealthy                                               intstr.IntOrString
+	NodeStartupTimeout, ReadyUnknownTimeout, ReadyFalseTimeout time.Duration
+}
+
+// resolveHealthCheck applies the chart's defaults (values.yaml:70-80 at
+// cozystack/cozystack@69da032) to the validated (poolspec.CAPI) fields.
+func resolveHealthCheck(hc *v1alpha1.HealthCheck) healthCheck {
+	if hc == nil {
+		hc = &v1alpha1.HealthCheck{}
+	}
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	d := func(v string) time.Duration {
+		got, _ := rules.PositiveDuration(nil, v, 0)
+		return got
+	}
+	out := healthCheck{
+		NodeStartupTimeout:  d(or(hc.NodeStartupTimeout, defaults.NodeStartupTimeout)),
+		ReadyUnknownTimeout: d(or(hc.ReadyUnknownTimeout, defaults.ReadyUnknownTimeout)),
+		ReadyFalseTimeout:   d(or(hc.ReadyFalseTimeout, defaults.ReadyFalseTimeout)),
+	}
+	out.MaxUnhealthy, _ = rules.CountOrPercent(nil, or(hc.MaxUnhealthy, defaults.MaxUnhealthy))
+	return out
+}
+
+// renderMachineHealthCheck builds the pool's MachineHealthCheck: every pool
+// has one, as every kubernetes-nodes release does (nodegroup.yaml:572-607).
+// It selects the pool's Machines by the labels the MachineDeployment gives
+// them, and remediates a worker whose Node never becomes Ready within the
+// startup timeout or stays Ready=Unknown or Ready=False too long.
+func renderMachineHealthCheck(p pool, hc healthCheck) *clusterv1.MachineHealthCheck {
+	maxUnhealthy := hc.MaxUnhealthy
+	return &clusterv1.MachineHealthCheck{
+		TypeMeta: metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineHealthCheck},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        p.DeploymentName(),
+			Namespace:   p.Namespace,
+			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+		},
+		Spec: clusterv1.MachineHealthCheckSpec{
+			ClusterName:        p.Cluster,
+			Selector:           metav1.LabelSelector{MatchLabels: map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}},
+			MaxUnhealthy:       &maxUnhealthy, //nolint:staticcheck // the v1beta1 field of the chart; the v1beta2 conversion makes it remediation.triggerIf.unhealthyLessThanOrEqualTo.
+			NodeStartupTimeout: &metav1.Duration{Duration: hc.NodeStartupTimeout},
+			UnhealthyConditions: []clusterv1.UnhealthyCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: hc.ReadyUnknownTimeout}},
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: hc.ReadyFalseTimeout}},
+			},
+		},
+	}
+}
