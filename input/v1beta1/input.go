@@ -155,6 +155,27 @@ type SupportMatrix struct {
 	// +listType=map
 	// +listMapKey=talos
 	Entries []SupportMatrixEntry `json:"entries,omitempty"`
+
+	// KubernetesReleases map a Kubernetes minor to the patch release its
+	// pools run: the MachineDeployment's version (which CABPT also takes
+	// the kubelet image from) and, in the Join bootstrap mode, the kubelet
+	// image. They add to (or override, per minor) the built-in table,
+	// which follows cozystack's kubernetes-nodes chart (files/versions.yaml);
+	// Replace drops it too. A minor in neither runs its .0 release.
+	// +optional
+	// +listType=map
+	// +listMapKey=minor
+	KubernetesReleases []KubernetesRelease `json:"kubernetesReleases,omitempty"`
+}
+
+// KubernetesRelease says that pools of Kubernetes minor Minor run Release.
+type KubernetesRelease struct {
+	// Minor is a Kubernetes minor, e.g. v1.35.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+	Minor string `json:"minor"`
+	// Release is a patch release of that minor, e.g. v1.35.6.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+\.[0-9]+$`
+	Release string `json:"release"`
 }
 
 // SupportMatrixEntry says that Talos minor Talos supports Kubernetes minors

@@ -42,6 +42,8 @@ type Config struct {
 	// SupportMatrix overrides: Talos minor to [min, max] Kubernetes minors.
 	MatrixReplace bool
 	MatrixEntries []MatrixEntry
+	// KubernetesReleases are the Input's minor to patch release rows.
+	KubernetesReleases map[string]string
 
 	CloneRBACScope v1beta1.CloneRBACScope
 	// VMServiceAccount is the service account the worker VMs run as.
@@ -144,6 +146,18 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			c.MatrixEntries = append(c.MatrixEntries, MatrixEntry{Talos: e.Talos, MinKubernetes: e.MinKubernetes, MaxKubernetes: e.MaxKubernetes})
 		}
 		sort.Slice(c.MatrixEntries, func(i, j int) bool { return c.MatrixEntries[i].Talos < c.MatrixEntries[j].Talos })
+		for i, r := range m.KubernetesReleases {
+			path := field.NewPath("supportMatrix", "kubernetesReleases").Index(i)
+			errs = append(errs, rules.KubernetesReleaseRow(path, r.Minor, r.Release)...)
+			if _, dup := c.KubernetesReleases[r.Minor]; dup {
+				errs = append(errs, field.Invalid(path.Child("minor"), rules.Quoted(r.Minor), "is listed twice; keep one release per Kubernetes minor"))
+				continue
+			}
+			if c.KubernetesReleases == nil {
+				c.KubernetesReleases = map[string]string{}
+			}
+			c.KubernetesReleases[r.Minor] = r.Release
+		}
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("input: %s", rules.Message(errs))
