@@ -61,6 +61,18 @@ type Config struct {
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
+
+	// Join locates a cluster's join facts for the Join bootstrap mode.
+	Join Join
+}
+
+// Join is the Input's join options with defaults applied.
+type Join struct {
+	TalosSecretsSuffix, TalosCASuffix, KubernetesCASuffix, APIServerServiceSuffix string
+	DNSServiceNamespace, DNSServiceName                                          string
+	ManagementClusterDomain, ClusterDomain                                       string
+	PodSubnet, ServiceSubnet                                                     string
+	ControlPlaneAPIVersion, ControlPlaneKind                                     string
 }
 
 // MatrixEntry is one support-matrix row from the Input.
@@ -159,10 +171,53 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			c.KubernetesReleases[r.Minor] = r.Release
 		}
 	}
+	var je field.ErrorList
+	c.Join, je = joinFromInput(in.Join)
+	errs = append(errs, je...)
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("input: %s", rules.Message(errs))
 	}
 	return c, nil
+}
+
+// joinFromInput applies the join defaults (cozystack's names) and checks
+// every value. A suffix is a pointer so that an explicit "" (the cluster's
+// name itself) differs from an omitted one.
+func joinFromInput(in v1beta1.JoinOptions) (Join, field.ErrorList) {
+	suffix := func(v *string, def string) string {
+		if v == nil {
+			return def
+		}
+		return *v
+	}
+	j := Join{
+		TalosSecretsSuffix:      suffix(in.TalosSecretsSuffix, defaults.JoinTalosSecretsSuffix),
+		TalosCASuffix:           suffix(in.TalosCASuffix, defaults.JoinTalosCASuffix),
+		KubernetesCASuffix:      suffix(in.KubernetesCASuffix, defaults.JoinKubernetesCASuffix),
+		APIServerServiceSuffix:  suffix(in.APIServerServiceSuffix, defaults.JoinAPIServerServiceSuffix),
+		DNSServiceNamespace:     or(in.DNSServiceNamespace, defaults.JoinDNSServiceNamespace),
+		DNSServiceName:          or(in.DNSServiceName, defaults.JoinDNSServiceName),
+		ManagementClusterDomain: or(in.ManagementClusterDomain, defaults.JoinManagementClusterDomain),
+		ClusterDomain:           or(in.ClusterDomain, defaults.JoinClusterDomain),
+		PodSubnet:               or(in.PodSubnet, defaults.JoinPodSubnet),
+		ServiceSubnet:           or(in.ServiceSubnet, defaults.JoinServiceSubnet),
+		ControlPlaneAPIVersion:  or(in.ControlPlaneAPIVersion, defaults.JoinControlPlaneAPIVersion),
+		ControlPlaneKind:        or(in.ControlPlaneKind, defaults.JoinControlPlaneKind),
+	}
+	p := field.NewPath("join")
+	var errs field.ErrorList
+	errs = append(errs, rules.NameSuffix(p.Child("talosSecretsSuffix"), j.TalosSecretsSuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("talosCASuffix"), j.TalosCASuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("kubernetesCASuffix"), j.KubernetesCASuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("apiServerServiceSuffix"), j.APIServerServiceSuffix)...)
+	errs = append(errs, rules.Namespace(p.Child("dnsServiceNamespace"), j.DNSServiceNamespace, "name the namespace of the management cluster's DNS Service, or omit it for "+defaults.JoinDNSServiceNamespace)...)
+	errs = append(errs, rules.ObjectNameLabel(p.Child("dnsServiceName"), j.DNSServiceName, "a Service name", "name the management cluster's DNS Service, or omit it for "+defaults.JoinDNSServiceName)...)
+	errs = append(errs, rules.DNSDomain(p.Child("managementClusterDomain"), j.ManagementClusterDomain)...)
+	errs = append(errs, rules.DNSDomain(p.Child("clusterDomain"), j.ClusterDomain)...)
+	errs = append(errs, rules.Subnet(p.Child("podSubnet"), j.PodSubnet)...)
+	errs = append(errs, rules.Subnet(p.Child("serviceSubnet"), j.ServiceSubnet)...)
+	errs = append(errs, rules.APIVersionKind(p, "controlPlaneAPIVersion", "controlPlaneKind", j.ControlPlaneAPIVersion, j.ControlPlaneKind)...)
+	return j, errs
 }
 
 // ModeFor returns the configured mode, else the one the composite kind implies.

@@ -29,7 +29,7 @@ const (
 // conditions, results and TTL.
 func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
-	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
+	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.bootstrapName()
 	settled := true
 
 	switch {
@@ -77,6 +77,9 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
 	}
 	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	if c, ok := pl.joinCondition(); ok {
+		out.Conditions = append(out.Conditions, c)
+	}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
 		out.TTL = cfg.InProgressTTL
@@ -96,6 +99,11 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
 		{resourceMachineDeployment, pl.MachineDeployment},
 	} {
+		if c.name != resourceMachineDeployment && pl.Join != nil && pl.Join.Pinned != "" && c.name == bootstrapTemplateResource(pl.BootstrapTemplate.Name) {
+			// Facts alone changed: the running template stays (kept as
+			// observed by keepReferenced), the new one is not composed.
+			continue
+		}
 		u, err := compose.ToDesired(c.obj, compose.DropEmpty())
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
