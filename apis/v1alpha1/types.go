@@ -255,7 +255,7 @@ type NodePoolSpec struct {
 	// Bootstrap says where the workers' Talos machine config comes from,
 	// which depends on the cluster's control plane.
 	// +kubebuilder:default={}
-	Bootstrap Bootstrap `json:"bootstrap,omitempty"`
+	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 }
 
 // Bootstrap modes of a node pool.
@@ -289,6 +289,14 @@ type Bootstrap struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000000
 	FactsRevision int64 `json:"factsRevision,omitempty"`
+}
+
+// BootstrapModeOf is a spec's bootstrap mode, Generate when it names none.
+func BootstrapModeOf(b *Bootstrap) string {
+	if b == nil || b.Mode == "" {
+		return BootstrapGenerate
+	}
+	return b.Mode
 }
 
 // Source types of a node pool's boot disk.

@@ -54,6 +54,10 @@ const (
 	InstanceType = "u1.medium"
 )
 
+// BootstrapMode is a pool's default Talos bootstrap mode: CABPT generates
+// the worker config (a TalosControlPlane cluster), today's behaviour.
+const BootstrapMode = "Generate"
+
 // The Join bootstrap mode's defaults: where cozystack's kubernetes chart and
 // Kamaji publish a cluster's join facts, and the tenant network the chart
 // configures (packages/apps/kubernetes-nodes/templates/talos-reconcile-job.yaml

@@ -49,7 +49,7 @@ type joinPlan struct {
 
 // readJoin reads the Join mode's facts; nil for a Generate pool.
 func readJoin(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got required.Resolved) *joinPlan {
-	if spec.Bootstrap.Mode != v1alpha1.BootstrapJoin {
+	if v1alpha1.BootstrapModeOf(spec.Bootstrap) != v1alpha1.BootstrapJoin {
 		return nil
 	}
 	refs := joinRefsOf(p, cfg.Join)

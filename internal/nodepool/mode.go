@@ -26,7 +26,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 		return nil, err
 	}
 	sel := selectors(p, resolveOSImage(spec, r.Config), r.Config)
-	if spec.Bootstrap.Mode == v1alpha1.BootstrapJoin {
+	if v1alpha1.BootstrapModeOf(spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(p, r.Config.Join))
 	}
 	return sel, nil

@@ -202,6 +202,7 @@ func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	if spec.GoldenNamespace != "" {
 		errs = append(errs, rules.Namespace(root.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace of the golden images, or omit it for the platform default")...)
 	}
+	errs = append(errs, Bootstrap(root.Child("bootstrap"), spec.Bootstrap)...)
 	if spec.ClusterName == "" {
 		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
 	}

@@ -93,6 +93,20 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {url: "https://example.com"}}}`,
 			want:   []string{"spec.osImage.builtin.url"},
 		},
+		"NodePoolInJoinModeIsAdmitted": {
+			reason: "Join is the bootstrap mode of a Kamaji cluster.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: Join, factsRevision: 2}}`,
+		},
+		"NodePoolWithUnknownBootstrapModeIsRejected": {
+			reason: "The mode is an enum; a lowercase join would otherwise generate.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: join}}`,
+			want:   []string{"spec.bootstrap.mode", "Unsupported value"},
+		},
+		"NodePoolWithNegativeFactsRevisionIsRejected": {
+			reason: "factsRevision is a counter.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: Join, factsRevision: -1}}`,
+			want:   []string{"spec.bootstrap.factsRevision", "greater than or equal to 0"},
+		},
 		"NodePoolWithNegativeReplicasIsRejected": {
 			reason: "replicas cannot be negative.",
 			obj:    nodePoolHead + `spec: {clusterName: acme, replicas: -1}`,
@@ -288,6 +302,7 @@ func TestSchemasApplyDefaults(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme}`,
 			want: pool(map[string]any{
 				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
+				"bootstrap": map[string]any{"mode": "Generate"},
 			}),
 		},
 		"EmptyOSImageStaysHTTP": {
@@ -295,7 +310,7 @@ func TestSchemasApplyDefaults(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {}}`,
 			want: pool(map[string]any{
 				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
-				"osImage": map[string]any{},
+				"osImage": map[string]any{}, "bootstrap": map[string]any{"mode": "Generate"},
 			}),
 		},
 		"TenantPoolsAreDefaultedOneByOne": {

@@ -184,7 +184,9 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		"NodePool": {
 			reason: "A standalone node pool defaults like a tenant cluster's pool.",
 			dir:    configurationDir, kind: v1alpha1.KindNodePool,
-			want: with("spec", common, talos, pool),
+			want: with("spec", common, talos, pool, map[string]string{
+				".bootstrap": `{}`, ".bootstrap.mode": jsonString(defaults.BootstrapMode),
+			}),
 		},
 	}
 	for name, tc := range cases {
