@@ -69,10 +69,10 @@ type Config struct {
 // Join is the Input's join options with defaults applied.
 type Join struct {
 	TalosSecretsSuffix, TalosCASuffix, KubernetesCASuffix, APIServerServiceSuffix string
-	DNSServiceNamespace, DNSServiceName                                          string
-	ManagementClusterDomain, ClusterDomain                                       string
-	PodSubnet, ServiceSubnet                                                     string
-	ControlPlaneAPIVersion, ControlPlaneKind                                     string
+	DNSServiceNamespace, DNSServiceName                                           string
+	ManagementClusterDomain, ClusterDomain                                        string
+	PodSubnet, ServiceSubnet                                                      string
+	ControlPlaneAPIVersion, ControlPlaneKind                                      string
 }
 
 // MatrixEntry is one support-matrix row from the Input.

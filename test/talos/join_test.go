@@ -113,12 +113,12 @@ func joinConfig(sp map[string]any) (config.Provider, error) {
 // joined is what a worker reads from its Join config.
 type joined struct {
 	Type, Installer, InstallDisk, Kubelet, Endpoint, ClusterName, DNSDomain string
-	Nameservers, SearchDomains, PodSubnets, ServiceSubnets                   []string
-	Hosts                                                                    map[string][]string
-	BootTimeout                                                              time.Duration
-	DiscoveryEnabled, KubernetesRegistry, ServiceRegistry                    bool
-	TokenMatches, CAsMatch, ClusterSecretsMatch                              bool
-	Mirrors                                                                  []string
+	Nameservers, SearchDomains, PodSubnets, ServiceSubnets                  []string
+	Hosts                                                                   map[string][]string
+	BootTimeout                                                             time.Duration
+	DiscoveryEnabled, KubernetesRegistry, ServiceRegistry                   bool
+	TokenMatches, CAsMatch, ClusterSecretsMatch                             bool
+	Mirrors                                                                 []string
 }
 
 func readJoined(cfg config.Provider, bundle *secrets.Bundle) joined {
