@@ -184,6 +184,15 @@ type PoolShape struct {
 	// most one member may be set.
 	// +kubebuilder:default={builtin: {}}
 	OSImage *OSImage `json:"osImage,omitempty"`
+
+	// --- Bootstrap (issue 12: Talos machine config for the cluster's
+	// control plane) ---
+
+	// Bootstrap says where the workers' Talos machine config comes from,
+	// which depends on the cluster's control plane. It is part of the
+	// pool's shape so that a tenant cluster's pools carry it too.
+	// +kubebuilder:default={}
+	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 }
 
 // TenantClusterSpec is the spec of XTenantCluster.
@@ -248,14 +257,6 @@ type NodePoolSpec struct {
 	// +kubebuilder:default="cozy-public"
 	// +kubebuilder:validation:MaxLength=63
 	GoldenNamespace DNSLabel `json:"goldenNamespace,omitempty"`
-
-	// --- Bootstrap (issue 12: Talos machine config for the cluster's
-	// control plane) ---
-
-	// Bootstrap says where the workers' Talos machine config comes from,
-	// which depends on the cluster's control plane.
-	// +kubebuilder:default={}
-	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 }
 
 // Bootstrap modes of a node pool.

@@ -86,6 +86,7 @@ func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	_, e := rules.DiskSize(root.Child("diskSize"), s.DiskSize)
 	errs = append(errs, e...)
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
+	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
 	return append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
 }
 
@@ -202,7 +203,6 @@ func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	if spec.GoldenNamespace != "" {
 		errs = append(errs, rules.Namespace(root.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace of the golden images, or omit it for the platform default")...)
 	}
-	errs = append(errs, Bootstrap(root.Child("bootstrap"), spec.Bootstrap)...)
 	if spec.ClusterName == "" {
 		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
 	}

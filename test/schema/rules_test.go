@@ -107,6 +107,11 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: Join, factsRevision: -1}}`,
 			want:   []string{"spec.bootstrap.factsRevision", "greater than or equal to 0"},
 		},
+		"TenantPoolWithUnknownBootstrapModeIsRejected": {
+			reason: "A tenant cluster's pools carry the bootstrap mode too, with the same enum.",
+			obj:    tenantHead + `spec: {nodePools: {gpu: {bootstrap: {mode: Kamaji}}}}`,
+			want:   []string{"spec.nodePools.gpu.bootstrap.mode", "Unsupported value"},
+		},
 		"NodePoolWithNegativeReplicasIsRejected": {
 			reason: "replicas cannot be negative.",
 			obj:    nodePoolHead + `spec: {clusterName: acme, replicas: -1}`,
@@ -286,6 +291,8 @@ func TestSchemasApplyDefaults(t *testing.T) {
 			"replicas": int64(defaults.Replicas),
 			"diskSize": defaults.DiskSize,
 			"osImage":  map[string]any{"builtin": map[string]any{}},
+			// Generate: CABPT generates the worker config, as before.
+			"bootstrap": map[string]any{"mode": "Generate"},
 		}
 		for k, v := range extra {
 			p[k] = v
@@ -302,7 +309,6 @@ func TestSchemasApplyDefaults(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme}`,
 			want: pool(map[string]any{
 				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
-				"bootstrap": map[string]any{"mode": "Generate"},
 			}),
 		},
 		"EmptyOSImageStaysHTTP": {
@@ -310,7 +316,7 @@ func TestSchemasApplyDefaults(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {}}`,
 			want: pool(map[string]any{
 				"clusterName": "acme", "version": defaults.KubernetesVersion, "goldenNamespace": defaults.GoldenNamespace, "talos": talos,
-				"osImage": map[string]any{}, "bootstrap": map[string]any{"mode": "Generate"},
+				"osImage": map[string]any{},
 			}),
 		},
 		"TenantPoolsAreDefaultedOneByOne": {

@@ -147,6 +147,8 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		".diskSize": jsonString(defaults.DiskSize),
 		// PRODUCT.md: the shipped XRDs default osImage to the golden path.
 		".osImage": `{"builtin":{}}`,
+		// Generate: CABPT generates the worker config, as before.
+		".bootstrap": `{}`, ".bootstrap.mode": jsonString(defaults.BootstrapMode),
 	}
 	with := func(prefix string, ms ...map[string]string) map[string]string {
 		out := map[string]string{}
@@ -184,9 +186,7 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		"NodePool": {
 			reason: "A standalone node pool defaults like a tenant cluster's pool.",
 			dir:    configurationDir, kind: v1alpha1.KindNodePool,
-			want: with("spec", common, talos, pool, map[string]string{
-				".bootstrap": `{}`, ".bootstrap.mode": jsonString(defaults.BootstrapMode),
-			}),
+			want: with("spec", common, talos, pool),
 		},
 	}
 	for name, tc := range cases {
