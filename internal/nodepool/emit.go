@@ -257,7 +257,11 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		}
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
-	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()} {
+	conds := []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	if c, ok := pl.joinCondition(); ok {
+		conds = append(conds, c)
+	}
+	for _, c := range conds {
 		if c.Status != compose.StatusTrue && prev.condition(c.Type) != string(c.Status)+"/"+c.Reason {
 			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
 		}

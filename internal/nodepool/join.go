@@ -108,9 +108,6 @@ type joinFacts struct {
 	Missing, Invalid []string
 }
 
-// complete is whether every fact is there and usable.
-func (f joinFacts) complete() bool { return len(f.Missing) == 0 && len(f.Invalid) == 0 }
-
 // bootstrapToken is the kubeadm bootstrap token format the kubelet's TLS
 // bootstrap authenticates with (<id>.<secret>, k8s.io/cluster-bootstrap
 // token/api BootstrapTokenPattern).

@@ -314,6 +314,41 @@ func joinNames(t *testing.T, spec map[string]any, j joinWorld) (kmt, tct string)
 	return kmt, tct
 }
 
+func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
+	full := fullJoinWorld()
+	existing := observedFrom(composeJoin(t, joinSpec(nil), full, nil).Resources, mdReady(1))
+	rotated := full
+	rotated.talosSecrets = maps.Clone(full.talosSecrets)
+	rotated.talosSecrets["clusterSecret"] = "rotated-cluster-secret"
+	kmt, _ := joinNames(t, joinSpec(nil), full)
+	status := func(conditions ...any) *compose.Request {
+		xr := nodePoolXR(joinSpec(nil))
+		xr.Object["status"] = map[string]any{"template": kmt, "gate": map[string]any{"state": GateOpen}, "conditions": conditions}
+		return &compose.Request{Config: testConfig(t), Composite: xr, Observed: existing, Required: rotated.resolved(missing)}
+	}
+	first := Mode{}.Compose(*status())
+	reasons := func(out compose.Output) []string {
+		var rs []string
+		for _, r := range out.Results {
+			rs = append(rs, string(r.Severity)+"/"+r.Reason)
+		}
+		return rs
+	}
+	if diff := cmp.Diff([]string{"Warning/" + ReasonJoinFactsChanged}, reasons(first)); diff != "" {
+		t.Errorf("the first reconcile after a rotation warns once (-want, +got):\n%s", diff)
+	}
+	// The next reconcile sees the condition in the composite's status.
+	again := Mode{}.Compose(*status(map[string]any{"type": ConditionJoinFactsCurrent, "status": "False", "reason": ReasonJoinFactsChanged}))
+	if diff := cmp.Diff([]string(nil), reasons(again)); diff != "" {
+		t.Errorf("the condition, not an event per reconcile, carries it afterwards (-want, +got):\n%s", diff)
+	}
+	for _, r := range append(first.Results, again.Results...) {
+		if strings.Contains(r.Message, "rotated-cluster-secret") || strings.Contains(r.Message, "cluster-secret-value") {
+			t.Errorf("an event quotes a secret value: %s", r.Message)
+		}
+	}
+}
+
 // TestJoinPoolOutput pins the whole Output of a Join pool: the complete
 // worker config as data, generateType none, the same patches as a Generate
 // pool, the join-base annotation, the JoinFactsCurrent condition.
