@@ -160,11 +160,13 @@ func readJoined(cfg config.Provider, bundle *secrets.Bundle) joined {
 // TestJoinConfigIsAValidWorkerConfig renders Join pools as a Kamaji cluster
 // publishes its facts, builds the config CABPT hands the worker and holds it
 // to Talos' strict validation in the cloud mode an openstack VM runs in. The
-// expectations re-express cozystack's own suites for this config
-// (packages/apps/kubernetes-nodes/tests/talos_worker_config_test.yaml@69da032,
-// tests/talos_worker_time_sync_test.yaml@8617ce4: worker type, CoreDNS
-// nameserver and search domains, API server host entry, endpoint, install
-// disk, kubelet image of the mapped release, bounded time sync).
+// expectations re-express what cozystack's chart writes and tests
+// (packages/apps/kubernetes-nodes/templates/_talosconfigtemplate.tpl@4206b9a;
+// tests/talos_worker_time_sync_test.yaml@8617ce4, the bounded time sync;
+// packages/apps/kubernetes/tests/talos_templates_test.yaml@69da032, the four
+// talos-secrets keys the config binds: worker type, tokens, CAs, CoreDNS
+// nameserver and search domains, API server host entry and endpoint, install
+// disk, kubelet image of the mapped release files/versions.yaml@69da032).
 func TestJoinConfigIsAValidWorkerConfig(t *testing.T) {
 	schematic := defaults.TalosSchematicID
 	cases := map[string]struct {
