@@ -239,8 +239,9 @@ func walkStrings(s *structpb.Struct, path string, fn func(path, key, v string)) 
 func walkValue(v *structpb.Value, path, key string, fn func(path, key, v string)) {
 	switch x := v.GetKind().(type) {
 	case *structpb.Value_StringValue:
-		if key == "strategicPatches" {
-			// A Talos config patch is a YAML document: judge what it says.
+		if key == "strategicPatches" || key == "data" {
+			// A Talos config patch, and a Join pool's whole config (data),
+			// is a YAML document: judge what it says.
 			doc := &structpb.Struct{}
 			j, err := yaml.YAMLToJSON([]byte(x.StringValue))
 			if err != nil || doc.UnmarshalJSON(j) != nil {

@@ -391,6 +391,14 @@ type PoolShape struct {
 	HealthCheck *HealthCheck `json:"healthCheck,omitempty"`
 	// Rollout tunes how a changed template rolls the pool's workers.
 	Rollout *Rollout `json:"rollout,omitempty"`
+	// --- Bootstrap (issue 12: Talos machine config for the cluster's
+	// control plane) ---
+
+	// Bootstrap says where the workers' Talos machine config comes from,
+	// which depends on the cluster's control plane. It is part of the
+	// pool's shape so that a tenant cluster's pools carry it too.
+	// +kubebuilder:default={}
+	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 }
 
 // HealthCheck tunes a pool's MachineHealthCheck. Omitted fields take the
@@ -487,6 +495,47 @@ type NodePoolSpec struct {
 	// +kubebuilder:default="cozy-public"
 	// +kubebuilder:validation:MaxLength=63
 	GoldenNamespace DNSLabel `json:"goldenNamespace,omitempty"`
+}
+
+// Bootstrap modes of a node pool.
+const (
+	// BootstrapGenerate has CABPT generate the worker config from the Talos
+	// secrets a TalosControlPlane (CACPPT) keeps for the cluster.
+	BootstrapGenerate = "Generate"
+	// BootstrapJoin renders the complete worker config from the facts the
+	// cluster's control plane (Kamaji) publishes in its Secrets and Services.
+	BootstrapJoin = "Join"
+)
+
+// Bootstrap is a pool's Talos bootstrap mode.
+type Bootstrap struct {
+	// Mode is Generate (default) for a cluster whose control plane is a
+	// TalosControlPlane: CABPT generates the worker config (generateType:
+	// worker) from the cluster's Talos secrets. Join is for a control plane
+	// that holds no Talos secrets for CABPT, such as Kamaji: the function
+	// builds the complete worker config (generateType: none) from the
+	// Secrets and Services the control plane publishes (named in the
+	// function's Input), holds the pool while one is missing, and holds a
+	// pool whose Kubernetes minor is ahead of its control plane's.
+	// +kubebuilder:default=Generate
+	// +kubebuilder:validation:Enum=Generate;Join
+	Mode string `json:"mode,omitempty"`
+	// FactsRevision, in the Join mode, is bumped by the platform to roll
+	// the pool onto the cluster's current facts after it rotated a Secret
+	// or re-addressed a Service. A change of facts alone never rolls the
+	// workers: the pool keeps its running config and reports the
+	// JoinFactsCurrent condition False, naming what changed.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000000
+	FactsRevision int64 `json:"factsRevision,omitempty"`
+}
+
+// BootstrapModeOf is a spec's bootstrap mode, Generate when it names none.
+func BootstrapModeOf(b *Bootstrap) string {
+	if b == nil || b.Mode == "" {
+		return BootstrapGenerate
+	}
+	return b.Mode
 }
 
 // Source types of a node pool's boot disk.

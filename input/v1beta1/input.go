@@ -89,6 +89,11 @@ type Input struct {
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
 
+	// Join says where a cluster's control plane publishes the facts the
+	// Join bootstrap mode builds a worker's Talos config from. The defaults
+	// are the names cozystack's kubernetes chart and Kamaji use.
+	// +optional
+	Join JoinOptions `json:"join,omitempty"`
 	// ClusterAPI selects the Cluster API contract the node pools'
 	// MachineDeployments and MachineHealthChecks are written in.
 	// +optional
@@ -96,6 +101,67 @@ type Input struct {
 	// Scheduling places the worker VMs of every pool.
 	// +optional
 	Scheduling SchedulingOptions `json:"scheduling,omitempty"`
+}
+
+// JoinOptions locate a cluster's join facts. Each object is named
+// <cluster><suffix> in the pool's namespace, <cluster> being the pool's
+// clusterName (the CAPI Cluster's name).
+type JoinOptions struct {
+	// TalosSecretsSuffix names the Secret holding the cluster's Talos
+	// secrets: keys token (machine token), clusterId, clusterSecret and
+	// bootstrapToken (<id>.<secret>).
+	// +optional
+	// +kubebuilder:default="-talos-secrets"
+	TalosSecretsSuffix *string `json:"talosSecretsSuffix,omitempty"`
+	// TalosCASuffix names the Secret holding the Talos CA certificate
+	// (key tls.crt).
+	// +optional
+	// +kubebuilder:default="-talos-ca"
+	TalosCASuffix *string `json:"talosCASuffix,omitempty"`
+	// KubernetesCASuffix names the Secret holding the cluster's Kubernetes
+	// CA certificate (key ca.crt).
+	// +optional
+	// +kubebuilder:default="-ca"
+	KubernetesCASuffix *string `json:"kubernetesCASuffix,omitempty"`
+	// APIServerServiceSuffix names the Service of the cluster's API server
+	// (Kamaji's); empty: the cluster's name itself.
+	// +optional
+	APIServerServiceSuffix *string `json:"apiServerServiceSuffix,omitempty"`
+	// DNSServiceNamespace and DNSServiceName locate the management
+	// cluster's DNS Service, the workers' host resolver.
+	// +optional
+	// +kubebuilder:default=kube-system
+	DNSServiceNamespace string `json:"dnsServiceNamespace,omitempty"`
+	// +optional
+	// +kubebuilder:default=kube-dns
+	DNSServiceName string `json:"dnsServiceName,omitempty"`
+	// ManagementClusterDomain is the management cluster's DNS domain: the
+	// workers' search domains, so that short Service names such as an NFS
+	// server's resolve on the host.
+	// +optional
+	// +kubebuilder:default=cozy.local
+	ManagementClusterDomain string `json:"managementClusterDomain,omitempty"`
+	// ClusterDomain is the tenant cluster's DNS domain.
+	// +optional
+	// +kubebuilder:default=cluster.local
+	ClusterDomain string `json:"clusterDomain,omitempty"`
+	// PodSubnet and ServiceSubnet are the tenant cluster's networks; they
+	// must be the control plane's.
+	// +optional
+	// +kubebuilder:default="10.243.0.0/16"
+	PodSubnet string `json:"podSubnet,omitempty"`
+	// +optional
+	// +kubebuilder:default="10.95.0.0/16"
+	ServiceSubnet string `json:"serviceSubnet,omitempty"`
+	// ControlPlaneAPIVersion and ControlPlaneKind are the kind of the
+	// cluster's control plane, named like the cluster; a Join pool whose
+	// Kubernetes minor is ahead of its spec.version is held.
+	// +optional
+	// +kubebuilder:default="controlplane.cluster.x-k8s.io/v1alpha1"
+	ControlPlaneAPIVersion string `json:"controlPlaneAPIVersion,omitempty"`
+	// +optional
+	// +kubebuilder:default=KamajiControlPlane
+	ControlPlaneKind string `json:"controlPlaneKind,omitempty"`
 }
 
 // SchedulingOptions places the worker VMs (issue 12, VM details).
@@ -187,6 +253,27 @@ type SupportMatrix struct {
 	// +listType=map
 	// +listMapKey=talos
 	Entries []SupportMatrixEntry `json:"entries,omitempty"`
+
+	// KubernetesReleases map a Kubernetes minor to the patch release its
+	// pools run: the MachineDeployment's version (which CABPT also takes
+	// the kubelet image from) and, in the Join bootstrap mode, the kubelet
+	// image. They add to (or override, per minor) the built-in table,
+	// which follows cozystack's kubernetes-nodes chart (files/versions.yaml);
+	// Replace drops it too. A minor in neither runs its .0 release.
+	// +optional
+	// +listType=map
+	// +listMapKey=minor
+	KubernetesReleases []KubernetesRelease `json:"kubernetesReleases,omitempty"`
+}
+
+// KubernetesRelease says that pools of Kubernetes minor Minor run Release.
+type KubernetesRelease struct {
+	// Minor is a Kubernetes minor, e.g. v1.35.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+$`
+	Minor string `json:"minor"`
+	// Release is a patch release of that minor, e.g. v1.35.6.
+	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+\.[0-9]+$`
+	Release string `json:"release"`
 }
 
 // SupportMatrixEntry says that Talos minor Talos supports Kubernetes minors

@@ -43,6 +43,8 @@ type Config struct {
 	// SupportMatrix overrides: Talos minor to [min, max] Kubernetes minors.
 	MatrixReplace bool
 	MatrixEntries []MatrixEntry
+	// KubernetesReleases are the Input's minor to patch release rows.
+	KubernetesReleases map[string]string
 
 	CloneRBACScope v1beta1.CloneRBACScope
 	// VMServiceAccount is the service account the worker VMs run as.
@@ -70,6 +72,17 @@ type Config struct {
 	// ClusterAPIVersion is the cluster.x-k8s.io version node pools write
 	// and read (v1beta1 or v1beta2).
 	ClusterAPIVersion v1beta1.ClusterAPIVersion
+	// Join locates a cluster's join facts for the Join bootstrap mode.
+	Join Join
+}
+
+// Join is the Input's join options with defaults applied.
+type Join struct {
+	TalosSecretsSuffix, TalosCASuffix, KubernetesCASuffix, APIServerServiceSuffix string
+	DNSServiceNamespace, DNSServiceName                                           string
+	ManagementClusterDomain, ClusterDomain                                        string
+	PodSubnet, ServiceSubnet                                                      string
+	ControlPlaneAPIVersion, ControlPlaneKind                                      string
 }
 
 // MatrixEntry is one support-matrix row from the Input.
@@ -162,6 +175,18 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			c.MatrixEntries = append(c.MatrixEntries, MatrixEntry{Talos: e.Talos, MinKubernetes: e.MinKubernetes, MaxKubernetes: e.MaxKubernetes})
 		}
 		sort.Slice(c.MatrixEntries, func(i, j int) bool { return c.MatrixEntries[i].Talos < c.MatrixEntries[j].Talos })
+		for i, r := range m.KubernetesReleases {
+			path := field.NewPath("supportMatrix", "kubernetesReleases").Index(i)
+			errs = append(errs, rules.KubernetesReleaseRow(path, r.Minor, r.Release)...)
+			if _, dup := c.KubernetesReleases[r.Minor]; dup {
+				errs = append(errs, field.Invalid(path.Child("minor"), rules.Quoted(r.Minor), "is listed twice; keep one release per Kubernetes minor"))
+				continue
+			}
+			if c.KubernetesReleases == nil {
+				c.KubernetesReleases = map[string]string{}
+			}
+			c.KubernetesReleases[r.Minor] = r.Release
+		}
 	}
 	c.ClusterAPIVersion = v1beta1.ClusterAPIVersion(or(string(in.ClusterAPI.Version), string(v1beta1.ClusterAPIV1Beta1)))
 	switch c.ClusterAPIVersion {
@@ -169,10 +194,53 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("clusterAPI", "version"), rules.Quoted(string(c.ClusterAPIVersion)), []string{string(v1beta1.ClusterAPIV1Beta1), string(v1beta1.ClusterAPIV1Beta2)}))
 	}
+	var je field.ErrorList
+	c.Join, je = joinFromInput(in.Join)
+	errs = append(errs, je...)
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("input: %s", rules.Message(errs))
 	}
 	return c, nil
+}
+
+// joinFromInput applies the join defaults (cozystack's names) and checks
+// every value. A suffix is a pointer so that an explicit "" (the cluster's
+// name itself) differs from an omitted one.
+func joinFromInput(in v1beta1.JoinOptions) (Join, field.ErrorList) {
+	suffix := func(v *string, def string) string {
+		if v == nil {
+			return def
+		}
+		return *v
+	}
+	j := Join{
+		TalosSecretsSuffix:      suffix(in.TalosSecretsSuffix, defaults.JoinTalosSecretsSuffix),
+		TalosCASuffix:           suffix(in.TalosCASuffix, defaults.JoinTalosCASuffix),
+		KubernetesCASuffix:      suffix(in.KubernetesCASuffix, defaults.JoinKubernetesCASuffix),
+		APIServerServiceSuffix:  suffix(in.APIServerServiceSuffix, defaults.JoinAPIServerServiceSuffix),
+		DNSServiceNamespace:     or(in.DNSServiceNamespace, defaults.JoinDNSServiceNamespace),
+		DNSServiceName:          or(in.DNSServiceName, defaults.JoinDNSServiceName),
+		ManagementClusterDomain: or(in.ManagementClusterDomain, defaults.JoinManagementClusterDomain),
+		ClusterDomain:           or(in.ClusterDomain, defaults.JoinClusterDomain),
+		PodSubnet:               or(in.PodSubnet, defaults.JoinPodSubnet),
+		ServiceSubnet:           or(in.ServiceSubnet, defaults.JoinServiceSubnet),
+		ControlPlaneAPIVersion:  or(in.ControlPlaneAPIVersion, defaults.JoinControlPlaneAPIVersion),
+		ControlPlaneKind:        or(in.ControlPlaneKind, defaults.JoinControlPlaneKind),
+	}
+	p := field.NewPath("join")
+	var errs field.ErrorList
+	errs = append(errs, rules.NameSuffix(p.Child("talosSecretsSuffix"), j.TalosSecretsSuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("talosCASuffix"), j.TalosCASuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("kubernetesCASuffix"), j.KubernetesCASuffix)...)
+	errs = append(errs, rules.NameSuffix(p.Child("apiServerServiceSuffix"), j.APIServerServiceSuffix)...)
+	errs = append(errs, rules.Namespace(p.Child("dnsServiceNamespace"), j.DNSServiceNamespace, "name the namespace of the management cluster's DNS Service, or omit it for "+defaults.JoinDNSServiceNamespace)...)
+	errs = append(errs, rules.ObjectNameLabel(p.Child("dnsServiceName"), j.DNSServiceName, "a Service name", "name the management cluster's DNS Service, or omit it for "+defaults.JoinDNSServiceName)...)
+	errs = append(errs, rules.DNSDomain(p.Child("managementClusterDomain"), j.ManagementClusterDomain)...)
+	errs = append(errs, rules.DNSDomain(p.Child("clusterDomain"), j.ClusterDomain)...)
+	errs = append(errs, rules.Subnet(p.Child("podSubnet"), j.PodSubnet)...)
+	errs = append(errs, rules.Subnet(p.Child("serviceSubnet"), j.ServiceSubnet)...)
+	errs = append(errs, rules.APIVersionKind(p, "controlPlaneAPIVersion", "controlPlaneKind", j.ControlPlaneAPIVersion, j.ControlPlaneKind)...)
+	return j, errs
 }
 
 // ModeFor returns the configured mode, else the one the composite kind implies.

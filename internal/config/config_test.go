@@ -35,6 +35,13 @@ func TestFromInput(t *testing.T) {
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
 		ClusterAPIVersion:   v1beta1.ClusterAPIV1Beta1,
+		Join: Join{
+			TalosSecretsSuffix: "-talos-secrets", TalosCASuffix: "-talos-ca", KubernetesCASuffix: "-ca",
+			DNSServiceNamespace: "kube-system", DNSServiceName: "kube-dns",
+			ManagementClusterDomain: "cozy.local", ClusterDomain: "cluster.local",
+			PodSubnet: "10.243.0.0/16", ServiceSubnet: "10.95.0.0/16",
+			ControlPlaneAPIVersion: "controlplane.cluster.x-k8s.io/v1alpha1", ControlPlaneKind: "KamajiControlPlane",
+		},
 	}
 	with := func(f func(*Config)) Config { c := base; f(&c); return c }
 	cases := map[string]struct {
@@ -54,7 +61,9 @@ func TestFromInput(t *testing.T) {
 				Polling:        v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 5 * time.Second}},
 				ClusterAPI:     v1beta1.ClusterAPIOptions{Version: v1beta1.ClusterAPIV1Beta2},
 				SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{
-					{Talos: "v1.15", MinKubernetes: "v1.33", MaxKubernetes: "v1.38"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
+					{Talos: "v1.15", MinKubernetes: "v1.33", MaxKubernetes: "v1.38"}, {Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}},
+					KubernetesReleases: []v1beta1.KubernetesRelease{{Minor: "v1.35", Release: "v1.35.7"}}},
+				Join: v1beta1.JoinOptions{APIServerServiceSuffix: ptr.To("-apiserver"), ClusterDomain: "tenant.local"}},
 			want: with(func(c *Config) {
 				c.Mode, c.GoldenNamespace, c.Platform, c.Arch = v1beta1.ModeNodePool, "images", "metal", "arm64"
 				c.DiskSize = resource.MustParse("40Gi")
@@ -63,6 +72,8 @@ func TestFromInput(t *testing.T) {
 				c.InProgressTTL = 5 * time.Second
 				c.ClusterAPIVersion = v1beta1.ClusterAPIV1Beta2
 				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
+				c.KubernetesReleases = map[string]string{"v1.35": "v1.35.7"}
+				c.Join.APIServerServiceSuffix, c.Join.ClusterDomain = "-apiserver", "tenant.local"
 			}),
 		},
 		"UnknownClusterAPIVersionIsRefused": {reason: "A contract the function cannot write is refused, not written as v1beta1.", in: v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{Version: "v1"}}, wantErr: `input: clusterAPI.version: Unsupported value: "v1": supported values: "v1beta1", "v1beta2"`},
@@ -86,6 +97,14 @@ func TestFromInput(t *testing.T) {
 		"MatrixRowWithSuffixIsRefused":  {reason: "A suffix never matches.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "v1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37-rc"}}}}, wantErr: `input: supportMatrix.entries[0].maxKubernetes: Invalid value: "v1.37-rc": is not a Kubernetes minor such as v1.35; write vMAJOR.MINOR without leading zeros, Talos picks the patch`},
 		"TinyInProgressTTLIsRefused":    {reason: "The message names the one field that is wrong.", in: v1beta1.Input{Polling: v1beta1.PollingOptions{InProgress: &metav1.Duration{Duration: 0}}}, wantErr: `input: polling.inProgress: Invalid value: "0s": must be at least 1s; it is how long Crossplane waits before calling the function again`},
 		"BadFactoryURLIsRefused":        {reason: "The one URL grammar: no userinfo.", in: v1beta1.Input{Talos: v1beta1.TalosDefaults{ImageFactoryURL: "https://user@factory.talos.dev"}}, wantErr: `input: talos.imageFactoryURL: Invalid value: "https://user@factory.talos.dev": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`},
+		"ReleaseOfAnotherMinorIsRefused": {reason: "A v1.35 pool must not run a v1.34 release the matrix never checked.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{KubernetesReleases: []v1beta1.KubernetesRelease{{Minor: "v1.35", Release: "v1.34.9"}}}},
+			wantErr: `input: supportMatrix.kubernetesReleases[0].release: Invalid value: "v1.34.9": is not a release of minor v1.35; name a v1.35.PATCH release`},
+		"DuplicateReleaseRowIsRefused": {reason: "Two releases for one minor are ambiguous.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{KubernetesReleases: []v1beta1.KubernetesRelease{{Minor: "v1.35", Release: "v1.35.6"}, {Minor: "v1.35", Release: "v1.35.7"}}}},
+			wantErr: `input: supportMatrix.kubernetesReleases[1].minor: Invalid value: "v1.35": is listed twice; keep one release per Kubernetes minor`},
+		"JoinSubnetWithHostBitsIsRefused": {reason: "The workers' pod network must be written as the control plane writes it.", in: v1beta1.Input{Join: v1beta1.JoinOptions{PodSubnet: "10.243.1.0/16"}},
+			wantErr: `input: join.podSubnet: Invalid value: "10.243.1.0/16": has host bits set; write the network 10.243.0.0/16`},
+		"JoinSuffixEndingInDashIsRefused": {reason: "The Secret name would end in -.", in: v1beta1.Input{Join: v1beta1.JoinOptions{TalosCASuffix: ptr.To("-ca-")}},
+			wantErr: `input: join.talosCASuffix: Invalid value: "-ca-": is not a name suffix such as -talos-secrets: lowercase letters, digits and -, at most 63 characters, not ending in -; it is appended to the cluster's name`},
 		"BadMatrixVersionIsRefused": {reason: "Rows hold minors.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
 			wantErr: `input: supportMatrix.entries[0].talos: Invalid value: "1.14": is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros`},
 	}

@@ -95,3 +95,26 @@ const (
 	// MaxUnavailable is how many workers a roll may take away at once.
 	MaxUnavailable = "1"
 )
+
+// BootstrapMode is a pool's default Talos bootstrap mode: CABPT generates
+// the worker config (a TalosControlPlane cluster), today's behaviour.
+const BootstrapMode = "Generate"
+
+// The Join bootstrap mode's defaults: where cozystack's kubernetes chart and
+// Kamaji publish a cluster's join facts, and the tenant network the chart
+// configures (packages/apps/kubernetes-nodes/templates/talos-reconcile-job.yaml
+// and _talosconfigtemplate.tpl, cozystack/cozystack@69da032 and @4206b9a).
+const (
+	JoinTalosSecretsSuffix      = "-talos-secrets"
+	JoinTalosCASuffix           = "-talos-ca"
+	JoinKubernetesCASuffix      = "-ca"
+	JoinAPIServerServiceSuffix  = ""
+	JoinDNSServiceNamespace     = "kube-system"
+	JoinDNSServiceName          = "kube-dns"
+	JoinManagementClusterDomain = "cozy.local"
+	JoinClusterDomain           = "cluster.local"
+	JoinPodSubnet               = "10.243.0.0/16"
+	JoinServiceSubnet           = "10.95.0.0/16"
+	JoinControlPlaneAPIVersion  = "controlplane.cluster.x-k8s.io/v1alpha1"
+	JoinControlPlaneKind        = "KamajiControlPlane"
+)

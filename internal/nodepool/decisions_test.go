@@ -166,7 +166,7 @@ func TestResolveShape(t *testing.T) {
 		"DefaultsToInstanceTypeAndDiskSize": {
 			reason: "Neither instanceType nor resources: the default instance type; diskSize defaults to 20Gi.",
 			check:  func(s shape) any { return []string{s.InstanceType, s.DiskSize.String(), s.MachineVersion} },
-			want:   []string{defaults.InstanceType, "20Gi", "v1.35.0"},
+			want:   []string{defaults.InstanceType, "20Gi", "v1.35.6"},
 		},
 		"KubernetesReleaseIsRefused": {
 			reason:    "spec.version is a minor, for a pool as for a cluster and as the XRD says: Talos picks the patch.",
@@ -253,7 +253,7 @@ func TestResolveShape(t *testing.T) {
 			check: func(s shape) any {
 				return []string{s.KubernetesVersion.Value, s.KubernetesVersion.Field, s.MachineVersion}
 			},
-			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", defaults.KubernetesVersion + ".0"},
+			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", matrix.BuiltinReleases[defaults.KubernetesVersion]},
 		},
 		"BadKubernetesVersionIsFatal": {
 			reason:    "version must be vX.Y.",

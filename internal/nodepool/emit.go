@@ -29,7 +29,7 @@ const (
 // conditions, results and TTL.
 func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
-	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
+	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.bootstrapName()
 	settled := true
 
 	switch {
@@ -80,6 +80,9 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
 	}
 	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	if c, ok := pl.joinCondition(); ok {
+		out.Conditions = append(out.Conditions, c)
+	}
 	out.Results = pl.results(prev, machineTemplate)
 	if !settled {
 		out.TTL = cfg.InProgressTTL
@@ -107,6 +110,11 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		}{resourceFactoryCA, ca})
 	}
 	for _, c := range current {
+		if c.name != resourceMachineDeployment && pl.Join != nil && pl.Join.Pinned != "" && c.name == bootstrapTemplateResource(pl.BootstrapTemplate.Name) {
+			// Facts alone changed: the running template stays (kept as
+			// observed by keepReferenced), the new one is not composed.
+			continue
+		}
 		obj, err := inContract(c.obj, pl.ClusterAPI)
 		if err != nil {
 			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
@@ -264,7 +272,11 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		}
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
-	for _, c := range []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()} {
+	conds := []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	if c, ok := pl.joinCondition(); ok {
+		conds = append(conds, c)
+	}
+	for _, c := range conds {
 		if c.Status != compose.StatusTrue && prev.condition(c.Type) != string(c.Status)+"/"+c.Reason {
 			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
 		}

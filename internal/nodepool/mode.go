@@ -9,6 +9,7 @@
 package nodepool
 
 import (
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
@@ -24,7 +25,11 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	return selectors(p, resolveOSImage(spec, r.Config), resolveShape(spec, r.Config).InstanceType, r.Config), nil
+	sel := selectors(p, resolveOSImage(spec, r.Config), resolveShape(spec, r.Config).InstanceType, r.Config)
+	if v1alpha1.BootstrapModeOf(spec.Bootstrap) == v1alpha1.BootstrapJoin {
+		addJoinSelectors(sel, joinRefsOf(p, r.Config.Join))
+	}
+	return sel, nil
 }
 
 // Compose implements compose.Mode: read what the pool composed and last

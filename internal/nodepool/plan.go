@@ -38,6 +38,10 @@ type plan struct {
 	CloneHealth   compose.Condition
 	Installer     compose.Condition
 
+	// Join is the Join bootstrap mode's facts and decisions; nil for a
+	// Generate pool.
+	Join *joinPlan
+
 	// Observed is the pool's observed composed state; World the required
 	// resources.
 	Observed composedState
@@ -65,6 +69,7 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  obs, ClusterAPI: r.Config.ClusterAPIVersion,
 		World: readWorld(p, img, s.InstanceType, r.Required, r.Config.ClusterAPIVersion),
+		Join:  readJoin(p, spec, r.Config, r.Required),
 	}
 	w := pl.World
 	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)
@@ -94,7 +99,7 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, resolveNodeConfig(spec.PoolShape, reserved)); err != nil {
+	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, resolveNodeConfig(spec.PoolShape, reserved), pl.Join); err != nil {
 		return plan{}, err
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
@@ -122,6 +127,16 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	running, _ := pl.Observed.inEffect()
 	if pl.Hold == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name {
 		pl.Hold = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
+	}
+	// The Join mode's holds (control plane guard, missing facts) hold
+	// everything, so they win over a deployment-only one.
+	if pl.Join != nil {
+		if h := pl.Join.hold(p, s); h != nil && (pl.Hold == nil || pl.Hold.DeploymentOnly) {
+			pl.Hold = h
+		}
+		if pl.Hold == nil {
+			pl.pinFacts()
+		}
 	}
 	return pl, nil
 }

@@ -147,25 +147,34 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 // renderBootstrapTemplate builds the TalosConfigTemplate. The installer
 // follows the resolved image, so a pool on an osImage override upgrades in
 // place to the OS it booted, not to the pool default.
-func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig) (*TalosConfigTemplate, error) {
+// A Join pool (join non-nil) gets the complete worker config as its base
+// document, and the same patches.
+func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *joinPlan) (*TalosConfigTemplate, error) {
 	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
 	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors, nc)
 	if err != nil {
 		return nil, err
 	}
+	spec := TalosConfigSpec{
+		GenerateType:     generateTypeWorker,
+		TalosVersion:     img.Version.Value,
+		StrategicPatches: patches,
+	}
+	annotations := map[string]string{labels.AnnPool: p.Ref()}
+	if join != nil {
+		if spec, annotations[AnnJoinBase], err = join.bootstrapSpec(spec, s.MachineVersion); err != nil {
+			return nil, err
+		}
+	}
 	tct := &TalosConfigTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
-		Spec: TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: TalosConfigSpec{
-			GenerateType:     generateTypeWorker,
-			TalosVersion:     img.Version.Value,
-			StrategicPatches: patches,
-		}}},
+		Spec:     TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: spec}},
 	}
 	name, err := contentName(p, tct.Spec)
 	if err != nil {
 		return nil, err
 	}
-	tct.ObjectMeta = templateMeta(p, name, map[string]string{labels.Pool: p.Hash()}, map[string]string{labels.AnnPool: p.Ref()})
+	tct.ObjectMeta = templateMeta(p, name, map[string]string{labels.Pool: p.Hash()}, annotations)
 	return tct, nil
 }
 

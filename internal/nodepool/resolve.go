@@ -6,6 +6,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -160,9 +161,10 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	if spec.DiskSize != "" {
 		s.DiskSize, _ = rules.DiskSize(nil, spec.DiskSize)
 	}
-	// Cluster API needs a full semantic version; the minor means its first
-	// release, and the Talos/Kubernetes pairing is checked on the minor.
-	s.MachineVersion = s.KubernetesVersion.Value + ".0"
+	// Cluster API needs a full semantic version: the minor's shipped patch
+	// release (matrix.Release); the Talos/Kubernetes pairing is checked on
+	// the minor.
+	s.MachineVersion = matrix.Release(cfg, s.KubernetesVersion.Value)
 	s.Scaling, s.HealthCheck = resolveScaling(spec.PoolShape, s.Replicas), resolveHealthCheck(spec.HealthCheck)
 	return s
 }

@@ -47,10 +47,17 @@ type TalosConfigSpec struct {
 	// (YAML documents). A merge patch, unlike an RFC 6902 one, does not
 	// depend on which keys the generated config already has.
 	StrategicPatches []string `json:"strategicPatches,omitempty"`
+	// Data is the complete machine config CABPT takes as it is
+	// (generateType: none), before the strategic patches.
+	Data string `json:"data,omitempty"`
 }
 
-// generateTypeWorker is the generateType of a worker.
-const generateTypeWorker = "worker"
+// generateTypeWorker is the generateType of a worker; generateTypeNone has
+// CABPT take the machine config from data (the Join bootstrap mode).
+const (
+	generateTypeWorker = "worker"
+	generateTypeNone   = "none"
+)
 
 // Talos 1.12 moved registry mirrors out of the v1alpha1 machine config into
 // RegistryMirrorConfig documents: Talos' own generator writes the documents

@@ -89,6 +89,7 @@ func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	errs = append(errs, e...)
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
 	errs = append(errs, VMTemplate(root, s)...)
+	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
 	errs = append(errs, Machine(root, s)...)
 	return append(errs, CAPI(root, s)...)

@@ -60,6 +60,17 @@ func TestPlan(t *testing.T) {
 				},
 			},
 		},
+		"JoinPoolCarriesItsBootstrapMode": {
+			reason: "A Kamaji cluster's pools ask for the Join mode in their shape; the composed XNodePool carries it as written.",
+			spec:   v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"workers": {Bootstrap: &v1alpha1.Bootstrap{Mode: v1alpha1.BootstrapJoin, FactsRevision: 2}}}},
+			want: Plan{
+				Cluster: "acme", Version: defaults.KubernetesVersion, Talos: defaultTalos,
+				Pools: []Pool{{Name: "workers", Resource: "nodepool-workers", Spec: v1alpha1.NodePoolSpec{
+					PoolShape:   v1alpha1.PoolShape{Bootstrap: &v1alpha1.Bootstrap{Mode: v1alpha1.BootstrapJoin, FactsRevision: 2}},
+					ClusterName: "acme", PoolName: "workers", Version: defaults.KubernetesVersion, Talos: defaultTalos, GoldenNamespace: defaults.GoldenNamespace,
+				}}},
+			},
+		},
 		"OmittedOSImageStaysOmitted": {
 			reason: "The node pool mode owns the rule that an omitted osImage means HTTP; the cluster must not decide it.",
 			spec:   v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"workers": {}}},

@@ -66,6 +66,12 @@ func TestValidate(t *testing.T) {
 			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"a": {}}},
 			want:    []string{"spec.nodePools[a]"},
 		},
+		"UnknownBootstrapModeIsNamedByPool": {
+			reason:  "A tenant cluster's pool is checked by poolspec.Shape, bootstrap mode included, at its own path.",
+			cluster: "acme",
+			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"workers": {Bootstrap: &v1alpha1.Bootstrap{Mode: "Kamaji"}}}},
+			want:    []string{"spec.nodePools[workers].bootstrap.mode"},
+		},
 		"BuiltinAndFactoryTogetherAreRefused": {
 			reason:  "osImage is a union: clone or import, never both.",
 			cluster: "acme",

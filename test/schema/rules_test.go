@@ -181,6 +181,25 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    nodePoolHead + `spec: {clusterName: acme, osImage: {builtin: {url: "https://example.com"}}}`,
 			want:   []string{"spec.osImage.builtin.url"},
 		},
+		"NodePoolInJoinModeIsAdmitted": {
+			reason: "Join is the bootstrap mode of a Kamaji cluster.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: Join, factsRevision: 2}}`,
+		},
+		"NodePoolWithUnknownBootstrapModeIsRejected": {
+			reason: "The mode is an enum; a lowercase join would otherwise generate.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: join}}`,
+			want:   []string{"spec.bootstrap.mode", "Unsupported value"},
+		},
+		"NodePoolWithNegativeFactsRevisionIsRejected": {
+			reason: "factsRevision is a counter.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, bootstrap: {mode: Join, factsRevision: -1}}`,
+			want:   []string{"spec.bootstrap.factsRevision", "greater than or equal to 0"},
+		},
+		"TenantPoolWithUnknownBootstrapModeIsRejected": {
+			reason: "A tenant cluster's pools carry the bootstrap mode too, with the same enum.",
+			obj:    tenantHead + `spec: {nodePools: {gpu: {bootstrap: {mode: Kamaji}}}}`,
+			want:   []string{"spec.nodePools.gpu.bootstrap.mode", "Unsupported value"},
+		},
 		"NodePoolWithNegativeReplicasIsRejected": {
 			reason: "replicas cannot be negative.",
 			obj:    nodePoolHead + `spec: {clusterName: acme, replicas: -1}`,
@@ -449,6 +468,8 @@ func TestSchemasApplyDefaults(t *testing.T) {
 		p := map[string]any{
 			"diskSize": defaults.DiskSize,
 			"osImage":  map[string]any{"builtin": map[string]any{}},
+			// Generate: CABPT generates the worker config, as before.
+			"bootstrap": map[string]any{"mode": "Generate"},
 		}
 		for k, v := range extra {
 			p[k] = v

@@ -149,6 +149,8 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		".diskSize": jsonString(defaults.DiskSize),
 		// PRODUCT.md: the shipped XRDs default osImage to the golden path.
 		".osImage": `{"builtin":{}}`,
+		// Generate: CABPT generates the worker config, as before.
+		".bootstrap": `{}`, ".bootstrap.mode": jsonString(defaults.BootstrapMode),
 	}
 	with := func(prefix string, ms ...map[string]string) map[string]string {
 		out := map[string]string{}

@@ -1,0 +1,222 @@
+package nodepool
+
+import (
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/required"
+)
+
+// The Join bootstrap mode reads a cluster's join facts: what a worker's
+// complete Talos config needs and only the control plane knows. cozystack's
+// kubernetes-nodes chart reads the same objects in its talos-reconcile Job
+// (packages/apps/kubernetes-nodes/templates/talos-reconcile-job.yaml@69da032:
+// the Secret <cluster>-talos-secrets keys token, clusterId, clusterSecret and
+// bootstrapToken; <cluster>-talos-ca tls.crt; <cluster>-ca ca.crt; the
+// Service <cluster> and kube-system/kube-dns ClusterIPs) and guards the
+// pool's minor against the KamajiControlPlane named like the cluster
+// (_helpers.tpl:140-157@69da032, kubernetes-nodes.assertParentVersion).
+//
+// The values of the Secrets are secrets: they go into the composed
+// TalosConfigTemplate (as in the chart, which writes them into its
+// TalosConfigTemplate too) and nowhere else. Messages, conditions, status
+// and results name the Secret and the key, never a value, and never an error
+// text that could quote one.
+
+// Requirement names of the Join mode.
+const (
+	reqJoinTalosSecrets = "join-talos-secrets"
+	reqJoinTalosCA      = "join-talos-ca"
+	reqJoinKubernetesCA = "join-kubernetes-ca"
+	reqJoinAPIServer    = "join-apiserver-service"
+	reqJoinDNS          = "join-dns-service"
+	reqControlPlane     = "join-control-plane"
+)
+
+// Keys of the join Secrets.
+const (
+	keyMachineToken   = "token"
+	keyClusterID      = "clusterId"
+	keyClusterSecret  = "clusterSecret"
+	keyBootstrapToken = "bootstrapToken"
+	keyTalosCA        = "tls.crt"
+	keyKubernetesCA   = "ca.crt"
+)
+
+// joinRefs names the objects a Join pool reads.
+type joinRefs struct {
+	Namespace                                         string
+	TalosSecrets, TalosCA, KubernetesCA, APIServer    string
+	DNSNamespace, DNSName                             string
+	ControlPlaneAPIVersion, ControlPlaneKind, Cluster string
+}
+
+func joinRefsOf(p pool, c config.Join) joinRefs {
+	return joinRefs{
+		Namespace:              p.Namespace,
+		TalosSecrets:           p.Cluster + c.TalosSecretsSuffix,
+		TalosCA:                p.Cluster + c.TalosCASuffix,
+		KubernetesCA:           p.Cluster + c.KubernetesCASuffix,
+		APIServer:              p.Cluster + c.APIServerServiceSuffix,
+		DNSNamespace:           c.DNSServiceNamespace,
+		DNSName:                c.DNSServiceName,
+		ControlPlaneAPIVersion: c.ControlPlaneAPIVersion,
+		ControlPlaneKind:       c.ControlPlaneKind,
+		Cluster:                p.Cluster,
+	}
+}
+
+// addJoinSelectors asks for the join facts, each by name: a Join pool needs
+// nothing else, and nothing of another cluster.
+func addJoinSelectors(sel required.Selectors, r joinRefs) {
+	sel[reqJoinTalosSecrets] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.TalosSecrets)
+	sel[reqJoinTalosCA] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.TalosCA)
+	sel[reqJoinKubernetesCA] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.KubernetesCA)
+	sel[reqJoinAPIServer] = required.ByName(observed.CoreAPIVersion, kindService, r.Namespace, r.APIServer)
+	sel[reqJoinDNS] = required.ByName(observed.CoreAPIVersion, kindService, r.DNSNamespace, r.DNSName)
+	sel[reqControlPlane] = required.ByName(r.ControlPlaneAPIVersion, r.ControlPlaneKind, r.Namespace, r.Cluster)
+}
+
+const (
+	kindSecret  = "Secret"
+	kindService = "Service"
+)
+
+// joinFacts are a cluster's join facts as read, and what is wrong with them.
+type joinFacts struct {
+	MachineToken, ClusterID, ClusterSecret, BootstrapToken string
+	// TalosCA and KubernetesCA are base64 PEM, as Talos' ca.crt wants them.
+	TalosCA, KubernetesCA string
+	APIServerIP, DNSIP    string
+
+	// ControlPlaneVersion is the control plane's spec.version; empty when
+	// the control plane is not there (yet) or says none.
+	ControlPlaneVersion string
+	ControlPlaneFound   bool
+
+	// Missing and Invalid name each fact that is absent or unusable, by
+	// object and key; sorted. They never hold a value.
+	Missing, Invalid []string
+}
+
+// bootstrapToken is the kubeadm bootstrap token format the kubelet's TLS
+// bootstrap authenticates with (<id>.<secret>, k8s.io/cluster-bootstrap
+// token/api BootstrapTokenPattern).
+var bootstrapToken = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
+
+// readJoinFacts reads the facts out of the required resources. Objects of
+// another namespace or name are ignored, as elsewhere (crossplane render does
+// not honour a requirement's namespace).
+func readJoinFacts(r joinRefs, got required.Resolved) joinFacts {
+	f := joinFacts{}
+	secret := func(req, name string) (*corev1.Secret, string) {
+		ref := fmt.Sprintf("Secret %s/%s", r.Namespace, name)
+		u := pick(got[req], r.Namespace, name)
+		if u == nil {
+			f.Missing = append(f.Missing, ref)
+			return nil, ref
+		}
+		s := &corev1.Secret{}
+		// The conversion error is not reported: it could quote a value.
+		if err := observed.Into(u, observed.CoreAPIVersion, kindSecret, s); err != nil {
+			f.Invalid = append(f.Invalid, ref+" (not a readable Secret)")
+			return nil, ref
+		}
+		return s, ref
+	}
+	value := func(s *corev1.Secret, ref, key string) string {
+		if s == nil {
+			return ""
+		}
+		v, ok := s.Data[key]
+		if !ok {
+			if sv, ok := s.StringData[key]; ok {
+				v = []byte(sv)
+			}
+		}
+		if len(v) == 0 {
+			f.Missing = append(f.Missing, fmt.Sprintf("key %s of %s", key, ref))
+		}
+		return string(v)
+	}
+	cert := func(s *corev1.Secret, ref, key string) string {
+		v := value(s, ref, key)
+		if v == "" {
+			return ""
+		}
+		if b, _ := pem.Decode([]byte(v)); b == nil || b.Type != "CERTIFICATE" {
+			f.Invalid = append(f.Invalid, fmt.Sprintf("key %s of %s (not a PEM certificate)", key, ref))
+			return ""
+		}
+		return base64.StdEncoding.EncodeToString([]byte(v))
+	}
+
+	ts, tsRef := secret(reqJoinTalosSecrets, r.TalosSecrets)
+	f.MachineToken = value(ts, tsRef, keyMachineToken)
+	f.ClusterID = value(ts, tsRef, keyClusterID)
+	f.ClusterSecret = value(ts, tsRef, keyClusterSecret)
+	f.BootstrapToken = value(ts, tsRef, keyBootstrapToken)
+	if f.BootstrapToken != "" && !bootstrapToken.MatchString(f.BootstrapToken) {
+		f.Invalid = append(f.Invalid, fmt.Sprintf("key %s of %s (not a bootstrap token <6 characters>.<16 characters>)", keyBootstrapToken, tsRef))
+		f.BootstrapToken = ""
+	}
+	tca, tcaRef := secret(reqJoinTalosCA, r.TalosCA)
+	f.TalosCA = cert(tca, tcaRef, keyTalosCA)
+	kca, kcaRef := secret(reqJoinKubernetesCA, r.KubernetesCA)
+	f.KubernetesCA = cert(kca, kcaRef, keyKubernetesCA)
+
+	f.APIServerIP = f.serviceIP(got[reqJoinAPIServer], r.Namespace, r.APIServer)
+	f.DNSIP = f.serviceIP(got[reqJoinDNS], r.DNSNamespace, r.DNSName)
+
+	if u := pick(got[reqControlPlane], r.Namespace, r.Cluster); u != nil && u.GetKind() == r.ControlPlaneKind {
+		f.ControlPlaneFound = true
+		f.ControlPlaneVersion, _, _ = unstructured.NestedString(u.Object, "spec", "version")
+	}
+	sort.Strings(f.Missing)
+	sort.Strings(f.Invalid)
+	return f
+}
+
+// serviceIP is a Service's ClusterIP; a headless Service or one without an
+// address is invalid (a worker cannot reach it).
+func (f *joinFacts) serviceIP(us []*unstructured.Unstructured, namespace, name string) string {
+	ref := fmt.Sprintf("Service %s/%s", namespace, name)
+	u := pick(us, namespace, name)
+	if u == nil {
+		f.Missing = append(f.Missing, ref)
+		return ""
+	}
+	svc := &corev1.Service{}
+	if err := observed.Into(u, observed.CoreAPIVersion, kindService, svc); err != nil {
+		f.Invalid = append(f.Invalid, ref+" (not a readable Service)")
+		return ""
+	}
+	ip, err := netip.ParseAddr(svc.Spec.ClusterIP)
+	if err != nil {
+		if svc.Spec.ClusterIP == "" {
+			f.Missing = append(f.Missing, "spec.clusterIP of "+ref)
+		} else {
+			f.Invalid = append(f.Invalid, fmt.Sprintf("spec.clusterIP %q of %s (not an address)", svc.Spec.ClusterIP, ref))
+		}
+		return ""
+	}
+	return ip.String()
+}
+
+func pick(us []*unstructured.Unstructured, namespace, name string) *unstructured.Unstructured {
+	for _, u := range us {
+		if is(u, namespace, name) {
+			return u
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package nodepool
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// AnnJoinBase marks a Join pool's TalosConfigTemplate with the hash of its
+// spec apart from the cluster's facts (joinBase): how the next reconcile
+// tells a change of facts alone from a change of the pool.
+const AnnJoinBase = labels.Prefix + "join-base"
+
+// ConditionJoinFactsCurrent says whether a Join pool's running worker config
+// carries the cluster's current facts.
+const ConditionJoinFactsCurrent = "JoinFactsCurrent"
+
+// Reasons of the Join mode: the holds, and JoinFactsCurrent's.
+const (
+	ReasonJoinFactsMissing   = "JoinFactsMissing"
+	ReasonJoinFactsInvalid   = "JoinFactsInvalid"
+	ReasonControlPlaneBehind = "ControlPlaneBehind"
+	ReasonJoinFactsCurrent   = "FactsCurrent"
+	ReasonJoinFactsChanged   = "JoinFactsChanged"
+)
+
+// joinPlan is what the Join mode read and decided.
+type joinPlan struct {
+	Refs     joinRefs
+	Config   config.Join
+	Facts    joinFacts
+	Revision int64
+	// Pinned is the running TalosConfigTemplate the deployment stays on
+	// while only the facts changed; empty otherwise.
+	Pinned string
+	// Changed names the facts that changed since the pinned template.
+	Changed []string
+}
+
+// readJoin reads the Join mode's facts; nil for a Generate pool.
+func readJoin(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got required.Resolved) *joinPlan {
+	if v1alpha1.BootstrapModeOf(spec.Bootstrap) != v1alpha1.BootstrapJoin {
+		return nil
+	}
+	refs := joinRefsOf(p, cfg.Join)
+	return &joinPlan{Refs: refs, Config: cfg.Join, Facts: readJoinFacts(refs, got), Revision: spec.Bootstrap.FactsRevision}
+}
+
+// bootstrapSpec turns a Generate spec into the Join one: generateType none,
+// the complete worker config as data, the patches unchanged. It returns the
+// base hash too (joinBase).
+func (j *joinPlan) bootstrapSpec(spec TalosConfigSpec, release string) (TalosConfigSpec, string, error) {
+	spec.GenerateType = generateTypeNone
+	base := spec
+	var err error
+	if base.Data, err = encodeJoinConfig(joinConfig(j.Refs, j.Config, placeholderFacts(), release)); err != nil {
+		return spec, "", err
+	}
+	hash, err := joinBase(base, j.Revision)
+	if err != nil {
+		return spec, "", err
+	}
+	if spec.Data, err = encodeJoinConfig(joinConfig(j.Refs, j.Config, j.Facts, release)); err != nil {
+		return spec, "", err
+	}
+	return spec, hash, nil
+}
+
+// controlPlaneMinor reads the minor of a control plane's spec.version, with
+// or without the v (Kamaji writes v1.35.6). ok is false when there is none,
+// which skips the guard, as the chart does.
+var controlPlaneMinor = regexp.MustCompile(`^v?(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.|$)`)
+
+// hold is the Join mode's hold, or nil. The guard comes first: a pool
+// ahead of its control plane must wait even when its facts are there.
+//
+// The chart fails the whole render in both cases; a hold has the same effect
+// on what exists (nothing changes) and lifts by itself once the control
+// plane is upgraded or the facts appear, which is the normal order of a
+// fresh cluster and of an upgrade that bumps the control plane and the pools
+// in one edit.
+func (j *joinPlan) hold(p pool, s shape) *hold {
+	if m := controlPlaneMinor.FindStringSubmatch(j.Facts.ControlPlaneVersion); j.Facts.ControlPlaneFound && m != nil {
+		cpMajor, _ := strconv.Atoi(m[1])
+		cpMinor, _ := strconv.Atoi(m[2])
+		poolMajor, poolMinor, ok := rules.Minor(s.KubernetesVersion.Value)
+		if ok && (poolMajor > cpMajor || (poolMajor == cpMajor && poolMinor > cpMinor)) {
+			return &hold{Reason: ReasonControlPlaneBehind, Message: msgControlPlaneBehind(p, j.Refs, s.KubernetesVersion, j.Facts.ControlPlaneVersion)}
+		}
+	}
+	if len(j.Facts.Missing) > 0 {
+		return &hold{Reason: ReasonJoinFactsMissing, Message: msgJoinFactsMissing(p, j.Facts.Missing, j.Facts.Invalid)}
+	}
+	if len(j.Facts.Invalid) > 0 {
+		return &hold{Reason: ReasonJoinFactsInvalid, Message: msgJoinFactsInvalid(p, j.Facts.Invalid)}
+	}
+	return nil
+}
+
+// pinFacts keeps a pool whose facts alone changed on its running
+// TalosConfigTemplate. The template's name covers its whole spec, facts
+// included, so a rotated Secret or a re-addressed Service makes a new name,
+// and composing it would roll every worker of the pool without anyone asking
+// for it. Keeping the old name is not silent either: JoinFactsCurrent says
+// which facts changed, that new workers (scale-up, remediation) still get
+// the old ones, and how to roll (spec.bootstrap.factsRevision). Any other
+// change that rolls the pool anyway (its disk template, its Kubernetes
+// release, the rest of its config, the revision) takes the current facts.
+func (pl *plan) pinFacts() {
+	j := pl.Join
+	machine, bootstrap := pl.Observed.inEffect()
+	if bootstrap == "" || bootstrap == pl.BootstrapTemplate.Name || machine != pl.MachineTemplate.Name {
+		return
+	}
+	if md := pl.Observed.Deployment; md == nil || md.Spec.Template.Spec.Version == nil || *md.Spec.Template.Spec.Version != pl.Shape.MachineVersion {
+		return
+	}
+	u, ok := pl.Observed.Resources[bootstrapTemplateResource(bootstrap)]
+	if !ok || u.GetAnnotations()[AnnJoinBase] != pl.BootstrapTemplate.Annotations[AnnJoinBase] {
+		return
+	}
+	j.Pinned = bootstrap
+	was := talosMachineConfig{}
+	if data, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "data"); data != "" {
+		// An unreadable document names no fact; the condition still says
+		// that the facts changed.
+		_ = yaml.Unmarshal([]byte(data), &was)
+	}
+	j.Changed = changedFacts(j.Refs, was, joinConfig(j.Refs, j.Config, j.Facts, pl.Shape.MachineVersion))
+	pl.MachineDeployment = renderMachineDeployment(pl.Pool, pl.Shape, pl.MachineTemplate.Name, bootstrap)
+}
+
+// bootstrapName is the TalosConfigTemplate the deployment points at.
+func (pl plan) bootstrapName() string {
+	if pl.Join != nil && pl.Join.Pinned != "" {
+		return pl.Join.Pinned
+	}
+	return pl.BootstrapTemplate.Name
+}
+
+// joinCondition is JoinFactsCurrent, for a Join pool that is not held (a
+// held one says why in WorkerImageReady); none otherwise.
+func (pl plan) joinCondition() (compose.Condition, bool) {
+	if pl.Join == nil || pl.Hold != nil {
+		return compose.Condition{}, false
+	}
+	if pl.Join.Pinned != "" {
+		return compose.Condition{Type: ConditionJoinFactsCurrent, Status: compose.StatusFalse, Reason: ReasonJoinFactsChanged,
+			Message: msgJoinFactsChanged(pl.Pool, pl.Join.Pinned, pl.Join.Changed, pl.Join.Revision)}, true
+	}
+	return compose.Condition{Type: ConditionJoinFactsCurrent, Status: compose.StatusTrue, Reason: ReasonJoinFactsCurrent,
+		Message: fmt.Sprintf("Node pool %q runs TalosConfigTemplate %s, built from cluster %q's current join facts.", pl.Pool.Ref(), pl.BootstrapTemplate.Name, pl.Pool.Cluster)}, true
+}
