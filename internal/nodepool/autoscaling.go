@@ -2,13 +2,19 @@ package nodepool
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; capi.go converts to v1beta2 when asked.
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
@@ -23,10 +29,14 @@ const (
 	AnnMaxNodeProvisionTime    = "cluster.x-k8s.io/autoscaling-options-maxnodeprovisiontime"
 	AnnCapacityCPU             = "capacity.cluster-autoscaler.kubernetes.io/cpu"
 	AnnCapacityMemory          = "capacity.cluster-autoscaler.kubernetes.io/memory"
+	AnnCapacityGPUCount        = "capacity.cluster-autoscaler.kubernetes.io/gpu-count"
+	AnnCapacityGPUType         = "capacity.cluster-autoscaler.kubernetes.io/gpu-type"
+	AnnCapacityLabels          = "capacity.cluster-autoscaler.kubernetes.io/labels"
+	AnnCapacityTaints          = "capacity.cluster-autoscaler.kubernetes.io/taints"
 	rollingUpdate              = "RollingUpdate"
 	bytesPerMi                 = 1 << 20
 	millicoresPerCore          = 1000
-	autoscalerAnnotationsCount = 5
+	autoscalerAnnotationsCount = 9
 )
 
 // scaling is how many workers the pool runs and who decides, and how a
@@ -77,18 +87,90 @@ func resolveScaling(s v1alpha1.PoolShape, fixed int32) scaling {
 	return sc
 }
 
+// capacity is what one worker of an autoscaled pool offers the scheduler,
+// for the cluster-autoscaler to scale the pool up from zero, when it has no
+// Node to look at (cluster-autoscaler cloudprovider/clusterapi
+// clusterapi_utils.go reads capacity.cluster-autoscaler.kubernetes.io/*).
+type capacity struct {
+	// Known is false while the node's size is unknown (its instance type
+	// not read yet): no capacity is claimed then.
+	Known bool
+	// MemoryMi and MilliCPU are allocatable: the node's size less the
+	// kubelet's reservations and, for memory, the hard eviction threshold,
+	// as the chart computes them (nodegroup.yaml:498-514@69da032).
+	MemoryMi, MilliCPU int64
+	GPUs               int
+	// GPUType is the resource the guest's device plugin offers the GPUs
+	// as; empty when the function cannot tell.
+	GPUType string
+	// Labels and Taints are the node's, in the autoscaler's
+	// key=value[,...] and key=value:Effect[,...] forms.
+	Labels, Taints string
+}
+
+// workerCapacity computes a worker's capacity from its size, reservations
+// and node config.
+func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc nodeConfig, gpus []v1alpha1.GPU) capacity {
+	c := capacity{Known: known && !size.Pending, GPUs: len(gpus)}
+	if !c.Known {
+		return c
+	}
+	if size.MemoryBytes > 0 {
+		reserved := r.SystemMemory.Value() + r.KubeMemory.Value() + thresholdBytes(r.EvictionHard, size.MemoryBytes)
+		c.MemoryMi = (size.MemoryBytes - reserved) / bytesPerMi
+	}
+	if size.MilliCPU > 0 {
+		c.MilliCPU = size.MilliCPU - r.SystemCPU.MilliValue() - r.KubeCPU.MilliValue()
+	}
+	// KubeVirt passes NVIDIA devices through whole; inside the guest the
+	// NVIDIA (or HAMi) device plugin offers them as nvidia.com/gpu.
+	if len(gpus) > 0 && !slices.ContainsFunc(gpus, func(g v1alpha1.GPU) bool { return !strings.HasPrefix(g.Name, nvidiaPrefix) }) {
+		c.GPUType = nvidiaGPUResource
+	}
+	c.Labels = joinSorted(nc.Labels, func(k, v string) string { return k + "=" + v })
+	c.Taints = joinSorted(nc.Taints, func(k, v string) string {
+		value, effect, ok := strings.Cut(v, ":")
+		if !ok {
+			value, effect = "", v
+		}
+		return k + "=" + value + ":" + effect
+	})
+	return c
+}
+
+// nvidiaGPUResource is the extended resource NVIDIA GPUs are scheduled as.
+const nvidiaGPUResource = "nvidia.com/gpu"
+
+// thresholdBytes is an eviction threshold of a node of memory bytes: a
+// percentage of it, or a quantity.
+func thresholdBytes(threshold string, memory int64) int64 {
+	if pct, ok := strings.CutSuffix(threshold, "%"); ok {
+		f, err := strconv.ParseFloat(pct, 64)
+		if err != nil {
+			return 0
+		}
+		return int64(f / 100 * float64(memory))
+	}
+	q, err := resource.ParseQuantity(threshold)
+	if err != nil {
+		return 0
+	}
+	return q.Value()
+}
+
+func joinSorted(m map[string]string, item func(k, v string) string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, item(k, m[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
 // autoscalerAnnotations are the MachineDeployment annotations of an
-// autoscaled pool: its bounds, its provision time and, when the pool is
-// sized by resources, the capacity of one worker so that the autoscaler can
-// scale the pool up from zero (it has no Node to look at then). A pool sized
-// by an instance type gets no capacity annotations: the function does not
-// read VirtualMachineClusterInstancetypes yet.
-//
-// The chart writes the allocatable capacity, the size less the kubelet's
-// reservations (nodegroup.yaml:498-514); this pool reserves nothing yet, so
-// the capacity is the VM's size. Units follow the chart: memory in whole Mi,
-// CPU in millicores.
-func autoscalerAnnotations(sc scaling, s shape) map[string]string {
+// autoscaled pool: its bounds, its provision time and one worker's
+// capacity, so that the autoscaler can scale the pool up from zero. Units
+// follow the chart: memory in whole Mi (rounded down), CPU in millicores.
+func autoscalerAnnotations(sc scaling, c capacity) map[string]string {
 	if !sc.Autoscaled {
 		return nil
 	}
@@ -96,13 +178,26 @@ func autoscalerAnnotations(sc scaling, s shape) map[string]string {
 	a[AnnAutoscalerMinSize] = strconv.Itoa(int(sc.Min))
 	a[AnnAutoscalerMaxSize] = strconv.Itoa(int(sc.Max))
 	a[AnnMaxNodeProvisionTime] = sc.ProvisionTime
-	if s.InstanceType == "" {
-		if s.Memory != nil {
-			a[AnnCapacityMemory] = fmt.Sprintf("%dMi", s.Memory.Value()/bytesPerMi)
+	if !c.Known {
+		return a
+	}
+	if c.MemoryMi > 0 {
+		a[AnnCapacityMemory] = fmt.Sprintf("%dMi", c.MemoryMi)
+	}
+	if c.MilliCPU > 0 {
+		a[AnnCapacityCPU] = fmt.Sprintf("%dm", c.MilliCPU)
+	}
+	if c.GPUs > 0 {
+		a[AnnCapacityGPUCount] = strconv.Itoa(c.GPUs)
+		if c.GPUType != "" {
+			a[AnnCapacityGPUType] = c.GPUType
 		}
-		if s.Cores > 0 {
-			a[AnnCapacityCPU] = fmt.Sprintf("%dm", int64(s.Cores)*millicoresPerCore)
-		}
+	}
+	if c.Labels != "" {
+		a[AnnCapacityLabels] = c.Labels
+	}
+	if c.Taints != "" {
+		a[AnnCapacityTaints] = c.Taints
 	}
 	return a
 }
@@ -113,8 +208,8 @@ func autoscalerAnnotations(sc scaling, s shape) map[string]string {
 // writes survives every reconcile, and Cluster API's defaulting webhook
 // seeds a new deployment from the min-size annotation (the chart's comment at
 // nodegroup.yaml:517-539 explains the same choice for Helm).
-func applyScaling(md *clusterv1.MachineDeployment, sc scaling, s shape) {
-	for k, v := range autoscalerAnnotations(sc, s) {
+func applyScaling(md *clusterv1.MachineDeployment, sc scaling, c capacity) {
+	for k, v := range autoscalerAnnotations(sc, c) {
 		md.Annotations[k] = v
 	}
 	if sc.Autoscaled {

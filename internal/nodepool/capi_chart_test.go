@@ -172,16 +172,35 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 			spec:    map[string]any{"rollout": map[string]any{"maxSurge": "0", "maxUnavailable": "0%"}},
 			wantErr: "spec.rollout: Invalid value: sets both maxSurge and maxUnavailable to zero",
 		},
-		"scale from zero: capacity of a resources-sized worker": {
+		// nodegroup.yaml:498-514@69da032: allocatable is the size less
+		// system and kube reserved and, for memory, the hard eviction
+		// threshold. 2 cores and 4Gi: 5% of 4Gi is under the 256Mi floor,
+		// so 2x256Mi plus 7% of 4Gi (286.72Mi) leaves 3297.28Mi, floored;
+		// 5% of 2000m is 100m, twice, leaving 1800m.
+		"scale from zero: allocatable capacity of a resources-sized worker": {
 			spec: autoscaled(map[string]any{"resources": map[string]any{"cpu": "2", "memory": "4Gi"}}),
 			want: []want{
-				{md, ann(AnnCapacityCPU), "2000m"},
-				{md, ann(AnnCapacityMemory), "4096Mi"},
+				{md, ann(AnnCapacityCPU), "1800m"},
+				{md, ann(AnnCapacityMemory), "3297Mi"},
+				{md, ann(AnnCapacityGPUCount), absent},
+				{md, ann(AnnCapacityLabels), absent},
 			},
 		},
-		"no capacity for an instance-type pool": {
+		"scale from zero: capacity of an instance-type pool from its instance type": {
 			spec: autoscaled(map[string]any{"instanceType": "u1.medium"}),
-			want: []want{{md, ann(AnnCapacityMemory), absent}, {md, ann(AnnCapacityCPU), absent}},
+			want: []want{{md, ann(AnnCapacityMemory), "3297Mi"}, {md, ann(AnnCapacityCPU), "900m"}},
+		},
+		"scale from zero: GPUs, node labels and taints for pods that select them": {
+			spec: autoscaled(map[string]any{"resources": map[string]any{"cpu": "4", "memory": "16Gi"},
+				"gpus":   []any{map[string]any{"name": "nvidia.com/AD102GL_L40S"}},
+				"labels": map[string]any{"tier": "gpu"},
+				"taints": []any{map[string]any{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}, map[string]any{"key": "spot", "effect": "PreferNoSchedule"}}}),
+			want: []want{
+				{md, ann(AnnCapacityGPUCount), "1"},
+				{md, ann(AnnCapacityGPUType), "nvidia.com/gpu"},
+				{md, ann(AnnCapacityLabels), "gpu=on,tier=gpu"},
+				{md, ann(AnnCapacityTaints), "dedicated=gpu:NoSchedule,spot=:PreferNoSchedule"},
+			},
 		},
 		"minReplicas defaults to zero": {
 			spec: map[string]any{"maxReplicas": int64(5)},

@@ -99,12 +99,14 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, resolveNodeConfig(spec.PoolShape, reserved), pl.Join); err != nil {
+	nc := resolveNodeConfig(spec.PoolShape, reserved)
+	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, nc, pl.Join); err != nil {
 		return plan{}, err
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
 	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
-	applyScaling(pl.MachineDeployment, s.Scaling, s)
+	size, known := nodeSize(s, w.Instancetype)
+	applyScaling(pl.MachineDeployment, s.Scaling, workerCapacity(size, known, reserved, nc, spec.GPUs))
 	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
 
 	// Only a new or changed disk template waits for its golden: one that is
