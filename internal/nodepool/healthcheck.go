@@ -10,7 +10,6 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
-	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
@@ -60,16 +59,11 @@ func resolveHealthCheck(hc *v1alpha1.HealthCheck) healthCheck {
 func renderMachineHealthCheck(p pool, hc healthCheck) *clusterv1.MachineHealthCheck {
 	maxUnhealthy := hc.MaxUnhealthy
 	return &clusterv1.MachineHealthCheck{
-		TypeMeta: metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineHealthCheck},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        p.DeploymentName(),
-			Namespace:   p.Namespace,
-			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
-			Annotations: map[string]string{labels.AnnPool: p.Ref()},
-		},
+		TypeMeta:   metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineHealthCheck},
+		ObjectMeta: p.deploymentMeta(),
 		Spec: clusterv1.MachineHealthCheckSpec{
 			ClusterName:        p.Cluster,
-			Selector:           metav1.LabelSelector{MatchLabels: map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}},
+			Selector:           metav1.LabelSelector{MatchLabels: p.machineSelector()},
 			MaxUnhealthy:       &maxUnhealthy, //nolint:staticcheck // the v1beta1 field of the chart; the v1beta2 conversion makes it remediation.triggerIf.unhealthyLessThanOrEqualTo.
 			NodeStartupTimeout: &metav1.Duration{Duration: hc.NodeStartupTimeout},
 			UnhealthyConditions: []clusterv1.UnhealthyCondition{

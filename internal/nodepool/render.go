@@ -191,17 +191,12 @@ func templateMeta(p pool, name string, l, a map[string]string) metav1.ObjectMeta
 // templates. The deployment-name label is what the pool's MachineSets are
 // read back by.
 func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
-	selector := map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
+	selector := p.machineSelector()
 	replicas := s.Replicas
 	version := s.MachineVersion
 	return &clusterv1.MachineDeployment{
-		TypeMeta: metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineDeployment},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        p.DeploymentName(),
-			Namespace:   p.Namespace,
-			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
-			Annotations: map[string]string{labels.AnnPool: p.Ref()},
-		},
+		TypeMeta:   metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineDeployment},
+		ObjectMeta: p.deploymentMeta(),
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: p.Cluster,
 			Replicas:    &replicas,
@@ -229,4 +224,22 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// deploymentMeta is the identity of the pool's per-pool Cluster API objects
+// (the MachineDeployment and the MachineHealthCheck): named after the
+// deployment, labelled with the cluster and the pool.
+func (p pool) deploymentMeta() metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:        p.DeploymentName(),
+		Namespace:   p.Namespace,
+		Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+		Annotations: map[string]string{labels.AnnPool: p.Ref()},
+	}
+}
+
+// machineSelector selects the pool's Machines by the labels its
+// MachineDeployment gives them.
+func (p pool) machineSelector() map[string]string {
+	return map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
 }
