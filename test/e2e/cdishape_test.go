@@ -56,8 +56,15 @@ func shapeOf(o map[string]any) map[string][]string {
 		m, _, _ := unstructured.NestedMap(o, path...)
 		return slices.Sorted(maps.Keys(m))
 	}
+	// Annotations are compared for CDI's keys and the function's own: the
+	// PV controller of kube-controller-manager adds its own
+	// (volume.kubernetes.io/storage-provisioner and the like) on its own
+	// schedule, so whether they are there yet is timing, not CDI's shape.
+	owned := slices.DeleteFunc(keys("metadata", "annotations"), func(k string) bool {
+		return !strings.HasPrefix(k, "cdi.kubevirt.io/") && !strings.HasPrefix(k, "workerimage.cozystack.io/")
+	})
 	shape := map[string][]string{
-		"metadata.annotations": keys("metadata", "annotations"),
+		"metadata.annotations": owned,
 		"metadata.labels":      keys("metadata", "labels"),
 		"spec":                 keys("spec"),
 		"status":               keys("status"),
