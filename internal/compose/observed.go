@@ -103,11 +103,7 @@ func (o Observed) Problems() []string {
 			continue
 		}
 		u := o.Resources[n]
-		ref := u.GetName()
-		if ns := u.GetNamespace(); ns != "" {
-			ref = ns + "/" + ref
-		}
-		out = append(out, fmt.Sprintf("composed resource %s (%s %s): %v", n, u.GetKind(), ref, err))
+		out = append(out, fmt.Sprintf("composed resource %s (%s %s): %v", n, u.GetKind(), observed.Ref(&u.Unstructured), err))
 	}
 	return out
 }

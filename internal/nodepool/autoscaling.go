@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; capi.go converts to v1beta2 when asked.
 
@@ -116,8 +114,10 @@ func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc 
 		return c
 	}
 	if size.MemoryBytes > 0 {
-		reserved := r.SystemMemory.Value() + r.KubeMemory.Value() + thresholdBytes(r.EvictionHard, size.MemoryBytes)
-		c.MemoryMi = (size.MemoryBytes - reserved) / bytesPerMi
+		// Reservations validated the threshold; the parse cannot fail here.
+		hard, _ := rules.EvictionThreshold(nil, r.EvictionHard)
+		reserved := r.SystemMemory.AsApproximateFloat64() + r.KubeMemory.AsApproximateFloat64() + hard.Bytes(size.MemoryBytes)
+		c.MemoryMi = int64((float64(size.MemoryBytes) - reserved) / bytesPerMi)
 	}
 	if size.MilliCPU > 0 {
 		c.MilliCPU = size.MilliCPU - r.SystemCPU.MilliValue() - r.KubeCPU.MilliValue()
@@ -140,23 +140,6 @@ func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc 
 
 // nvidiaGPUResource is the extended resource NVIDIA GPUs are scheduled as.
 const nvidiaGPUResource = "nvidia.com/gpu"
-
-// thresholdBytes is an eviction threshold of a node of memory bytes: a
-// percentage of it, or a quantity.
-func thresholdBytes(threshold string, memory int64) int64 {
-	if pct, ok := strings.CutSuffix(threshold, "%"); ok {
-		f, err := strconv.ParseFloat(pct, 64)
-		if err != nil {
-			return 0
-		}
-		return int64(f / 100 * float64(memory))
-	}
-	q, err := resource.ParseQuantity(threshold)
-	if err != nil {
-		return 0
-	}
-	return q.Value()
-}
 
 func joinSorted(m map[string]string, item func(k, v string) string) string {
 	parts := make([]string, 0, len(m))

@@ -156,13 +156,9 @@ func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
 // nodeSize is the size the kubelet reservations are computed from: the
 // pool's resources, else its instance type as read (nil while it is not
 // there, which holds the pool).
-func nodeSize(s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
+func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
 	if s.InstanceType == "" {
-		size := poolspec.NodeSize{MilliCPU: int64(s.Cores) * 1000, From: "spec.resources"}
-		if s.Memory != nil {
-			size.MemoryBytes = s.Memory.Value()
-		}
-		return size, true
+		return poolspec.ShapeSize(field.NewPath("spec"), spec), true
 	}
 	if it == nil {
 		return poolspec.NodeSize{}, false
@@ -178,8 +174,7 @@ func nodeSize(s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype
 // its instance type is missing: a pool that cannot be sized keeps what it
 // runs rather than rolling onto reservations guessed from nothing. A
 // reservation the node cannot carry is a spec error.
-func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, w world) (poolspec.Reserved, *hold, error) {
-	size, ok := nodeSize(s, w.Instancetype)
+func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, size poolspec.NodeSize, ok bool) (poolspec.Reserved, *hold, error) {
 	if !ok {
 		size = poolspec.NodeSize{Pending: true}
 	}

@@ -25,7 +25,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel := selectors(p, resolveOSImage(spec, r.Config), resolveShape(spec, r.Config).InstanceType, r.Config)
+	sel := selectors(p, resolveOSImage(spec, r.Config), instanceTypeOf(spec.PoolShape), r.Config)
 	if v1alpha1.BootstrapModeOf(spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(p, r.Config.Join))
 	}

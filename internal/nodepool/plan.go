@@ -95,7 +95,8 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	if pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name); err != nil {
 		return plan{}, err
 	}
-	reserved, sizeHold, err := resolveReservations(p, spec, s, w)
+	size, known := nodeSize(spec.PoolShape, s, w.Instancetype)
+	reserved, sizeHold, err := resolveReservations(p, spec, s, size, known)
 	if err != nil {
 		return plan{}, err
 	}
@@ -105,7 +106,6 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
 	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
-	size, known := nodeSize(s, w.Instancetype)
 	applyScaling(pl.MachineDeployment, s.Scaling, workerCapacity(size, known, reserved, nc, spec.GPUs))
 	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
 

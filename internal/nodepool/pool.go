@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/decode"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
@@ -64,16 +65,7 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), fmt.Sprintf("an XNodePool has no namespace and no %s label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in", LabelClaimNamespace)))
 	}
 	if len(errs) > 0 {
-		return pool{}, spec, fmt.Errorf("XNodePool %q: %s", compositeRef(xr), rules.Message(errs))
+		return pool{}, spec, fmt.Errorf("XNodePool %q: %s", observed.Ref(&xr.Unstructured), rules.Message(errs))
 	}
 	return p, spec, nil
-}
-
-// compositeRef is how a message names the composite: namespace/name, or
-// the name of a cluster-scoped (legacy) one.
-func compositeRef(xr *composite.Unstructured) string {
-	if ns := xr.GetNamespace(); ns != "" {
-		return ns + "/" + xr.GetName()
-	}
-	return xr.GetName()
 }

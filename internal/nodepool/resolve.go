@@ -131,12 +131,25 @@ type shape struct {
 	HealthCheck healthCheck
 }
 
+// instanceTypeOf is the instance type a pool's VMs are sized by: its own,
+// else the default one unless it is sized by resources (then "").
+func instanceTypeOf(spec v1alpha1.PoolShape) string {
+	r := spec.Resources
+	switch {
+	case spec.InstanceType != "":
+		return spec.InstanceType
+	case r != nil && (r.CPU != "" || r.Memory != ""):
+		return ""
+	}
+	return defaults.InstanceType
+}
+
 // resolveShape applies defaults to the pool's shape, which readPool has
 // validated (poolspec), and parses its quantities.
 func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	s := shape{
 		Replicas:          defaults.Replicas,
-		InstanceType:      spec.InstanceType,
+		InstanceType:      instanceTypeOf(spec.PoolShape),
 		DiskSize:          cfg.DiskSize,
 		DeclaredClass:     spec.StorageClass,
 		KubernetesVersion: first(setting{spec.Version, "spec.version"}, setting{cfg.KubernetesVersion, "Input talos.kubernetesVersion"}),
@@ -148,15 +161,10 @@ func resolveShape(spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
 	if spec.Replicas != nil {
 		s.Replicas = *spec.Replicas
 	}
-	r := spec.Resources
-	switch {
-	case s.InstanceType != "":
-	case r != nil && (r.CPU != "" || r.Memory != ""):
+	if r := spec.Resources; s.InstanceType == "" {
 		m, _ := rules.Memory(nil, r.Memory)
 		s.Memory = &m
 		s.Cores, _ = rules.Cores(nil, r.CPU)
-	default:
-		s.InstanceType = defaults.InstanceType
 	}
 	if spec.DiskSize != "" {
 		s.DiskSize, _ = rules.DiskSize(nil, spec.DiskSize)

@@ -46,7 +46,7 @@ func Into(u *unstructured.Unstructured, apiVersion, kind string, into runtime.Ob
 		return err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), into); err != nil {
-		return fmt.Errorf("cannot read %s %q: %w", kind, name(u), err)
+		return fmt.Errorf("cannot read %s %q: %w", kind, Ref(u), err)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshot
 	}
 	driver, ok := u.Object["driver"].(string)
 	if !ok || driver == "" {
-		return cloneplan.VolumeSnapshotClass{}, fmt.Errorf("cannot read %s %q: driver is %T %v, not a driver name", KindVolumeSnapshotClass, name(u), u.Object["driver"], u.Object["driver"])
+		return cloneplan.VolumeSnapshotClass{}, fmt.Errorf("cannot read %s %q: driver is %T %v, not a driver name", KindVolumeSnapshotClass, Ref(u), u.Object["driver"], u.Object["driver"])
 	}
 	return cloneplan.VolumeSnapshotClass{
 		Name:    u.GetName(),
@@ -114,12 +114,14 @@ func isKind(u *unstructured.Unstructured, apiVersion, kind string) error {
 		return fmt.Errorf("no object")
 	}
 	if u.GetAPIVersion() != apiVersion || u.GetKind() != kind {
-		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), name(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
+		return fmt.Errorf("%s %q is a %s %s, not a %s %s", u.GetKind(), Ref(u), u.GetAPIVersion(), u.GetKind(), apiVersion, kind)
 	}
 	return nil
 }
 
-func name(u *unstructured.Unstructured) string {
+// Ref is how messages name an object: "<namespace>/<name>", or the name of
+// a cluster-scoped one.
+func Ref(u *unstructured.Unstructured) string {
 	if ns := u.GetNamespace(); ns != "" {
 		return ns + "/" + u.GetName()
 	}
@@ -167,10 +169,10 @@ func metaAndPart(u *unstructured.Unstructured, apiVersion, kind, field string, m
 	case nil:
 	case map[string]any:
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(v, part); err != nil {
-			return fmt.Errorf("cannot read %s %q: %s: %w", kind, name(u), field, err)
+			return fmt.Errorf("cannot read %s %q: %s: %w", kind, Ref(u), field, err)
 		}
 	default:
-		return fmt.Errorf("cannot read %s %q: %s is a %T, not an object", kind, name(u), field, v)
+		return fmt.Errorf("cannot read %s %q: %s is a %T, not an object", kind, Ref(u), field, v)
 	}
 	return nil
 }

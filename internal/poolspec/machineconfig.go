@@ -93,13 +93,13 @@ func Machine(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 			}
 		}
 	}
-	_, e := Reservations(root, s.Kubelet, shapeSize(root, s))
+	_, e := Reservations(root, s.Kubelet, ShapeSize(root, s))
 	return append(errs, e...)
 }
 
-// shapeSize is the node size a shape states itself: its resources, or
+// ShapeSize is the node size a shape states itself: its resources, or
 // pending on its instance type (the default one when neither is set).
-func shapeSize(root *field.Path, s v1alpha1.PoolShape) NodeSize {
+func ShapeSize(root *field.Path, s v1alpha1.PoolShape) NodeSize {
 	r := s.Resources
 	if s.InstanceType != "" || r == nil || (r.CPU == "" && r.Memory == "") {
 		return NodeSize{Pending: true}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
 // owns is the cluster's part of the observed composed resources: one
@@ -56,7 +57,7 @@ func emit(xr *composite.Unstructured, p Plan, support compose.Condition, obs com
 	}
 	problems = append(obs.Problems(), problems...)
 	sort.Strings(problems)
-	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("%s %q", kindOf(xr), refOf(xr)), problems, prev.Conditions)
+	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("%s %q", kindOf(xr), observed.Ref(&xr.Unstructured)), problems, prev.Conditions)
 	if report {
 		out.Conditions = append(out.Conditions, readable)
 	}

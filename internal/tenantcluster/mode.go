@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
@@ -57,7 +58,7 @@ func (Mode) Compose(r compose.Request) compose.Output {
 // fatal stops the pipeline with err, prefixed by the composite it is about so
 // that a message read from an event or a log names the cluster.
 func fatal(xr *composite.Unstructured, err error) compose.Output {
-	return compose.Output{Fatal: fmt.Errorf("%s %q: %w", kindOf(xr), refOf(xr), err)}
+	return compose.Output{Fatal: fmt.Errorf("%s %q: %w", kindOf(xr), observed.Ref(&xr.Unstructured), err)}
 }
 
 // kindOf is the composite's kind, XTenantCluster unless it says otherwise.
@@ -66,12 +67,4 @@ func kindOf(xr *composite.Unstructured) string {
 		return kind
 	}
 	return v1alpha1.KindTenantCluster
-}
-
-// refOf is "<namespace>/<name>" of the composite, or its name.
-func refOf(xr *composite.Unstructured) string {
-	if ns := xr.GetNamespace(); ns != "" {
-		return ns + "/" + xr.GetName()
-	}
-	return xr.GetName()
 }
