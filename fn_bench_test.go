@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,9 +52,16 @@ func benchCases() []benchCase {
 	}
 	// Workers shaped like real CDI's (internal/fixture/cdishape.go), the
 	// sizes issue 14 measures at: what a production pool sends.
+	// Settled: the deployment converged, so the disks are not read
+	// (internal/nodepool/reads.go). Rolling: a rollout in flight, so they
+	// are, up to the Input's cloneHealth.maxWorkerDisks (256).
 	for _, w := range []int{0, 50, 500, 2000} {
 		cs = append(cs, benchCase{Mode: "NodePool", Size: fmt.Sprintf("cdi-workers=%d,classes=10,machinesets=3", w), Scale: max(w, 11),
 			Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(w, 10, 3) }, Status: fixture.NodePoolStatus})
+	}
+	for _, w := range []int{0, 50, 250, 2000} {
+		cs = append(cs, benchCase{Mode: "NodePool", Size: fmt.Sprintf("cdi-workers=%d,rolling", w), Scale: max(w, 11),
+			Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(w, 10, 3) }, Status: fixture.NodePoolRollingStatus})
 	}
 	for _, n := range []int{1, 10, 100} {
 		cs = append(cs, benchCase{Mode: "TenantCluster", Size: fmt.Sprintf("pools=%d", n), Scale: n,
@@ -226,14 +234,18 @@ func BenchmarkTypedDataVolume(b *testing.B) {
 
 // TestCDIShapedWorkersDecideAsMinimalOnes pins that the CDI-shaped fixture
 // changes what a request weighs, not what the function decides: the same
-// pool with minimal and with CDI-shaped workers composes the same desired
-// state. It also checks that no name of the e2e recording leaks into the
-// fixture, and reports the request bytes per worker of each shape.
+// rolling pool (whose disks are read) with minimal and with CDI-shaped
+// workers composes the same desired state. It also checks that no name of
+// the e2e recording leaks into the fixture, and that the fixture's workers
+// weigh what real CDI's do.
 func TestCDIShapedWorkersDecideAsMinimalOnes(t *testing.T) {
 	const workers = 5
-	minimal := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.NodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolStatus})
-	cdi := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolStatus})
+	minimal := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.NodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolRollingStatus})
+	cdi := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(workers, 3, 3) }, Status: fixture.NodePoolRollingStatus})
 	a, b := minimal[len(minimal)-1], cdi[len(cdi)-1]
+	if got := len(b.Request.GetRequiredResources()["worker-datavolumes"].GetItems()); got != workers {
+		t.Fatalf("a rolling pool should read its %d worker disks, read %d", workers, got)
+	}
 	if diff := cmp.Diff(a.Response.GetDesired(), b.Response.GetDesired(), protocmp.Transform()); diff != "" {
 		t.Errorf("CDI-shaped workers change the desired state:\n%s", diff)
 	}
@@ -252,12 +264,46 @@ func TestCDIShapedWorkersDecideAsMinimalOnes(t *testing.T) {
 			t.Errorf("the CDI-shaped fixture still carries the recording's %q", leaked)
 		}
 	}
-	perWorker := func(c fixture.Call) int {
-		empty := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(0, 3, 3) }, Status: fixture.NodePoolStatus})
-		return (proto.Size(c.Request) - proto.Size(empty[len(empty)-1].Request)) / workers
+	// What a worker weighs in the cluster, whether or not it is asked for:
+	// its DataVolume and PVC as protobuf Structs.
+	weight := 0
+	for _, o := range fixture.CDINodePoolScenario(1, 0, 0).Objects {
+		if o.GetNamespace() != fixture.NodePoolNamespace {
+			continue
+		}
+		st, err := structpb.NewStruct(o.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		weight += proto.Size(st)
 	}
-	t.Logf("request bytes per worker: minimal %d, CDI-shaped %d", perWorker(a), perWorker(b))
-	if got := perWorker(b); got < 8000 {
-		t.Errorf("a CDI-shaped worker weighs %d bytes of request; real CDI's DataVolume and PVC weigh over 8 KB", got)
+	t.Logf("a CDI-shaped worker (DataVolume and PVC) weighs %d bytes", weight)
+	if weight < 8000 {
+		t.Errorf("a CDI-shaped worker weighs %d bytes; real CDI's DataVolume and PVC weigh over 8 KB", weight)
+	}
+}
+
+// TestRequestBytesPerWorker holds the node pool's request to issue 14's
+// budget with workers shaped like real CDI's: a settled pool's request does
+// not grow with its workers (at most 2 KiB each, 0 to 2,000), and no call
+// of a 2,000-disk pool, settled or rolling, reaches gRPC's default 4 MiB.
+func TestRequestBytesPerWorker(t *testing.T) {
+	last := func(w int, status fixture.StatusFunc) *fnv1.RunFunctionRequest {
+		calls := settle(t, benchCase{Mode: "NodePool", Scenario: func() *fixture.Scenario { return fixture.CDINodePoolScenario(w, 10, 3) }, Status: status})
+		return calls[len(calls)-1].Request
+	}
+	empty := proto.Size(last(0, fixture.NodePoolStatus))
+	for _, w := range []int{50, 2000} {
+		for name, status := range map[string]fixture.StatusFunc{"settled": fixture.NodePoolStatus, "rolling": fixture.NodePoolRollingStatus} {
+			size := proto.Size(last(w, status))
+			perWorker := float64(size-empty) / float64(w)
+			t.Logf("%s pool of %d disks: %d request bytes, %.0f per worker", name, w, size, perWorker)
+			if size >= 4<<20 {
+				t.Errorf("%s pool of %d disks: the request of %d bytes reaches the 4 MiB default", name, w, size)
+			}
+			if name == "settled" && perWorker > 2048 {
+				t.Errorf("settled pool of %d disks: %.0f request bytes per worker, over the 2 KiB budget", w, perWorker)
+			}
+		}
 	}
 }

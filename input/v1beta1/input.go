@@ -85,6 +85,11 @@ type Input struct {
 	// +optional
 	ClonePreflight ClonePreflightOptions `json:"clonePreflight,omitempty"`
 
+	// CloneHealth bounds how many worker disks a node pool reads for its
+	// CloneHealthy condition.
+	// +optional
+	CloneHealth CloneHealthOptions `json:"cloneHealth,omitempty"`
+
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
@@ -354,6 +359,24 @@ type ClonePreflightOptions struct {
 	// +optional
 	// +kubebuilder:default=true
 	ReadVolumeSnapshotClasses *bool `json:"readVolumeSnapshotClasses,omitempty"`
+}
+
+// CloneHealthOptions configures the node pool's CloneHealthy condition.
+type CloneHealthOptions struct {
+	// MaxWorkerDisks is the largest pool, in worker disks (one per Machine),
+	// whose DataVolumes are read for the CloneHealthy condition. They are
+	// read only while the pool's MachineDeployment rolls, scales or replaces
+	// a Machine, or while the condition is not True. Crossplane sends each
+	// as CDI left it (~6 KiB with its clone tokens and managedFields) and
+	// the function refuses a request above --max-recv-message-size (4 MiB
+	// by default), so a larger pool reports CloneHealthy Unknown instead of
+	// not reconciling at all. Raise it only together with
+	// --max-recv-message-size: about 600 disks fit in 4 MiB.
+	// +optional
+	// +kubebuilder:default=256
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	MaxWorkerDisks *int32 `json:"maxWorkerDisks,omitempty"`
 }
 
 // PollingOptions sets the response TTL: how soon Crossplane calls again.

@@ -30,3 +30,19 @@ type Mode interface {
 	// Compose decides everything else.
 	Compose(r Request) Output
 }
+
+// Call is one call of a mode with the composite decoded and resolved once:
+// Requirements and Compose of one RunFunction call share it.
+type Call interface {
+	// Requirements is Mode.Requirements of the call's request.
+	Requirements() (required.Selectors, error)
+	// Compose is Mode.Compose of the call's request with got as its
+	// resolved requirements.
+	Compose(got required.Resolved) Output
+}
+
+// Preparer is a Mode that decodes its composite once per call. Without it,
+// Requirements and Compose each decode the request.
+type Preparer interface {
+	Prepare(r Request) Call
+}

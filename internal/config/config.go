@@ -59,6 +59,9 @@ type Config struct {
 	AllowHostAssistedCopy bool
 	// ReadSnapshotClasses requires the VolumeSnapshotClasses.
 	ReadSnapshotClasses bool
+	// MaxWorkerDisks is the largest pool, in worker disks, whose
+	// DataVolumes are read for clone health.
+	MaxWorkerDisks int32
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
@@ -90,6 +93,9 @@ type MatrixEntry struct {
 	Talos, MinKubernetes, MaxKubernetes string
 }
 
+// maxWorkerDisksCeiling is the XRD's maximum of cloneHealth.maxWorkerDisks.
+const maxWorkerDisksCeiling = 10000
+
 // FromInput validates in and applies defaults. steadyTTL is the server's
 // default TTL, used when the Input sets none.
 func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
@@ -109,10 +115,18 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		Usages:                in.Usages.Enabled == nil || *in.Usages.Enabled,
 		AllowHostAssistedCopy: in.ClonePreflight.AllowHostAssistedCopy,
 		ReadSnapshotClasses:   in.ClonePreflight.ReadVolumeSnapshotClasses == nil || *in.ClonePreflight.ReadVolumeSnapshotClasses,
+		MaxWorkerDisks:        defaults.MaxWorkerDisks,
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
 	}
 	var errs field.ErrorList
+	if n := in.CloneHealth.MaxWorkerDisks; n != nil {
+		if *n < 0 || *n > maxWorkerDisksCeiling {
+			errs = append(errs, field.Invalid(field.NewPath("cloneHealth", "maxWorkerDisks"), *n, fmt.Sprintf("must be from 0 to %d; it is how many worker disks a pool reads for its CloneHealthy condition (default %d, about what fits in the 4 MiB default --max-recv-message-size with room to spare)", maxWorkerDisksCeiling, defaults.MaxWorkerDisks)))
+		} else {
+			c.MaxWorkerDisks = *n
+		}
+	}
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
 	default:

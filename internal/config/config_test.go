@@ -32,6 +32,7 @@ func TestFromInput(t *testing.T) {
 		WaitForCloneGrant:   true,
 		Usages:              true,
 		ReadSnapshotClasses: true,
+		MaxWorkerDisks:      256,
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
 		ClusterAPIVersion:   v1beta1.ClusterAPIV1Beta1,

@@ -73,6 +73,12 @@ const (
 	SystemDiskPhysicalBlockSize int32 = 4096
 )
 
+// MaxWorkerDisks is the Input's cloneHealth.maxWorkerDisks: 256 worker
+// DataVolumes as CDI v1.65.0 leaves them are ~1.6 MB of request, under half
+// the 4 MiB default, with room for a rollout to double them before the next
+// call (docs/performance.md).
+const MaxWorkerDisks int32 = 256
+
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's
 // (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and
 // templates/nodegroup.yaml:540-544 at cozystack/cozystack@69da032).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -156,12 +157,14 @@ func TestCompose(t *testing.T) {
 	httpSpec := map[string]any{}
 	builtinSpec := map[string]any{"osImage": builtin()}
 	httpKMT, httpTCT := names(t, httpSpec, missing)
-	builtinKMT, _ := names(t, builtinSpec, succeeded)
+	builtinKMT, builtinBootstrap := names(t, builtinSpec, succeeded)
 	existingHTTP := composeOnce(t, httpSpec, missing, mdReady(1))
 	existingBuiltin := composeOnce(t, builtinSpec, succeeded, mdReady(1))
+	// clonedDisk: the pool's MachineSet on the existing clone template has
+	// a ready Machine, which booted from a finished clone of the golden.
 	clonedDisk := func(w worldFixture) worldFixture {
 		w.dvs = append(w.dvs, workerDV("demo-md0-abcde-disk-system", "Succeeded", true))
-		w.pvcs = append(w.pvcs, workerPVC("demo-md0-abcde-disk-system", "replicated", nil))
+		w.sets = append(w.sets, readyMachineSet("demo-md0-abcde", builtinKMT, builtinBootstrap, 1))
 		return w
 	}
 	heldHTTP := []string{
@@ -469,7 +472,9 @@ func TestCompose(t *testing.T) {
 			world: func() worldFixture {
 				w := succeeded
 				w.dvs = []*unstructuredT{workerDV("demo-md0-x-disk-system", "CloneWithoutSource", true)}
-				w.pvcs = []*unstructuredT{workerPVC("demo-md0-y-disk-system", "replicated", map[string]any{"cdi.kubevirt.io/cloneFallbackReason": "NoVolumeExpansion"})}
+				copied := workerDV("demo-md0-y-disk-system", "Succeeded", true)
+				copied.SetAnnotations(map[string]string{labels.AnnCDICloneType: "copy"})
+				w.dvs = append(w.dvs, copied)
 				return w
 			}(),
 			observed: existingBuiltin,

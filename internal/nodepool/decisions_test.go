@@ -11,6 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // the function's v1beta1 view.
+
+	fnresource "github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
@@ -400,29 +403,39 @@ func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
 	}
 }
 
-func TestPoolClone(t *testing.T) {
-	gh := labels.GoldenHash(fxImage.GoldenNamespace, fxImage.GoldenName)
-	mk := func(name, pool, golden string, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
-		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labels.Pool: pool, labels.Golden: golden}}, Status: cdiv1.DataVolumeStatus{Phase: phase}}
+func TestClonedByMachineSets(t *testing.T) {
+	// The pool's composed clone template of the fixture golden, and one of
+	// another golden.
+	ofGolden := composeOnce(t, map[string]any{"osImage": builtin()}, succeeded, nil)
+	kmt, tct := names(t, map[string]any{"osImage": builtin()}, succeeded)
+	other := ofGolden[machineTemplateResource(kmt)].Resource.DeepCopy()
+	other.SetAnnotations(map[string]string{labels.AnnSourceType: string(SourceClone), labels.AnnGolden: "cozy-public/another-golden"})
+	other.SetName("demo-md0-other")
+	ofGolden[machineTemplateResource("demo-md0-other")] = fnresource.ObservedComposed{Resource: other}
+	obs := readComposed(ofGolden, "")
+	ms := func(name, kmt string, ready int64) clusterv1.MachineSet {
+		set, err := readMachineSet(readyMachineSet(name, kmt, tct, ready), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
 	}
 	cases := map[string]struct {
 		reason string
-		dvs    []cdiv1.DataVolume
-		want   string
+		sets   []clusterv1.MachineSet
+		want   bool
 	}{
-		"NoDisks":              {reason: "No disks, no clone."},
-		"SucceededCloneCounts": {reason: "A Succeeded disk of this pool and golden counts.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.Succeeded)}, want: "a"},
-		"InProgressDoesNot":    {reason: "A clone still in progress does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.CloneInProgress)}},
-		"OtherGoldenDoesNot":   {reason: "A disk cloned from another golden does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, "other", cdiv1.Succeeded)}},
-		"OtherPoolDoesNot":     {reason: "A sibling pool's disk does not count.", dvs: []cdiv1.DataVolume{mk("a", "sibling", gh, cdiv1.Succeeded)}},
+		"NoMachineSets":          {reason: "No MachineSet, no clone."},
+		"ReadyMachineCounts":     {reason: "A ready Machine of a MachineSet on a clone template of this golden booted from a finished clone.", sets: []clusterv1.MachineSet{ms("a", kmt, 1)}, want: true},
+		"NoReadyMachineDoesNot":  {reason: "A MachineSet whose Machines are not ready yet proves nothing: KubeVirt starts a VM only once its disks are ready, not the other way round.", sets: []clusterv1.MachineSet{ms("a", kmt, 0)}},
+		"OtherGoldenDoesNot":     {reason: "Machines booted from another golden's clones do not count.", sets: []clusterv1.MachineSet{ms("a", "demo-md0-other", 3)}},
+		"UncomposedTemplateNot":  {reason: "A template the pool does not compose (a sibling's, or one already retired) says nothing of this golden.", sets: []clusterv1.MachineSet{ms("a", "sibling-template", 3)}},
+		"AnyOfSeveralMachineSet": {reason: "One ready MachineSet among several is enough.", sets: []clusterv1.MachineSet{ms("a", "demo-md0-other", 2), ms("b", kmt, 1)}, want: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := ""
-			if c := poolClone(fxPoolID, fxImage, tc.dvs); c != nil {
-				got = c.Name
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			img := image{Source: SourceClone, GoldenNamespace: defaults.GoldenNamespace, GoldenName: fxGolden}
+			if diff := cmp.Diff(tc.want, obs.clonedByMachineSets(img, tc.sets)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -432,31 +445,25 @@ func TestPoolClone(t *testing.T) {
 func TestStorageClassResolution(t *testing.T) {
 	sc := func(s string) *string { return &s }
 	def := storageclass.Choice{Name: "today", Annotation: storageclass.AnnVirtDefault}
-	clone := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: "disk"}}
 	pvcs := []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: fxNamespace, Name: "disk"}, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: sc("frozen")}}}
 	cases := map[string]struct {
 		reason string
 		got    class
 		want   class
 	}{
-		"PoolDeclaredWins": {
-			reason: "A declared pool class is authoritative, even over its disks.",
-			got:    poolClassOf("declared", clone, pvcs, def),
-			want:   class{Name: "declared", From: "spec.storageClass"},
+		"PoolKnownClassWins": {
+			reason: "A class known without reading the cluster (declared, or the one the pool runs on) is the pool's, whatever today's default.",
+			got:    poolClassOf(&class{Name: "frozen", From: "running"}, def),
+			want:   class{Name: "frozen", From: "running"},
 		},
-		"PoolFrozenOnClonedDiskClass": {
-			reason: "A pool that cloned stays on its disk's class when the default moves.",
-			got:    poolClassOf("", clone, pvcs, def),
-			want:   class{Name: "frozen", From: "the pool's cloned disk tenant-a/disk"},
-		},
-		"PoolWithoutDiskUsesTodaysDefault": {
-			reason: "A pool with no disk yet lands on today's default.",
-			got:    poolClassOf("", nil, nil, def),
+		"PoolWithoutKnownClassUsesTodaysDefault": {
+			reason: "A pool with no class of its own yet lands on today's default.",
+			got:    poolClassOf(nil, def),
 			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
 		},
 		"NoDefaultNoClass": {
 			reason: "With no default there is no class to write.",
-			got:    poolClassOf("", nil, nil, storageclass.Choice{}),
+			got:    poolClassOf(nil, storageclass.Choice{}),
 			want:   class{},
 		},
 		"GoldenDeclaredWinsOverPVC": {
@@ -532,13 +539,25 @@ func TestGateOnSize(t *testing.T) {
 }
 
 func TestCloneHealth(t *testing.T) {
+	copyDV := func(cloneType string) []cdiv1.DataVolume {
+		return []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: cloneType}}}}
+	}
+	read := reads{Workers: true}
 	cases := map[string]struct {
 		reason string
 		dvs    []cdiv1.DataVolume
-		pvcs   []corev1.PersistentVolumeClaim
+		reads  *reads
 		want   string
 	}{
 		"HealthyDisks": {reason: "No problem, healthy.", want: "True/NoCloneProblems"},
+		"SettledAndHealthyNotRead": {
+			reason: "A settled pool whose disks were healthy is reported healthy without reading them.",
+			reads:  &reads{}, want: "True/NoCloneProblems",
+		},
+		"TooManyDisksUnknown": {
+			reason: "A pool with more disks than one call can read reports Unknown, never a guess.",
+			reads:  &reads{TooManyWorkers: true, WorkerDisks: 900}, want: "Unknown/TooManyWorkerDisks",
+		},
 		"ConditionCloneWithoutSource": {
 			reason: "CDI sets CloneWithoutSource as the reason of Bound and Ready, the phase unchanged; it is reported.",
 			dvs: []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Pending, Conditions: []cdiv1.DataVolumeCondition{
@@ -547,25 +566,29 @@ func TestCloneHealth(t *testing.T) {
 			}}}},
 			want: "False/CloneWithoutSource",
 		},
-		"FallbackReason": {
-			reason: "A clone fallback reason on a PVC is a host-assisted copy.",
-			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneFallbackReason: "IncompatibleVolumeModes"}}}},
-			want:   "False/HostAssistedClone",
-		},
 		"CloneTypeCopy": {
-			reason: "cloneType copy is a host-assisted copy.",
-			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: "copy"}}}},
+			reason: "cloneType copy, which CDI copies from the claim onto the DataVolume, is a host-assisted copy, whatever the fallback reason.",
+			dvs:    copyDV("copy"),
 			want:   "False/HostAssistedClone",
 		},
 		"CSICloneIsHealthy": {
 			reason: "cloneType csi-clone is the intended path.",
-			pvcs:   []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: "csi-clone"}}}},
+			dvs:    copyDV("csi-clone"),
+			want:   "True/NoCloneProblems",
+		},
+		"SnapshotIsHealthy": {
+			reason: "cloneType snapshot is a storage-layer clone too.",
+			dvs:    copyDV("snapshot"),
 			want:   "True/NoCloneProblems",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := cloneHealth(fxPoolID, tc.dvs, tc.pvcs)
+			rd := read
+			if tc.reads != nil {
+				rd = *tc.reads
+			}
+			c := cloneHealth(fxPoolID, tc.dvs, rd, 256)
 			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -581,17 +604,17 @@ func TestRequirements(t *testing.T) {
 	}{
 		"HTTPPoolReadsDisksAndMachineSets": {
 			reason: "An HTTP pool needs no golden and no StorageClasses; its (default) instance type sizes the kubelet reservations.",
-			want:   []string{reqInstancetype, reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqInstancetype, reqMachineSets, reqWorkerDVs},
 		},
 		"PoolSizedByResourcesReadsNoInstanceType": {
 			reason: "A pool sized by resources computes its reservations from them.",
 			spec:   map[string]any{"resources": map[string]any{"cpu": "2", "memory": "8Gi"}},
-			want:   []string{reqMachineSets, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqMachineSets, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
 			reason: "A clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig) and the catalogs' clone RBAC by label.",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerPVCs, reqWorkerDVs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs},
 		},
 	}
 	for name, tc := range cases {

@@ -128,17 +128,6 @@ func workerDV(name, phase string, golden bool) *unstructured.Unstructured {
 	})
 }
 
-func workerPVC(name, class string, ann map[string]any) *unstructured.Unstructured {
-	f := map[string]any{
-		"labels": map[string]any{labels.Pool: fxPoolHash},
-		"spec":   map[string]any{"storageClassName": class},
-	}
-	if ann != nil {
-		f["annotations"] = ann
-	}
-	return obj("v1", "PersistentVolumeClaim", fxNamespace, name, f)
-}
-
 func machineSet(name, kmt, tct string) *unstructured.Unstructured {
 	return obj(ClusterAPIVersion, KindMachineSet, fxNamespace, name, map[string]any{
 		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
@@ -153,12 +142,19 @@ func machineSet(name, kmt, tct string) *unstructured.Unstructured {
 	})
 }
 
+// readyMachineSet is machineSet with ready of its Machines ready.
+func readyMachineSet(name, kmt, tct string, ready int64) *unstructured.Unstructured {
+	ms := machineSet(name, kmt, tct)
+	ms.Object["status"] = map[string]any{"replicas": ready, "readyReplicas": ready, "availableReplicas": ready}
+	return ms
+}
+
 // world builds a Resolved with every selector answered; golden entries only
 // count on the clone path but answering them always is harmless.
 type worldFixture struct {
 	goldenDV, goldenPVC *unstructured.Unstructured
 	classes             []*unstructured.Unstructured
-	dvs, pvcs, sets     []*unstructured.Unstructured
+	dvs, sets           []*unstructured.Unstructured
 	// profiles are CDI StorageProfiles, snapshotClasses VolumeSnapshotClasses.
 	profiles, snapshotClasses []*unstructured.Unstructured
 	// ungranted leaves out the catalog's clone RBAC; by default the
@@ -224,7 +220,6 @@ func (w worldFixture) resolved() required.Resolved {
 		reqGoldenPVC:        one(w.goldenPVC),
 		reqStorageClasses:   orEmpty(w.classes),
 		reqWorkerDVs:        orEmpty(w.dvs),
-		reqWorkerPVCs:       orEmpty(w.pvcs),
 		reqMachineSets:      orEmpty(w.sets),
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/internal/cdistate"
@@ -26,21 +25,24 @@ const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 // cloneHealth surfaces worker disks whose clone is stuck without a source or
 // fell back to a host-assisted copy. Neither fails anything in CDI, and both
 // defeat the golden image: one never boots, the other copies the image over
-// the pod network per worker.
-func cloneHealth(p pool, dvs []cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim) compose.Condition {
+// the pod network per worker. Both are read off the DataVolumes: CDI copies
+// the claim's cloneType onto its DataVolume (CDI v1.65.0
+// pvc-clone-controller.go, snapshot-clone-controller.go), and
+// CloneWithoutSource is the DataVolume's own condition reason. A disk is
+// only made with a new Machine, so a settled pool whose disks were healthy
+// when last read is reported healthy without reading them again (reads.go);
+// a pool too large to read reports Unknown.
+func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32) compose.Condition {
+	if rd.TooManyWorkers {
+		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: ReasonTooManyWorkerDisks, Message: msgTooManyWorkerDisks(p, rd.WorkerDisks, limit)}
+	}
 	var stuck, copied []string
 	for _, dv := range dvs {
-		if isCloneWithoutSource(dv) {
-			stuck = append(stuck, dv.Name)
-		}
-	}
-	for _, pvc := range pvcs {
-		reason := pvc.Annotations[labels.AnnCDICloneFallbackReason]
 		switch {
-		case reason != "":
-			copied = append(copied, fmt.Sprintf("%s (%s)", pvc.Name, reason))
-		case pvc.Annotations[labels.AnnCDICloneType] == cloneTypeCopy:
-			copied = append(copied, pvc.Name)
+		case isCloneWithoutSource(dv):
+			stuck = append(stuck, dv.Name)
+		case dv.Annotations[labels.AnnCDICloneType] == cloneTypeCopy:
+			copied = append(copied, dv.Name)
 		}
 	}
 	var msgs []string
@@ -48,7 +50,7 @@ func cloneHealth(p pool, dvs []cdiv1.DataVolume, pvcs []corev1.PersistentVolumeC
 		msgs = append(msgs, fmt.Sprintf("worker DataVolumes %s in namespace %s wait for a clone source that does not exist (CloneWithoutSource); restore the golden image through the XWorkerImageCatalog, or move the pool to an image that exists", strings.Join(stuck, ", "), p.Namespace))
 	}
 	if len(copied) > 0 {
-		msgs = append(msgs, fmt.Sprintf("worker PVCs %s in namespace %s were cloned by a host-assisted copy instead of a CSI clone; check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion", strings.Join(copied, ", "), p.Namespace))
+		msgs = append(msgs, fmt.Sprintf("worker DataVolumes %s in namespace %s were cloned by a host-assisted copy instead of a CSI clone (CDI's cloneType %s; the reason CDI gives is the %s annotation of each one's PVC); check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion", strings.Join(copied, ", "), p.Namespace, cloneTypeCopy, labels.AnnCDICloneFallbackReason))
 	}
 	switch {
 	case len(stuck) > 0:

@@ -58,3 +58,11 @@ func msgCloneNotAuthorized(p pool, img image, serviceAccount string) string {
 	return fmt.Sprintf("Node pool %q: its worker VMs run as service account %q of namespace %s, which may not clone golden image %q yet: no clone RoleBinding in namespace %s grants it create on cdi.kubevirt.io datavolumes/source for that golden, and KubeVirt would refuse every worker disk (UnauthorizedDataVolumeCreate). The worker template is composed, so the XWorkerImageCatalog that lists the golden binds the namespace on its next reconcile; the MachineDeployment is held until then. If this persists, check that a catalog lists the golden, or set the Input's cloneRBAC.waitForGrant to false when the platform grants the clone permission itself.",
 		p.Ref(), serviceAccount, p.Namespace, img.GoldenNamespace+"/"+img.GoldenName, img.GoldenNamespace)
 }
+
+// ReasonTooManyWorkerDisks is the CloneHealthy reason of a pool whose worker
+// disks were not read: more than the Input's cloneHealth.maxWorkerDisks.
+const ReasonTooManyWorkerDisks = "TooManyWorkerDisks"
+
+func msgTooManyWorkerDisks(p pool, disks, limit int32) string {
+	return fmt.Sprintf("Node pool %q has %d worker disks, more than the %d (Input cloneHealth.maxWorkerDisks) whose DataVolumes one call reads: Crossplane sends each whole (~6 KiB as CDI leaves it) and a request above the function's --max-recv-message-size (4 MiB by default) is refused, which would stop the pool from reconciling. Stuck or host-assisted clones of this pool are not reported; split the pool, or raise cloneHealth.maxWorkerDisks together with --max-recv-message-size (about 600 disks fit in 4 MiB).", p.Ref(), disks, limit)
+}

@@ -5,10 +5,14 @@
 // (supportmatrix.go), pick the disk source from the spec alone, gate a new
 // clone template on its golden's readiness, StorageClass and size (gate.go),
 // and report clone health (health.go); then it renders (render.go) and emits
-// the plan (emit.go) in one place.
+// the plan (emit.go) in one place. What each call reads is decided first,
+// from the spec, the previous status and the observed composed resources
+// (reads.go).
 package nodepool
 
 import (
+	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -17,33 +21,105 @@ import (
 // Mode is the node-pool mode.
 type Mode struct{}
 
-// Requirements implements compose.Mode. The golden is located by the
-// resolved osImage. An invalid spec is fatal here already: asking for a
-// golden named after invalid values would only ask for nothing.
+// Prepare implements compose.Preparer: the composite, its previous status
+// and the observed composed resources are decoded and resolved once per
+// call, for Requirements and Compose alike.
+func (Mode) Prepare(r compose.Request) compose.Call {
+	return prepare(r)
+}
+
+// Requirements implements compose.Mode.
 func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
-	p, spec, err := readPool(r.Composite)
-	if err != nil {
-		return nil, err
+	return prepare(r).Requirements()
+}
+
+// Compose implements compose.Mode.
+func (Mode) Compose(r compose.Request) compose.Output {
+	return prepare(r).Compose(r.Required)
+}
+
+// call is one call of a pool, decoded once.
+type call struct {
+	r    compose.Request
+	err  error
+	pool pool
+	spec v1alpha1.NodePoolSpec
+	img  image
+	obs  composedState
+	prev previous
+	// known is the class the next template is rendered with when it is
+	// known without reading the cluster (declared, or the one the pool
+	// runs on); desired is that template, nil when the class is not known.
+	known   *class
+	desired *renderedTemplate
+	reads   reads
+}
+
+// renderedTemplate is a machine template rendered for one class, so that
+// Compose reuses what Requirements rendered.
+type renderedTemplate struct {
+	Class    string
+	Template *infrav1.KubevirtMachineTemplate
+	err      error
+}
+
+func prepare(r compose.Request) *call {
+	c := &call{r: r}
+	c.pool, c.spec, c.err = readPool(r.Composite)
+	if c.err != nil {
+		return c
 	}
-	sel := selectors(p, resolveOSImage(spec, r.Config), instanceTypeOf(spec.PoolShape), r.Config)
-	if v1alpha1.BootstrapModeOf(spec.Bootstrap) == v1alpha1.BootstrapJoin {
-		addJoinSelectors(sel, joinRefsOf(p, r.Config.Join))
+	c.img = resolveOSImage(c.spec, r.Config)
+	c.obs = readComposed(r.Observed, r.Config.ClusterAPIVersion)
+	c.prev = compose.PreviousStatus[previous](r.Composite)
+
+	in := readsInput{
+		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs,
+		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
+	}
+	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, ConditionCloneHealthy)
+	if c.img.Source == SourceClone {
+		if c.spec.StorageClass != "" {
+			c.known = &class{Name: c.spec.StorageClass, From: "spec.storageClass"}
+		} else if k, ok := c.obs.runningClass(c.img); ok {
+			c.known = &k
+		}
+		if c.known != nil {
+			t, err := renderMachineTemplate(c.pool, c.img, resolveShape(c.spec, r.Config), c.known.Name)
+			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
+			if err == nil {
+				in.Desired = t.Name
+			}
+		}
+	}
+	c.reads = planReads(in)
+	return c
+}
+
+// Requirements asks for what this call's decisions read. An invalid spec
+// is fatal here already: asking for a golden named after invalid values
+// would only ask for nothing.
+func (c *call) Requirements() (required.Selectors, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	sel := selectors(c.pool, c.img, instanceTypeOf(c.spec.PoolShape), c.r.Config, c.reads)
+	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
+		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}
 	return sel, nil
 }
 
-// Compose implements compose.Mode: read what the pool composed and last
-// reported, decide, write.
-func (Mode) Compose(r compose.Request) compose.Output {
-	obs := readComposed(r.Observed, r.Config.ClusterAPIVersion)
-	prev := compose.PreviousStatus[previous](r.Composite)
-
-	pl, err := decide(r, obs)
+// Compose reads what the pool composed and last reported, decides, writes.
+func (c *call) Compose(got required.Resolved) compose.Output {
+	if c.err != nil {
+		return compose.Output{Fatal: c.err}
+	}
+	pl, err := decide(c, got)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}
-
-	out, err := emit(pl, prev, r.Config)
+	out, err := emit(pl, c.prev, c.r.Config)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -49,13 +50,10 @@ type plan struct {
 }
 
 // decide runs the decisions in order. An error is a spec error and fatal.
-func decide(r compose.Request, obs composedState) (plan, error) {
-	p, spec, err := readPool(r.Composite)
-	if err != nil {
-		return plan{}, err
-	}
-	img := resolveOSImage(spec, r.Config)
+func decide(c *call, got required.Resolved) (plan, error) {
+	r, p, spec, img := c.r, c.pool, c.spec, c.img
 	s := resolveShape(spec, r.Config)
+	var err error
 	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
 		return plan{}, err
 	}
@@ -67,21 +65,21 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  obs, ClusterAPI: r.Config.ClusterAPIVersion,
-		World: readWorld(p, img, s.InstanceType, r.Required, r.Config.ClusterAPIVersion),
-		Join:  readJoin(p, spec, r.Config, r.Required),
+		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion,
+		World: readWorld(p, img, s.InstanceType, got, r.Config.ClusterAPIVersion, c.reads),
+		Join:  readJoin(p, spec, r.Config, got),
 	}
 	w := pl.World
-	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, w.WorkerPVCs)
+	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, c.reads, r.Config.MaxWorkerDisks)
 
 	var gate gateInput
 	if img.Source == SourceClone {
 		def := storageclass.Default(w.StorageClasses)
-		clone := poolClone(p, img, w.WorkerDVs)
 		gate = gateInput{
 			Pool: p, Image: img, DiskSize: s.DiskSize,
-			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Cloned: clone != nil,
-			PoolClass:   poolClassOf(s.DeclaredClass, clone, w.WorkerPVCs, def),
+			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC,
+			Cloned:      c.obs.clonedByMachineSets(img, w.MachineSets),
+			PoolClass:   poolClassOf(c.known, def),
 			GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
 		}
 		pl.StorageClass = gate.PoolClass
@@ -92,7 +90,12 @@ func decide(r compose.Request, obs composedState) (plan, error) {
 		pl.StorageClass = class{Name: s.DeclaredClass, From: "spec.storageClass"}
 	}
 
-	if pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name); err != nil {
+	if d := c.desired; d != nil && d.Class == pl.StorageClass.Name {
+		pl.MachineTemplate, err = d.Template, d.err
+	} else {
+		pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name)
+	}
+	if err != nil {
 		return plan{}, err
 	}
 	size, known := nodeSize(spec.PoolShape, s, w.Instancetype)

@@ -104,7 +104,6 @@ func randomWorld(rng *rand.Rand) worldFixture {
 	}
 	if rng.IntN(2) == 0 {
 		w.dvs = append(w.dvs, workerDV("demo-md0-a-disk-system", []string{"Succeeded", "CloneInProgress", "CloneWithoutSource"}[rng.IntN(3)], rng.IntN(2) == 0))
-		w.pvcs = append(w.pvcs, workerPVC("demo-md0-a-disk-system", []string{"replicated", "local"}[rng.IntN(2)], nil))
 	}
 	return w
 }
@@ -143,7 +142,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(r, readComposed(r.Observed, r.Config.ClusterAPIVersion))
+		pl, err := decide(prepare(r), r.Required)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -152,10 +151,20 @@ func TestPropertyRetention(t *testing.T) {
 			t.Fatalf("case %d: %v", i, out.Fatal)
 		}
 
-		// The template names are a function of spec and required resources
-		// only: composing with no observed state gives the same names.
-		bareReq := request(t, nodePoolXR(c.spec), c.world, nil)
-		bare, err := decide(bareReq, readComposed(bareReq.Observed, bareReq.Config.ClusterAPIVersion))
+		// The template names are a function of the spec, the required
+		// resources and the class of the clone template the deployment runs
+		// (the pool stays on it): composing with only the deployment and
+		// that template observed gives the same names.
+		bareObs := map[resource.Name]resource.ObservedComposed{}
+		if md, ok := obs[resourceMachineDeployment]; ok {
+			bareObs[resourceMachineDeployment] = md
+			running, _ := md.Resource.GetString("spec.template.spec.infrastructureRef.name")
+			if kmt, ok := obs[machineTemplateResource(running)]; ok {
+				bareObs[machineTemplateResource(running)] = kmt
+			}
+		}
+		bareReq := request(t, nodePoolXR(c.spec), c.world, bareObs)
+		bare, err := decide(prepare(bareReq), bareReq.Required)
 		if err != nil {
 			t.Fatal(err)
 		}

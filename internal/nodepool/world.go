@@ -24,7 +24,6 @@ const (
 	reqGoldenPVC        = "golden-pvc"
 	reqStorageClasses   = "storageclasses"
 	reqWorkerDVs        = "worker-datavolumes"
-	reqWorkerPVCs       = "worker-pvcs"
 	reqMachineSets      = "machinesets"
 	reqCloneBindings    = "clone-rolebindings"
 	reqCloneRoles       = "clone-clusterroles"
@@ -51,21 +50,31 @@ const (
 	kindClusterRole         = "ClusterRole"
 )
 
-// selectors are the pool's requirements: narrow and a function of the spec
-// alone. The golden, its PVC and the StorageClasses matter only on the clone
-// path; worker disks and MachineSets are read on both, because a pool that
-// moved off a golden still has clone disks and old templates to account for.
-func selectors(p pool, img image, instanceType string, cfg config.Config) required.Selectors {
+// selectors are the pool's requirements: narrow, and only what rd says
+// this call decides from (reads.go). MachineSets are read on every call:
+// they are few (one per template revision) and say which templates are
+// still in use. Worker disks are read on both paths, because a pool that
+// moved off a golden still has clone disks to account for.
+func selectors(p pool, img image, instanceType string, cfg config.Config, rd reads) required.Selectors {
 	sel := required.Selectors{
-		reqWorkerDVs:   required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
-		reqWorkerPVCs:  required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash()}),
 		reqMachineSets: required.ByLabels(capiAPIVersion(cfg.ClusterAPIVersion), KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+	}
+	if rd.Workers {
+		// The DataVolumes carry what clone health reads: CDI's clone
+		// controllers copy the claim's cloneType onto the DataVolume
+		// (pvc-clone-controller.go, snapshot-clone-controller.go at CDI
+		// v1.65.0), and the CloneWithoutSource reason is the DataVolume's
+		// own condition. Their PVCs are not read.
+		sel[reqWorkerDVs] = required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()})
 	}
 	if instanceType != "" {
 		// What the kubelet reservations are computed from.
 		sel[reqInstancetype] = required.ByName(instancetypeAPIVersion, instancetypeKind, "", instanceType)
 	}
-	if img.Source == SourceClone {
+	if img.Source != SourceClone {
+		return sel
+	}
+	if rd.Clone {
 		sel[reqGoldenDataVolume] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, img.GoldenName)
 		sel[reqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
 		// The default-class markers are annotations, not labels, so every
@@ -79,13 +88,13 @@ func selectors(p pool, img image, instanceType string, cfg config.Config) requir
 		}
 		sel[reqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
 		sel[reqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
-		if cfg.WaitForCloneGrant {
-			// The catalogs' clone RBAC, by the label they carry: the
-			// RoleBindings of the golden namespace and their ClusterRoles.
-			cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
-			sel[reqCloneBindings] = required.ByLabels(rbacAPIVersion, kindRoleBinding, img.GoldenNamespace, cloneRBAC)
-			sel[reqCloneRoles] = required.ByLabels(rbacAPIVersion, kindClusterRole, "", cloneRBAC)
-		}
+	}
+	if rd.Grant {
+		// The catalogs' clone RBAC, by the label they carry: the
+		// RoleBindings of the golden namespace and their ClusterRoles.
+		cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
+		sel[reqCloneBindings] = required.ByLabels(rbacAPIVersion, kindRoleBinding, img.GoldenNamespace, cloneRBAC)
+		sel[reqCloneRoles] = required.ByLabels(rbacAPIVersion, kindClusterRole, "", cloneRBAC)
 	}
 	return sel
 }
@@ -95,10 +104,9 @@ type world struct {
 	GoldenDV       *cdiv1.DataVolume
 	GoldenPVC      *corev1.PersistentVolumeClaim
 	StorageClasses []storagev1.StorageClass
-	// WorkerDVs (metadata and status only), WorkerPVCs (metadata and spec
-	// only) and MachineSets are sorted by name.
+	// WorkerDVs (metadata and status only; nil unless read) and
+	// MachineSets are sorted by name.
 	WorkerDVs   []cdiv1.DataVolume
-	WorkerPVCs  []corev1.PersistentVolumeClaim
 	MachineSets []clusterv1.MachineSet
 	// CloneBindings and CloneRoles are the catalogs' clone RBAC, sorted by
 	// name; nil unless the grant is waited for.
@@ -117,8 +125,11 @@ type world struct {
 // readWorld converts what Crossplane fetched into typed objects. Objects
 // outside the wanted namespace or name are ignored: a required resource's
 // namespace is not honoured by every caller (crossplane render ignores it).
-func readWorld(p pool, img image, instanceType string, got required.Resolved, capi v1beta1.ClusterAPIVersion) world {
+// What rd did not ask for is ignored too, so that a call decides from what
+// it asked for and nothing else.
+func readWorld(p pool, img image, instanceType string, got required.Resolved, capi v1beta1.ClusterAPIVersion, rd reads) world {
 	w := world{}
+	got = asked(got, rd)
 	cdiName := ""
 	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
 
@@ -157,16 +168,6 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ca
 			bad(err)
 		} else {
 			w.WorkerDVs = append(w.WorkerDVs, *dv)
-		}
-	}
-	for _, u := range got[reqWorkerPVCs] {
-		if !inPool(u, p) {
-			continue
-		}
-		if pvc, err := observed.PVCMetaAndSpec(u); err != nil {
-			bad(err)
-		} else {
-			w.WorkerPVCs = append(w.WorkerPVCs, *pvc)
 		}
 	}
 	for _, u := range got[reqMachineSets] {
@@ -246,7 +247,6 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ca
 	sort.Slice(w.CloneRoles, func(i, j int) bool { return w.CloneRoles[i].Name < w.CloneRoles[j].Name })
 	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
 	sort.Slice(w.WorkerDVs, func(i, j int) bool { return w.WorkerDVs[i].Name < w.WorkerDVs[j].Name })
-	sort.Slice(w.WorkerPVCs, func(i, j int) bool { return w.WorkerPVCs[i].Name < w.WorkerPVCs[j].Name })
 	sort.Slice(w.MachineSets, func(i, j int) bool { return w.MachineSets[i].Name < w.MachineSets[j].Name })
 	sort.Strings(w.Unreadable)
 	return w
@@ -258,4 +258,25 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 
 func inPool(u *unstructured.Unstructured, p pool) bool {
 	return u.GetNamespace() == p.Namespace && u.GetLabels()[labels.Pool] == p.Hash()
+}
+
+// asked is got without the requirements rd does not ask for.
+func asked(got required.Resolved, rd reads) required.Resolved {
+	out := make(required.Resolved, len(got))
+	for n, us := range got {
+		out[n] = us
+	}
+	if !rd.Clone {
+		for _, n := range []string{reqGoldenDataVolume, reqGoldenPVC, reqStorageClasses, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
+			delete(out, n)
+		}
+	}
+	if !rd.Grant {
+		delete(out, reqCloneBindings)
+		delete(out, reqCloneRoles)
+	}
+	if !rd.Workers {
+		delete(out, reqWorkerDVs)
+	}
+	return out
 }

@@ -1,0 +1,187 @@
+package nodepool
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+)
+
+// What one call of a pool reads, and why (issue 14: ask for less).
+//
+// Crossplane v2.2.0 sends every required resource whole, managedFields
+// included (its cached client has no transform; cmd/crossplane/core/core.go),
+// and the function refuses a request above --max-recv-message-size. A worker
+// DataVolume as CDI v1.65.0 leaves it weighs ~6 KB (two clone tokens,
+// managedFields; internal/fixture/testdata/cdi), so reading every worker on
+// every call stopped a pool of ~340 workers from reconciling at all. Each
+// requirement is therefore asked for only when a decision of this call
+// reads it, and that is decided from the composite's spec, its previous
+// status and the observed composed resources alone: requirements are the
+// same on the first and the second call of a reconcile, which therefore
+// settles in two calls.
+
+// reads is what this call asks Crossplane for beyond what every call reads
+// (the pool's MachineSets, its instance type, a Join pool's facts).
+type reads struct {
+	// Clone: the golden DataVolume and PVC, the StorageClasses, CDI's
+	// StorageProfiles, VolumeSnapshotClasses, CDI and CDIConfig: what the
+	// clone gates and the pre-flight decide a new clone template from, and
+	// where today's default StorageClass comes from.
+	Clone bool
+	// Grant: the catalogs' clone RBAC, for a deployment that does not run
+	// the current clone template yet.
+	Grant bool
+	// Workers: the pool's worker DataVolumes, for clone health.
+	Workers bool
+	// WorkerDisks is how many worker disks the pool has (the observed
+	// deployment's machines), and TooManyWorkers says that they were not
+	// read because there are more than cloneHealth.maxWorkerDisks.
+	WorkerDisks    int32
+	TooManyWorkers bool
+}
+
+// readsInput is what planReads decides from.
+type readsInput struct {
+	Image image
+	// DeclaredClass is spec.storageClass.
+	DeclaredClass string
+	// Observed is the pool's observed composed state.
+	Observed composedState
+	// Desired is the machine template this call would compose, rendered
+	// with the class known without reading the cluster; empty when that
+	// class is today's default, which only the StorageClasses tell.
+	Desired string
+	// PreviousHealth is the CloneHealthy condition of the previous status.
+	PreviousHealth compose.ObservedCondition
+	HasPrevious    bool
+	WaitForGrant   bool
+	MaxWorkerDisks int32
+}
+
+// planReads decides what a call reads.
+//   - A new clone template (one not composed yet, or one whose class is
+//     today's default) is gated: Clone. A deployment that does not run the
+//     current clone template yet waits for the grant: Grant.
+//   - Worker disks are read while the deployment is not settled (a rollout,
+//     a scale, a replaced machine: new disks are being cloned), while the
+//     previous status does not report them healthy (so that a problem
+//     clears), and on a pool's first call. A settled pool whose disks were
+//     healthy when last read has no new disk to read: no disk is made
+//     without a new Machine, and a new Machine unsettles the deployment.
+//     Above MaxWorkerDisks they are never read: the request would not fit.
+func planReads(in readsInput) reads {
+	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment)}
+	if in.Image.Source == SourceClone {
+		_, newTemplate := in.Observed.Resources[machineTemplateResource(in.Desired)]
+		newTemplate = in.Desired == "" || !newTemplate
+		rd.Clone = newTemplate
+		running, _ := in.Observed.inEffect()
+		rd.Grant = in.WaitForGrant && (newTemplate || running != in.Desired)
+	}
+	healthy := in.HasPrevious && in.PreviousHealth.Status == string(compose.StatusTrue)
+	if !healthy || !settled(in.Observed) {
+		rd.Workers = true
+	}
+	if rd.Workers && rd.WorkerDisks > in.MaxWorkerDisks {
+		rd.Workers, rd.TooManyWorkers = false, true
+	}
+	return rd
+}
+
+// workerDisks is how many worker disks a pool has: one system disk per
+// Machine its deployment reports.
+func workerDisks(md *clusterv1.MachineDeployment) int32 {
+	if md == nil {
+		return 0
+	}
+	return max(md.Status.Replicas, 0)
+}
+
+// settled reports a deployment that has converged: it observed its latest
+// spec, and every Machine it has is up to date, ready and available, as
+// many as it wants. The counters are CAPI's MachineDeployment status
+// (v1beta1 view; on v1beta2 the deprecated v1beta1 counters CAPI v1.11
+// still maintains). An unreadable or missing deployment is not settled.
+func settled(cs composedState) bool {
+	md := cs.Deployment
+	if md == nil || cs.deploymentUnreadable() {
+		return false
+	}
+	st := md.Status
+	if st.ObservedGeneration < md.Generation {
+		return false
+	}
+	if md.Spec.Replicas != nil && *md.Spec.Replicas != st.Replicas {
+		return false
+	}
+	return st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && st.AvailableReplicas == st.Replicas
+}
+
+// templateClone is what a composed clone template says of its disks.
+type templateClone struct {
+	// Golden is "namespace/name" of the golden it clones.
+	Golden string
+	// Class is the StorageClass its disk template names; empty when none.
+	Class string
+}
+
+// observedClone reads the clone source and class of the observed machine
+// template named name; ok is false when it is not composed or not a clone
+// template.
+func (cs composedState) observedClone(name string) (templateClone, bool) {
+	u, found := cs.Resources[machineTemplateResource(name)]
+	if !found || name == "" {
+		return templateClone{}, false
+	}
+	ns, golden, ok := cloneSource(u)
+	if !ok {
+		return templateClone{}, false
+	}
+	tc := templateClone{Golden: ns + "/" + golden}
+	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	for _, d := range dvts {
+		m, isMap := d.(map[string]any)
+		if !isMap {
+			continue
+		}
+		if n, _, _ := unstructured.NestedString(m, "metadata", "name"); n != diskTemplateName {
+			continue
+		}
+		tc.Class, _, _ = unstructured.NestedString(m, "spec", "storage", "storageClassName")
+	}
+	return tc, true
+}
+
+// runningClass is the class of the clone template the deployment runs,
+// when it clones img's golden: the class the pool's disks of this golden
+// are made on. The pool stays on it when it declares none, so that moving
+// the default StorageClass never rolls a pool that changed nothing.
+func (cs composedState) runningClass(img image) (class, bool) {
+	running, _ := cs.inEffect()
+	tc, ok := cs.observedClone(running)
+	if !ok || tc.Golden != img.GoldenNamespace+"/"+img.GoldenName || tc.Class == "" {
+		return class{}, false
+	}
+	return class{Name: tc.Class, From: fmt.Sprintf("the class template %s, which the pool runs, clones onto", running)}, true
+}
+
+// clonedByMachineSets reports a pool that already has a finished clone of
+// img's golden: one of its MachineSets runs a template that clones it and
+// has a ready Machine. KubeVirt starts a VM only once its DataVolumes are
+// ready (kubevirt pkg/virt-controller/watch/vm/vm.go), so a ready Machine
+// booted from a finished clone.
+func (cs composedState) clonedByMachineSets(img image, sets []clusterv1.MachineSet) bool {
+	golden := img.GoldenNamespace + "/" + img.GoldenName
+	for _, ms := range sets {
+		if ms.Status.ReadyReplicas < 1 {
+			continue
+		}
+		if tc, ok := cs.observedClone(ms.Spec.Template.Spec.InfrastructureRef.Name); ok && tc.Golden == golden {
+			return true
+		}
+	}
+	return false
+}
