@@ -99,7 +99,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	rsp.Requirements = required.Requirements(sel)
-	got, complete, err := required.Fetch(req, sel)
+	got, raw, complete, err := required.Fetch(req, sel, call.Raw())
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
@@ -110,7 +110,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		log.Debug("Returning requirements", "count", len(sel))
 		return rsp, nil
 	}
-	out := call.Compose(got)
+	out := call.Compose(got, raw)
 	dxr, err := compose.DesiredComposite(req)
 	if err != nil {
 		response.Fatal(rsp, err)
@@ -141,7 +141,9 @@ type twice struct {
 
 func (t twice) Requirements() (required.Selectors, error) { return t.m.Requirements(t.r) }
 
-func (t twice) Compose(got required.Resolved) compose.Output {
+func (t twice) Raw() map[string]bool { return nil }
+
+func (t twice) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	r := t.r
 	r.Required = got
 	return t.m.Compose(r)

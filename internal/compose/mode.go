@@ -15,8 +15,10 @@ type Request struct {
 	Composite *composite.Unstructured
 	Observed  map[resource.Name]resource.ObservedComposed
 	// Required is nil while Requirements is being asked; Compose is only
-	// called once every selector has been resolved.
-	Required required.Resolved
+	// called once every selector has been resolved. RequiredRaw holds the
+	// selectors a Call reads from the wire (Call.Raw).
+	Required    required.Resolved
+	RequiredRaw required.Raw
 }
 
 // Mode composes one kind of composite.
@@ -36,9 +38,12 @@ type Mode interface {
 type Call interface {
 	// Requirements is Mode.Requirements of the call's request.
 	Requirements() (required.Selectors, error)
-	// Compose is Mode.Compose of the call's request with got as its
-	// resolved requirements.
-	Compose(got required.Resolved) Output
+	// Raw names the selectors whose objects this call reads straight from
+	// the request's protobuf Structs; they reach Compose in raw.
+	Raw() map[string]bool
+	// Compose is Mode.Compose of the call's request with got and raw as
+	// its resolved requirements.
+	Compose(got required.Resolved, raw required.Raw) Output
 }
 
 // Preparer is a Mode that decodes its composite once per call. Without it,

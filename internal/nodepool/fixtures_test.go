@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"google.golang.org/protobuf/types/known/structpb"
 	"sort"
 	"testing"
 	"time"
@@ -219,7 +220,6 @@ func (w worldFixture) resolved() required.Resolved {
 		reqGoldenDataVolume: one(w.goldenDV),
 		reqGoldenPVC:        one(w.goldenPVC),
 		reqStorageClasses:   orEmpty(w.classes),
-		reqWorkerDVs:        orEmpty(w.dvs),
 		reqMachineSets:      orEmpty(w.sets),
 	}
 }
@@ -241,7 +241,21 @@ func observedFrom(des map[resource.Name]*resource.DesiredComposed, mutate func(r
 }
 
 func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed map[resource.Name]resource.ObservedComposed) compose.Request {
-	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved()}
+	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved(), RequiredRaw: w.raw(t)}
+}
+
+// raw is the worker DataVolumes as the request carries them: protobuf
+// Structs, read from the wire.
+func (w worldFixture) raw(t testing.TB) required.Raw {
+	structs := make([]*structpb.Struct, 0, len(w.dvs))
+	for _, u := range w.dvs {
+		s, err := structpb.NewStruct(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		structs = append(structs, s)
+	}
+	return required.Raw{reqWorkerDVs: structs}
 }
 
 type unstructuredT = unstructured.Unstructured

@@ -35,7 +35,7 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 
 // Compose implements compose.Mode.
 func (Mode) Compose(r compose.Request) compose.Output {
-	return prepare(r).Compose(r.Required)
+	return prepare(r).Compose(r.Required, r.RequiredRaw)
 }
 
 // call is one call of a pool, decoded once.
@@ -110,12 +110,16 @@ func (c *call) Requirements() (required.Selectors, error) {
 	return sel, nil
 }
 
+// Raw implements compose.Call: worker DataVolumes, the one requirement
+// that grows with the pool, are read from the wire (observed.WorkerDataVolume).
+func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true} }
+
 // Compose reads what the pool composed and last reported, decides, writes.
-func (c *call) Compose(got required.Resolved) compose.Output {
+func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 	if c.err != nil {
 		return compose.Output{Fatal: c.err}
 	}
-	pl, err := decide(c, got)
+	pl, err := decide(c, got, raw)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}

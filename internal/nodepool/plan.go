@@ -50,7 +50,7 @@ type plan struct {
 }
 
 // decide runs the decisions in order. An error is a spec error and fatal.
-func decide(c *call, got required.Resolved) (plan, error) {
+func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	r, p, spec, img := c.r, c.pool, c.spec, c.img
 	s := resolveShape(spec, r.Config)
 	var err error
@@ -66,7 +66,7 @@ func decide(c *call, got required.Resolved) (plan, error) {
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion,
-		World: readWorld(p, img, s.InstanceType, got, r.Config.ClusterAPIVersion, c.reads),
+		World: readWorld(p, img, s.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads),
 		Join:  readJoin(p, spec, r.Config, got),
 	}
 	w := pl.World

@@ -142,7 +142,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(prepare(r), r.Required)
+		pl, err := decide(prepare(r), r.Required, r.RequiredRaw)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -164,7 +164,7 @@ func TestPropertyRetention(t *testing.T) {
 			}
 		}
 		bareReq := request(t, nodePoolXR(c.spec), c.world, bareObs)
-		bare, err := decide(prepare(bareReq), bareReq.Required)
+		bare, err := decide(prepare(bareReq), bareReq.Required, bareReq.RequiredRaw)
 		if err != nil {
 			t.Fatal(err)
 		}

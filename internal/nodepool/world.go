@@ -127,7 +127,7 @@ type world struct {
 // namespace is not honoured by every caller (crossplane render ignores it).
 // What rd did not ask for is ignored too, so that a call decides from what
 // it asked for and nothing else.
-func readWorld(p pool, img image, instanceType string, got required.Resolved, capi v1beta1.ClusterAPIVersion, rd reads) world {
+func readWorld(p pool, img image, instanceType string, got required.Resolved, raw required.Raw, capi v1beta1.ClusterAPIVersion, rd reads) world {
 	w := world{}
 	got = asked(got, rd)
 	cdiName := ""
@@ -160,14 +160,17 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ca
 			w.StorageClasses = append(w.StorageClasses, *sc)
 		}
 	}
-	for _, u := range got[reqWorkerDVs] {
-		if !inPool(u, p) {
-			continue
-		}
-		if dv, err := observed.DataVolumeMetaAndStatus(u); err != nil {
-			bad(err)
-		} else {
-			w.WorkerDVs = append(w.WorkerDVs, *dv)
+	if rd.Workers {
+		for _, s := range raw[reqWorkerDVs] {
+			// Identity, labels, CDI's cloneType and the status: what clone
+			// health reads, and nothing else of ~6 KB.
+			dv, err := observed.WorkerDataVolume(s, labels.AnnCDICloneType)
+			switch {
+			case err != nil:
+				bad(err)
+			case dv.Namespace == p.Namespace && dv.Labels[labels.Pool] == p.Hash():
+				w.WorkerDVs = append(w.WorkerDVs, dv)
+			}
 		}
 	}
 	for _, u := range got[reqMachineSets] {
@@ -256,9 +259,6 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 	return u.GetName() == name && u.GetNamespace() == namespace
 }
 
-func inPool(u *unstructured.Unstructured, p pool) bool {
-	return u.GetNamespace() == p.Namespace && u.GetLabels()[labels.Pool] == p.Hash()
-}
 
 // asked is got without the requirements rd does not ask for.
 func asked(got required.Resolved, rd reads) required.Resolved {
@@ -274,9 +274,6 @@ func asked(got required.Resolved, rd reads) required.Resolved {
 	if !rd.Grant {
 		delete(out, reqCloneBindings)
 		delete(out, reqCloneRoles)
-	}
-	if !rd.Workers {
-		delete(out, reqWorkerDVs)
 	}
 	return out
 }

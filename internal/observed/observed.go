@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -128,51 +127,3 @@ func Ref(u *unstructured.Unstructured) string {
 	return u.GetName()
 }
 
-// DataVolumeMetaAndStatus converts only the identity, labels, annotations and
-// status of u. A pool
-// reads its own worker disks by the dozen on every call and never looks at
-// their spec; converting the whole CDI type per disk was half the cost of a
-// node-pool call (docs/performance.md). The spec of the result is empty.
-func DataVolumeMetaAndStatus(u *unstructured.Unstructured) (*cdiv1.DataVolume, error) {
-	dv := &cdiv1.DataVolume{}
-	if err := metaAndPart(u, CDIAPIVersion, KindDataVolume, "status", &dv.ObjectMeta, &dv.Status); err != nil {
-		return nil, err
-	}
-	dv.SetGroupVersionKind(cdiv1.SchemeGroupVersion.WithKind(KindDataVolume))
-	return dv, nil
-}
-
-// PVCMetaAndSpec converts only the identity, labels, annotations and spec of
-// u, for the same
-// reason: a pool reads its worker claims' class and annotations, never their
-// status. The status of the result is empty.
-func PVCMetaAndSpec(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim, error) {
-	pvc := &corev1.PersistentVolumeClaim{}
-	if err := metaAndPart(u, CoreAPIVersion, KindPVC, "spec", &pvc.ObjectMeta, &pvc.Spec); err != nil {
-		return nil, err
-	}
-	pvc.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(KindPVC))
-	return pvc, nil
-}
-
-// metaAndPart converts u's name, namespace, labels and annotations and one
-// top-level field into their typed counterparts.
-func metaAndPart(u *unstructured.Unstructured, apiVersion, kind, field string, meta *metav1.ObjectMeta, part any) error {
-	if err := isKind(u, apiVersion, kind); err != nil {
-		return err
-	}
-	// Identity, labels and annotations are all a worker's metadata is read
-	// for; the getters skip the reflective conversion of the rest.
-	meta.Name, meta.Namespace = u.GetName(), u.GetNamespace()
-	meta.Labels, meta.Annotations = u.GetLabels(), u.GetAnnotations()
-	switch v := u.Object[field].(type) {
-	case nil:
-	case map[string]any:
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(v, part); err != nil {
-			return fmt.Errorf("cannot read %s %q: %s: %w", kind, Ref(u), field, err)
-		}
-	default:
-		return fmt.Errorf("cannot read %s %q: %s is a %T, not an object", kind, Ref(u), field, v)
-	}
-	return nil
-}

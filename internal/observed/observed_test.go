@@ -6,40 +6,61 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 )
 
-func TestDataVolumeMetaAndStatus(t *testing.T) {
+func TestWorkerDataVolume(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		obj     map[string]any
-		want    *cdiv1.DataVolume
+		want    cdiv1.DataVolume
 		wantErr string
 	}{
-		"IdentityLabelsAnnotationsAndStatus": {
-			reason: "What a pool reads of its worker disks is converted; the spec is not.",
+		"IdentityLabelsOneAnnotationAndStatus": {
+			reason: "What clone health reads of a worker disk is read; the spec, other annotations and the rest of the status are not.",
 			obj: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume",
-				"metadata": map[string]any{"name": "w", "namespace": "t", "labels": map[string]any{"a": "b"}, "annotations": map[string]any{"c": "d"}, "uid": "u"},
-				"spec":     map[string]any{"source": map[string]any{"pvc": map[string]any{"name": "g", "namespace": "cozy-public"}}},
-				"status":   map[string]any{"phase": "Succeeded", "restartCount": int64(2), "claimName": "w"}},
-			want: &cdiv1.DataVolume{
+				"metadata": map[string]any{"name": "w", "namespace": "t", "labels": map[string]any{"a": "b"}, "uid": "u",
+					"annotations": map[string]any{"cdi.kubevirt.io/cloneType": "csi-clone", "cdi.kubevirt.io/storage.clone.token": "eyJ..."}},
+				"spec": map[string]any{"source": map[string]any{"pvc": map[string]any{"name": "g", "namespace": "cozy-public"}}},
+				"status": map[string]any{"phase": "Succeeded", "restartCount": int64(2), "claimName": "w", "conditions": []any{
+					map[string]any{"type": "Bound", "status": "False", "reason": "CloneWithoutSource", "message": "gone", "lastTransitionTime": "2026-12-01T00:00:00Z"},
+				}}},
+			want: cdiv1.DataVolume{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "DataVolume"},
-				ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t", Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"c": "d"}},
-				Status:     cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded, RestartCount: 2, ClaimName: "w"},
+				ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t", Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"cdi.kubevirt.io/cloneType": "csi-clone"}},
+				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded, ClaimName: "w", Conditions: []cdiv1.DataVolumeCondition{
+					{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "CloneWithoutSource", Message: "gone"},
+				}},
 			},
 		},
 		"NoStatusIsEmptyStatus": {
 			reason: "A disk CDI has not reconciled yet has no status, which is not an error.",
 			obj:    map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w"}},
-			want:   &cdiv1.DataVolume{TypeMeta: metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "DataVolume"}, ObjectMeta: metav1.ObjectMeta{Name: "w"}},
+			want:   cdiv1.DataVolume{TypeMeta: metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "DataVolume"}, ObjectMeta: metav1.ObjectMeta{Name: "w"}},
 		},
 		"StatusOfTheWrongShapeIsAnError": {
 			reason:  "A malformed object is reported, never panicked on.",
 			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}, "status": "broken"},
-			wantErr: `cannot read DataVolume "t/w": status is a string, not an object`,
+			wantErr: `cannot read DataVolume "t/w": status is not an object`,
+		},
+		"PhaseOfTheWrongTypeIsAnError": {
+			reason:  "A phase that is not a string is named by its path.",
+			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}, "status": map[string]any{"phase": int64(3)}},
+			wantErr: `cannot read DataVolume "t/w": status.phase is not a string`,
+		},
+		"ConditionOfTheWrongShapeIsAnError": {
+			reason:  "A condition that is not an object is named by its index.",
+			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}, "status": map[string]any{"conditions": []any{"x"}}},
+			wantErr: `cannot read DataVolume "t/w": status.conditions[0] is not an object`,
+		},
+		"LabelOfTheWrongTypeIsAnError": {
+			reason:  "A label value that is not a string is refused, as the API server would never send it.",
+			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t", "labels": map[string]any{"a": int64(1)}}},
+			wantErr: `cannot read DataVolume "t/w": metadata.labels: a is not a string`,
 		},
 		"OtherKindIsRefused": {
 			reason:  "A misrouted object never passes as a DataVolume.",
@@ -49,7 +70,11 @@ func TestDataVolumeMetaAndStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := DataVolumeMetaAndStatus(&unstructured.Unstructured{Object: tc.obj})
+			s, err := structpb.NewStruct(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := WorkerDataVolume(s, "cdi.kubevirt.io/cloneType")
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
@@ -61,22 +86,6 @@ func TestDataVolumeMetaAndStatus(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
-	}
-}
-
-func TestPVCMetaAndSpec(t *testing.T) {
-	class := "replicated"
-	got, err := PVCMetaAndSpec(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-		"metadata": map[string]any{"name": "w", "namespace": "t", "annotations": map[string]any{"cdi.kubevirt.io/cloneType": "copy"}},
-		"spec":     map[string]any{"storageClassName": class},
-		"status":   map[string]any{"phase": "Bound"}}})
-	want := &corev1.PersistentVolumeClaim{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-		ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t", Annotations: map[string]string{"cdi.kubevirt.io/cloneType": "copy"}},
-		Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: &class},
-	}
-	if diff := cmp.Diff(want, got); err != nil || diff != "" {
-		t.Errorf("a claim's identity, annotations and spec are read, its status is not (err %v)\n-want, +got:\n%s", err, diff)
 	}
 }
 

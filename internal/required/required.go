@@ -8,8 +8,10 @@ import (
 	"github.com/pkg/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
 )
 
 // Selectors maps a requirement name to its selector.
@@ -46,30 +48,51 @@ func ByLabels(apiVersion, kind, namespace string, labels map[string]string) *fnv
 // an empty slice was fetched and matched nothing.
 type Resolved map[string][]*unstructured.Unstructured
 
+// Raw is what Crossplane returned for the selectors a mode reads straight
+// from the wire (observed.WorkerDataVolume): the protobuf Structs of the
+// request, neither copied nor converted.
+type Raw map[string][]*structpb.Struct
+
 // Fetch reads every selector's result from the request. It returns false when
 // any selector has not been resolved yet: the caller must then return its
-// requirements and decide nothing.
-func Fetch(req *fnv1.RunFunctionRequest, sel Selectors) (Resolved, bool, error) {
-	out := make(Resolved, len(sel))
+// requirements and decide nothing. The selectors named in raw are returned
+// in Raw as they came; the others are converted to unstructured objects, as
+// the SDK's request.GetRequiredResource does.
+func Fetch(req *fnv1.RunFunctionRequest, sel Selectors, raw map[string]bool) (Resolved, Raw, bool, error) {
+	out, wire := make(Resolved, len(sel)), Raw{}
 	complete := true
+	got := req.GetRequiredResources()
 	for name := range sel {
-		items, ok, err := request.GetRequiredResource(req, name)
-		if err != nil {
-			return nil, false, errors.Wrapf(err, "cannot read required resources %q", name)
-		}
+		rs, ok := got[name]
 		if !ok {
 			complete = false
 			continue
 		}
+		items := rs.GetItems()
+		if raw[name] {
+			structs := make([]*structpb.Struct, 0, len(items))
+			for _, it := range items {
+				if s := it.GetResource(); s != nil {
+					structs = append(structs, s)
+				}
+			}
+			wire[name] = structs
+			continue
+		}
 		objs := make([]*unstructured.Unstructured, 0, len(items))
 		for _, it := range items {
-			if it.Resource != nil {
-				objs = append(objs, it.Resource)
+			if it.GetResource() == nil {
+				continue
 			}
+			u := &unstructured.Unstructured{}
+			if err := resource.AsObject(it.GetResource(), u); err != nil {
+				return nil, nil, false, errors.Wrapf(err, "cannot read required resources %q", name)
+			}
+			objs = append(objs, u)
 		}
 		out[name] = objs
 	}
-	return out, complete, nil
+	return out, wire, complete, nil
 }
 
 // Requirements wraps selectors for a response. Protobuf maps are serialised in

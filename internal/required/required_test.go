@@ -19,8 +19,10 @@ func TestFetch(t *testing.T) {
 	cases := map[string]struct {
 		reason       string
 		required     map[string]*fnv1.Resources
+		raw          map[string]bool
 		wantComplete bool
 		wantNames    map[string][]string
+		wantRaw      map[string][]string
 	}{
 		"FirstCallHasNothingFetched": {
 			reason:       "Before Crossplane fetched anything the mode must decide nothing.",
@@ -39,10 +41,18 @@ func TestFetch(t *testing.T) {
 			wantComplete: true,
 			wantNames:    map[string][]string{"golden": {}, "pins": {}},
 		},
+		"RawSelectorsStayOnTheWire": {
+			reason:       "A selector read from the wire is returned as the request's own Structs, and not converted.",
+			required:     map[string]*fnv1.Resources{"golden": {Items: []*fnv1.Resource{dv}}, "pins": {}},
+			raw:          map[string]bool{"golden": true},
+			wantComplete: true,
+			wantNames:    map[string][]string{"pins": {}},
+			wantRaw:      map[string][]string{"golden": {"g"}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, complete, err := Fetch(&fnv1.RunFunctionRequest{RequiredResources: tc.required}, sel)
+			got, raw, complete, err := Fetch(&fnv1.RunFunctionRequest{RequiredResources: tc.required}, sel, tc.raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,6 +62,19 @@ func TestFetch(t *testing.T) {
 				for _, o := range objs {
 					names[k] = append(names[k], o.GetName())
 				}
+			}
+			rawNames := map[string][]string{}
+			for k, structs := range raw {
+				rawNames[k] = []string{}
+				for _, s := range structs {
+					rawNames[k] = append(rawNames[k], s.GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue())
+				}
+				if len(structs) > 0 && structs[0] != tc.required[k].GetItems()[0].GetResource() {
+					t.Errorf("%s\nraw %q is a copy of the request's Struct", tc.reason, k)
+				}
+			}
+			if diff := cmp.Diff(tc.wantRaw, rawNames, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nraw: -want, +got:\n%s", tc.reason, diff)
 			}
 			if complete != tc.wantComplete {
 				t.Errorf("%s\ncomplete = %v, want %v", tc.reason, complete, tc.wantComplete)

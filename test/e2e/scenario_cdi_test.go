@@ -122,6 +122,12 @@ func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
 	}
 	dv := waitDataVolumePhase(t, ns, disk, phaseSucceeded)
 	pvc = cp.MustGet(t, harness.PVC, ns, disk)
+	// The node pool reads clone health off the DataVolumes alone (issue 14):
+	// CDI's clone controller copies the claim's cloneType onto the
+	// DataVolume (pvc-clone-controller.go).
+	if got, want := dv.GetAnnotations()[annCloneType], pvc.GetAnnotations()[annCloneType]; got != want {
+		t.Errorf("worker DataVolume %s/%s carries %s=%q, its PVC %q: clone health reads the DataVolume's", ns, disk, annCloneType, got, want)
+	}
 	recordOrCompareCDIShape(t, "worker-datavolume.json", dv)
 	recordOrCompareCDIShape(t, "worker-pvc.json", pvc)
 	req, _, _ := unstructured.NestedString(pvc.Object, "spec", "resources", "requests", "storage")

@@ -1,0 +1,153 @@
+package observed
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	corev1 "k8s.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// Reading an object straight from the protobuf Struct Crossplane sent, for
+// the objects a call reads many of (issue 14: read without copies). The
+// SDK's request.GetRequiredResource turns each whole object into a Go map
+// (structpb.AsMap), and the typed conversion then walks it by reflection; a
+// worker DataVolume as CDI leaves it is ~6 KB, most of it clone tokens and
+// managedFields that no rule reads. These readers take the few fields the
+// rules use from the Struct itself and build nothing else.
+
+// WorkerDataVolume reads a worker DataVolume from its wire form: identity,
+// labels, the annotations named in annotations, status.phase,
+// status.claimName and status.conditions (type, status, reason, message).
+// Everything else is left empty. A field of the wrong JSON type is an
+// error naming the object and the field, as a typed conversion would
+// report it.
+func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolume, error) {
+	dv := cdiv1.DataVolume{}
+	if s == nil {
+		return dv, fmt.Errorf("no object")
+	}
+	f := s.GetFields()
+	dv.APIVersion, dv.Kind = f["apiVersion"].GetStringValue(), f["kind"].GetStringValue()
+	meta := f["metadata"].GetStructValue().GetFields()
+	dv.Name, dv.Namespace = meta["name"].GetStringValue(), meta["namespace"].GetStringValue()
+	ref := dv.Namespace + "/" + dv.Name
+	if dv.APIVersion != CDIAPIVersion || dv.Kind != KindDataVolume {
+		return dv, fmt.Errorf("%s %q is a %s %s, not a %s %s", dv.Kind, ref, dv.APIVersion, dv.Kind, CDIAPIVersion, KindDataVolume)
+	}
+	var err error
+	if dv.Labels, err = stringMap(meta["labels"], nil); err != nil {
+		return dv, fmt.Errorf("cannot read %s %q: metadata.labels: %w", KindDataVolume, ref, err)
+	}
+	if len(annotations) > 0 {
+		if dv.Annotations, err = stringMap(meta["annotations"], annotations); err != nil {
+			return dv, fmt.Errorf("cannot read %s %q: metadata.annotations: %w", KindDataVolume, ref, err)
+		}
+	}
+	status := f["status"]
+	if status == nil {
+		return dv, nil
+	}
+	st := status.GetStructValue()
+	if st == nil {
+		return dv, fmt.Errorf("cannot read %s %q: status is not an object", KindDataVolume, ref)
+	}
+	sf := st.GetFields()
+	phase, err := stringField(sf, "phase")
+	if err != nil {
+		return dv, fmt.Errorf("cannot read %s %q: status.%w", KindDataVolume, ref, err)
+	}
+	dv.Status.Phase = cdiv1.DataVolumePhase(phase)
+	if dv.Status.ClaimName, err = stringField(sf, "claimName"); err != nil {
+		return dv, fmt.Errorf("cannot read %s %q: status.%w", KindDataVolume, ref, err)
+	}
+	conds := sf["conditions"]
+	if conds == nil {
+		return dv, nil
+	}
+	list := conds.GetListValue()
+	if list == nil {
+		return dv, fmt.Errorf("cannot read %s %q: status.conditions is not a list", KindDataVolume, ref)
+	}
+	dv.Status.Conditions = make([]cdiv1.DataVolumeCondition, 0, len(list.GetValues()))
+	for i, v := range list.GetValues() {
+		c := v.GetStructValue()
+		if c == nil {
+			return dv, fmt.Errorf("cannot read %s %q: status.conditions[%d] is not an object", KindDataVolume, ref, i)
+		}
+		cf := c.GetFields()
+		var t, stat, reason, msg string
+		for _, kv := range []struct {
+			key  string
+			into *string
+		}{{"type", &t}, {"status", &stat}, {"reason", &reason}, {"message", &msg}} {
+			if *kv.into, err = stringField(cf, kv.key); err != nil {
+				return dv, fmt.Errorf("cannot read %s %q: status.conditions[%d].%w", KindDataVolume, ref, i, err)
+			}
+		}
+		dv.Status.Conditions = append(dv.Status.Conditions, cdiv1.DataVolumeCondition{
+			Type: cdiv1.DataVolumeConditionType(t), Status: corev1.ConditionStatus(stat), Reason: reason, Message: msg,
+		})
+	}
+	return dv, nil
+}
+
+// stringField is fields[key] as a string: "" when absent or null, an error
+// when of another type.
+func stringField(fields map[string]*structpb.Value, key string) (string, error) {
+	v, ok := fields[key]
+	if !ok {
+		return "", nil
+	}
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		return k.StringValue, nil
+	case *structpb.Value_NullValue:
+		return "", nil
+	}
+	return "", fmt.Errorf("%s is not a string", key)
+}
+
+// stringMap reads a map of strings (labels, annotations); only keys in
+// want when want is not nil. nil when absent or empty.
+func stringMap(v *structpb.Value, want []string) (map[string]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if _, isNull := v.GetKind().(*structpb.Value_NullValue); isNull {
+		return nil, nil
+	}
+	s := v.GetStructValue()
+	if s == nil {
+		return nil, fmt.Errorf("is not an object")
+	}
+	fields := s.GetFields()
+	var out map[string]string
+	add := func(k string, val *structpb.Value) error {
+		str, ok := val.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return fmt.Errorf("%s is not a string", k)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = str.StringValue
+		return nil
+	}
+	if want != nil {
+		for _, k := range want {
+			if val, ok := fields[k]; ok {
+				if err := add(k, val); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return out, nil
+	}
+	for k, val := range fields {
+		if err := add(k, val); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
