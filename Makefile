@@ -114,7 +114,7 @@ bench:
 ## separate processes (peak RSS from VmHWM); bounded: LOADTIME per concurrency
 ## level per server per case. Not part of make test.
 LOADTIME ?= 5s
-LOADCASES ?= nodepool-dvs50,catalog-examples,tenantcluster-examples
+LOADCASES ?= nodepool-cdi50,nodepool-cdi50-rolling,nodepool-cdi2000,catalog-examples,tenantcluster-examples
 .PHONY: load
 load:
 	$(GO) build -o bin/function-worker-image .

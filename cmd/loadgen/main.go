@@ -47,7 +47,7 @@ func main() {
 		addr       = flag.String("addr", "", "dial this running function instead of starting one (peak RSS only with -pid)")
 		pid        = flag.Int("pid", 0, "with -addr: the pid of the running function, for its peak RSS")
 		examples   = flag.String("examples", "example", "directory holding <mode>/scenarios/<name>")
-		cases      = flag.String("cases", "nodepool-dvs50,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N> (minimal workers), nodepool-cdi<N> (workers shaped like real CDI's), <mode>-examples")
+		cases      = flag.String("cases", "nodepool-dvs50,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N> (minimal workers), nodepool-cdi<N> (workers shaped like real CDI's, deployment settled), nodepool-cdi<N>-rolling (the same, rolling: its disks are read), <mode>-examples")
 		levels     = flag.String("concurrency", "1,16,64", "comma-separated numbers of concurrent callers")
 		duration   = flag.Duration("duration", 5*time.Second, "how long each concurrency level runs, per server")
 		warmup     = flag.Duration("warmup", 500*time.Millisecond, "unmeasured calls before each level")
@@ -221,12 +221,17 @@ func (s *server) run(ctx context.Context, req *fnv1.RunFunctionRequest) (*fnv1.R
 func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.RunFunctionRequest, error) {
 	if n, ok := strings.CutPrefix(name, "nodepool-cdi"); ok {
 		// Workers shaped like real CDI's DataVolumes and PVCs
-		// (internal/fixture/cdishape.go), with 10 classes and 3 MachineSets.
+		// (internal/fixture/cdishape.go), with 10 classes and 3 MachineSets;
+		// "-rolling": the deployment rolls, so the disks are read.
+		status := fixture.StatusFunc(fixture.NodePoolStatus)
+		if m, rolling := strings.CutSuffix(n, "-rolling"); rolling {
+			n, status = m, fixture.NodePoolRollingStatus
+		}
 		workers, err := strconv.Atoi(n)
 		if err != nil || workers < 0 || workers > 100000 {
 			return nil, fmt.Errorf("bad node pool size %q", n)
 		}
-		calls, err := fixture.Settle(ctx, fn.run, fixture.CDINodePoolScenario(workers, 10, 3), fixture.NodePoolStatus, 4)
+		calls, err := fixture.Settle(ctx, fn.run, fixture.CDINodePoolScenario(workers, 10, 3), status, 4)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +251,7 @@ func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.R
 	}
 	mode, ok := strings.CutSuffix(name, "-examples")
 	if !ok {
-		return nil, errors.New("unknown case; want nodepool-dvs<N>, nodepool-cdi<N> or <mode>-examples")
+		return nil, errors.New("unknown case; want nodepool-dvs<N>, nodepool-cdi<N>[-rolling] or <mode>-examples")
 	}
 	dirs, err := filepath.Glob(filepath.Join(examples, mode, "scenarios", "*"))
 	if err != nil || len(dirs) == 0 {

@@ -31,23 +31,55 @@ func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	return spec, nil
 }
 
+// Prepare implements compose.Preparer: the spec is decoded and the goldens
+// resolved once per call, for Requirements and Compose alike.
+func (Mode) Prepare(r compose.Request) compose.Call {
+	c := &call{r: r}
+	if c.spec, c.err = decodeSpec(r); c.err == nil {
+		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config)
+	}
+	return c
+}
+
+// Requirements implements compose.Mode.
+func (m Mode) Requirements(r compose.Request) (required.Selectors, error) {
+	return m.Prepare(r).Requirements()
+}
+
+// Compose implements compose.Mode.
+func (m Mode) Compose(r compose.Request) compose.Output {
+	return m.Prepare(r).Compose(r.Required, r.RequiredRaw)
+}
+
+// call is one call of a catalog, decoded once.
+type call struct {
+	r          compose.Request
+	err        error
+	spec       v1alpha1.WorkerImageCatalogSpec
+	goldens    []Golden
+	goldensErr error
+}
+
+// Raw implements compose.Call: the catalog reads no requirement from the
+// wire.
+func (c *call) Raw() map[string]bool { return nil }
+
 // Requirements asks, for every golden the catalog lists or still composes,
 // for the templates anywhere in the cluster that carry its label. They decide
 // retention and who may clone.
-func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
-	spec, err := decodeSpec(r)
-	if err != nil {
-		return nil, err
+func (c *call) Requirements() (required.Selectors, error) {
+	if c.err != nil {
+		return nil, c.err
 	}
 	names := map[string]string{} // golden name -> namespace
-	if goldens, err := resolveGoldens(r.Composite.GetName(), spec, r.Config); err == nil {
-		for _, g := range goldens {
+	if c.goldensErr == nil {
+		for _, g := range c.goldens {
 			names[g.Name] = g.Namespace
 		}
 	}
 	// Observed goldens are named by their keys; reading their namespace off the
 	// unstructured object avoids a typed conversion that Compose does anyway.
-	for key, oc := range r.Observed {
+	for key, oc := range c.r.Observed {
 		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
 		if !ok || oc.Resource == nil {
 			continue
@@ -66,27 +98,26 @@ func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
 // Compose reads the catalog and what it composed, decides (validation, the
 // golden namespace, drift, which goldens stay) and writes the goldens, the
 // clone RBAC and the status.
-func (Mode) Compose(r compose.Request) compose.Output {
+func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
+	r := c.r
 	xrName := r.Composite.GetName()
-	spec, err := decodeSpec(r)
-	if err != nil {
-		return compose.Output{Fatal: err}
+	if c.err != nil {
+		return compose.Output{Fatal: c.err}
 	}
-	goldens, err := resolveGoldens(xrName, spec, r.Config)
-	if err != nil {
-		return compose.Output{Fatal: err}
+	if c.goldensErr != nil {
+		return compose.Output{Fatal: c.goldensErr}
 	}
-	ns := resolveNamespace(spec, r.Config)
+	ns := resolveNamespace(c.spec, r.Config)
 	obs := readObserved(r.Observed)
 	prev := compose.PreviousStatus[previousStatus](r.Composite)
 
 	if err := checkNamespace(xrName, ns, obs); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	if err := detectDrift(xrName, goldens, obs.Live); err != nil {
+	if err := detectDrift(xrName, c.goldens, obs.Live); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	plan := planGoldens(goldens, obs, r.Required)
+	plan := planGoldens(c.goldens, obs, got)
 
 	return emit(xrName, ns.Name, plan, obs, prev, r.Config)
 }

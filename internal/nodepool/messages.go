@@ -64,5 +64,5 @@ func msgCloneNotAuthorized(p pool, img image, serviceAccount string) string {
 const ReasonTooManyWorkerDisks = "TooManyWorkerDisks"
 
 func msgTooManyWorkerDisks(p pool, disks, limit int32) string {
-	return fmt.Sprintf("Node pool %q has %d worker disks, more than the %d (Input cloneHealth.maxWorkerDisks) whose DataVolumes one call reads: Crossplane sends each whole (~6 KiB as CDI leaves it) and a request above the function's --max-recv-message-size (4 MiB by default) is refused, which would stop the pool from reconciling. Stuck or host-assisted clones of this pool are not reported; split the pool, or raise cloneHealth.maxWorkerDisks together with --max-recv-message-size (about 600 disks fit in 4 MiB).", p.Ref(), disks, limit)
+	return fmt.Sprintf("Node pool %q runs up to %d workers, one disk each, more than the %d (Input cloneHealth.maxWorkerDisks) whose DataVolumes one call reads: Crossplane sends each whole (~6 KiB as CDI leaves it) and a request above the function's --max-recv-message-size (4 MiB by default) is refused, which would stop the pool from reconciling. Stuck or host-assisted clones of this pool are not reported; split the pool, or raise cloneHealth.maxWorkerDisks together with --max-recv-message-size (about 600 disks fit in 4 MiB).", p.Ref(), disks, limit)
 }

@@ -45,8 +45,11 @@ type call struct {
 	pool pool
 	spec v1alpha1.NodePoolSpec
 	img  image
-	obs  composedState
-	prev previous
+	// shape is the resolved shape, without its installer repository
+	// (decide resolves it: it can fail, and only Compose reports that).
+	shape shape
+	obs   composedState
+	prev  previous
 	// known is the class the next template is rendered with when it is
 	// known without reading the cluster (declared, or the one the pool
 	// runs on); desired is that template, nil when the class is not known.
@@ -73,8 +76,9 @@ func prepare(r compose.Request) *call {
 	c.obs = readComposed(r.Observed, r.Config.ClusterAPIVersion)
 	c.prev = compose.PreviousStatus[previous](r.Composite)
 
+	c.shape = resolveShape(c.spec, r.Config)
 	in := readsInput{
-		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs,
+		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
 	}
 	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, ConditionCloneHealthy)
@@ -85,7 +89,7 @@ func prepare(r compose.Request) *call {
 			c.known = &k
 		}
 		if c.known != nil {
-			t, err := renderMachineTemplate(c.pool, c.img, resolveShape(c.spec, r.Config), c.known.Name)
+			t, err := renderMachineTemplate(c.pool, c.img, c.shape, c.known.Name)
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
 			if err == nil {
 				in.Desired = t.Name

@@ -52,7 +52,7 @@ type plan struct {
 // decide runs the decisions in order. An error is a spec error and fatal.
 func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	r, p, spec, img := c.r, c.pool, c.spec, c.img
-	s := resolveShape(spec, r.Config)
+	s := c.shape
 	var err error
 	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
 		return plan{}, err

@@ -36,9 +36,10 @@ type reads struct {
 	Grant bool
 	// Workers: the pool's worker DataVolumes, for clone health.
 	Workers bool
-	// WorkerDisks is how many worker disks the pool has (the observed
-	// deployment's machines), and TooManyWorkers says that they were not
-	// read because there are more than cloneHealth.maxWorkerDisks.
+	// WorkerDisks is how many workers, one system disk each, the pool runs
+	// or is about to (workerDisks), and TooManyWorkers says that their
+	// disks were not read because that is more than
+	// cloneHealth.maxWorkerDisks.
 	WorkerDisks    int32
 	TooManyWorkers bool
 }
@@ -50,6 +51,9 @@ type readsInput struct {
 	DeclaredClass string
 	// Observed is the pool's observed composed state.
 	Observed composedState
+	// Ceiling is how many workers the spec asks for at most: replicas, or
+	// an autoscaled pool's maxReplicas.
+	Ceiling int32
 	// Desired is the machine template this call would compose, rendered
 	// with the class known without reading the cluster; empty when that
 	// class is today's default, which only the StorageClasses tell.
@@ -73,7 +77,7 @@ type readsInput struct {
 //     without a new Machine, and a new Machine unsettles the deployment.
 //     Above MaxWorkerDisks they are never read: the request would not fit.
 func planReads(in readsInput) reads {
-	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment)}
+	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment, in.Ceiling)}
 	if in.Image.Source == SourceClone {
 		_, newTemplate := in.Observed.Resources[machineTemplateResource(in.Desired)]
 		newTemplate = in.Desired == "" || !newTemplate
@@ -91,13 +95,22 @@ func planReads(in readsInput) reads {
 	return rd
 }
 
-// workerDisks is how many worker disks a pool has: one system disk per
-// Machine its deployment reports.
-func workerDisks(md *clusterv1.MachineDeployment) int32 {
-	if md == nil {
-		return 0
+// workerDisks bounds how many worker disks a pool has, one per Machine: the
+// most of the Machines its deployment reports, the count it asks for and
+// the spec's ceiling. It is known before the disks are read, so a pool
+// whose deployment is missing or has not reported yet (a first call, a
+// status lost) is bounded by its spec. A rollout can surge to twice this
+// before the next call; the default cloneHealth.maxWorkerDisks leaves room
+// for that under 4 MiB (docs/performance.md).
+func workerDisks(md *clusterv1.MachineDeployment, ceiling int32) int32 {
+	n := max(ceiling, 0)
+	if md != nil {
+		n = max(n, md.Status.Replicas)
+		if md.Spec.Replicas != nil {
+			n = max(n, *md.Spec.Replicas)
+		}
 	}
-	return max(md.Status.Replicas, 0)
+	return n
 }
 
 // settled reports a deployment that has converged: it observed its latest
@@ -184,4 +197,12 @@ func (cs composedState) clonedByMachineSets(img image, sets []clusterv1.MachineS
 		}
 	}
 	return false
+}
+
+// ceiling is the most workers a pool's spec asks for.
+func ceiling(s shape) int32 {
+	if s.Scaling.Autoscaled {
+		return max(s.Scaling.Max, s.Scaling.Min)
+	}
+	return s.Replicas
 }

@@ -259,7 +259,6 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 	return u.GetName() == name && u.GetNamespace() == namespace
 }
 
-
 // asked is got without the requirements rd does not ask for.
 func asked(got required.Resolved, rd reads) required.Resolved {
 	out := make(required.Resolved, len(got))

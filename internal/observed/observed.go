@@ -126,4 +126,3 @@ func Ref(u *unstructured.Unstructured) string {
 	}
 	return u.GetName()
 }
-

@@ -1,0 +1,158 @@
+package nodepool
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+)
+
+// deploymentStatus sets the observed MachineDeployment's generation and
+// status, as Cluster API reports them.
+func deploymentStatus(generation, observedGeneration, replicas, updated, ready, available int64) func(resource.Name, *composed.Unstructured) {
+	return func(n resource.Name, u *composed.Unstructured) {
+		if n != resourceMachineDeployment {
+			return
+		}
+		u.SetGeneration(generation)
+		_ = u.SetValue("status", map[string]any{
+			"observedGeneration": observedGeneration, "replicas": replicas, "updatedReplicas": updated,
+			"readyReplicas": ready, "availableReplicas": available,
+		})
+	}
+}
+
+func TestSettled(t *testing.T) {
+	spec := map[string]any{"replicas": int64(3)}
+	cases := map[string]struct {
+		reason string
+		status func(resource.Name, *composed.Unstructured)
+		drop   bool
+		want   bool
+	}{
+		"Converged":           {reason: "Every replica up to date, ready and available, the latest generation observed.", status: deploymentStatus(2, 2, 3, 3, 3, 3), want: true},
+		"NewGenerationUnseen": {reason: "A spec Cluster API has not observed yet is a change in flight.", status: deploymentStatus(3, 2, 3, 3, 3, 3)},
+		"RollingOut":          {reason: "Replicas not yet on the latest template are a rollout.", status: deploymentStatus(2, 2, 3, 1, 3, 3)},
+		"Surged":              {reason: "More Machines than wanted is a surge.", status: deploymentStatus(2, 2, 4, 3, 4, 4)},
+		"ScalingUp":           {reason: "Fewer Machines than the spec asks for is a scale-up.", status: deploymentStatus(2, 2, 2, 2, 2, 2)},
+		"MachineNotReady":     {reason: "A Machine that is not ready (a replaced one booting) is not settled.", status: deploymentStatus(2, 2, 3, 3, 2, 2)},
+		"NoStatusYet":         {reason: "A deployment Cluster API has not reported on is not settled.", status: func(resource.Name, *composed.Unstructured) {}},
+		"NoDeployment":        {reason: "A pool without a deployment is not settled.", drop: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			obs := composeOnce(t, spec, missing, tc.status)
+			if tc.drop {
+				delete(obs, resourceMachineDeployment)
+			}
+			if diff := cmp.Diff(tc.want, settled(readComposed(obs, ""))); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestPlanReads(t *testing.T) {
+	builtinSpec := map[string]any{"osImage": builtin(), "replicas": int64(3)}
+	settledMD := deploymentStatus(1, 1, 3, 3, 3, 3)
+	rollingMD := deploymentStatus(1, 1, 3, 0, 3, 3)
+	healthy := compose.ObservedCondition{Type: ConditionCloneHealthy, Status: "True", Reason: "NoCloneProblems"}
+	unhealthy := compose.ObservedCondition{Type: ConditionCloneHealthy, Status: "False", Reason: "HostAssistedClone"}
+	// A pool that runs its current clone template: what prepare renders.
+	running := composeOnce(t, builtinSpec, succeeded, settledMD)
+	kmt, _ := names(t, builtinSpec, succeeded)
+	img := resolveOSImage(mustSpec(t, builtinSpec), testConfig(t))
+
+	cases := map[string]struct {
+		reason   string
+		in       readsInput
+		observed map[resource.Name]resource.ObservedComposed
+		want     reads
+	}{
+		"SettledHealthyCloneRunningItsTemplate": {
+			reason:   "A settled pool on its current template, healthy when last read, reads nothing that grows or gates.",
+			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{WorkerDisks: 3},
+		},
+		"FirstCall": {
+			reason: "A pool's first call gates its first template, waits for the grant and reads its disks (it has none).",
+			in:     readsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			want:   reads{Clone: true, Grant: true, Workers: true, WorkerDisks: 3},
+		},
+		"ClassNotKnownWithoutTheCluster": {
+			reason:   "When the class is today's default, only the StorageClasses tell the template, so it is gated.",
+			in:       readsInput{Image: img, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{Clone: true, Grant: true, WorkerDisks: 3},
+		},
+		"ChangedTemplateIsGated": {
+			reason:   "A template not composed yet is gated and the deployment waits for the grant.",
+			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{Clone: true, Grant: true, WorkerDisks: 3},
+		},
+		"GrantNotAwaited": {
+			reason:   "With the grant not awaited, no clone RBAC is read.",
+			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{Clone: true, WorkerDisks: 3},
+		},
+		"RollingPoolReadsItsDisks": {
+			reason:   "A rollout makes new disks: they are read for clone health.",
+			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: composeOnce(t, builtinSpec, succeeded, rollingMD),
+			want:     reads{Workers: true, WorkerDisks: 3},
+		},
+		"UnhealthyPoolReadsItsDisksUntilTheyClear": {
+			reason:   "A pool reported unhealthy reads its disks, settled or not, so that the condition clears.",
+			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: unhealthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{Workers: true, WorkerDisks: 3},
+		},
+		"TooLargeToRead": {
+			reason: "Above maxWorkerDisks the disks are never read: the request would not fit.",
+			in:     readsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 1000},
+			want:   reads{Clone: true, Grant: true, WorkerDisks: 1000, TooManyWorkers: true},
+		},
+		"HTTPPoolGatesNothing": {
+			reason:   "An HTTP pool has no golden to gate on; its disks are read on its first call.",
+			in:       readsInput{Image: image{Source: SourceHTTP}, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: composeOnce(t, map[string]any{"replicas": int64(3)}, missing, settledMD),
+			want:     reads{Workers: true, WorkerDisks: 3},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.in.Observed = readComposed(tc.observed, "")
+			if diff := cmp.Diff(tc.want, planReads(tc.in)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestWorkerDisksBound(t *testing.T) {
+	if got := workerDisks(nil, 5); got != 5 {
+		t.Errorf("without a deployment the spec's ceiling bounds the disks: got %d, want 5", got)
+	}
+	if got := defaults.MaxWorkerDisks; got != 256 {
+		t.Errorf("cloneHealth.maxWorkerDisks defaults to %d; docs/performance.md sizes 256", got)
+	}
+}
+
+// mustSpec is the validated spec of an XNodePool with spec.
+func mustSpec(t *testing.T, spec map[string]any) v1alpha1.NodePoolSpec {
+	t.Helper()
+	_, s, err := readPool(nodePoolXR(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
