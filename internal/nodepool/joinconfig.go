@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
 // The Join mode's worker config: the complete Talos v1alpha1 machine config
@@ -201,7 +200,7 @@ func placeholderFacts() joinFacts {
 
 // encodeJoinConfig is the document as CABPT's data: YAML, keys sorted.
 func encodeJoinConfig(m talosMachineConfig) (string, error) {
-	b, err := yaml.Marshal(m)
+	b, err := yamlenc.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("cannot render the Talos worker config: %w", err)
 	}

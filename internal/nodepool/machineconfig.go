@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
+	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
 // What a pool puts into its workers' Talos machine config beyond the
@@ -138,7 +138,7 @@ func nodePatch(nc nodeConfig) (string, error) {
 	if len(nc.KernelModules) > 0 {
 		machine["kernel"] = map[string]any{"modules": nc.KernelModules}
 	}
-	b, err := yaml.Marshal(map[string]any{"machine": machine})
+	b, err := yamlenc.Marshal(map[string]any{"machine": machine})
 	if err != nil {
 		return "", fmt.Errorf("cannot render the Talos node config patch: %w", err)
 	}

@@ -6,10 +6,10 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
+	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
 // The Talos bootstrap provider's Go module does not resolve from the module
@@ -106,7 +106,7 @@ func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1
 	if len(mirrors) > 0 && !documents {
 		machine["registries"] = map[string]any{"mirrors": mirrors}
 	}
-	patch, err := yaml.Marshal(map[string]any{"machine": machine})
+	patch, err := yamlenc.Marshal(map[string]any{"machine": machine})
 	if err != nil {
 		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
 	}
@@ -127,7 +127,7 @@ func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1
 		for _, ep := range m.Endpoints {
 			doc.Endpoints = append(doc.Endpoints, registryEndpoint{URL: ep})
 		}
-		b, err := yaml.Marshal(doc)
+		b, err := yamlenc.Marshal(doc)
 		if err != nil {
 			return nil, fmt.Errorf("cannot render the Talos RegistryMirrorConfig for %q: %w", host, err)
 		}

@@ -1,0 +1,93 @@
+// Package yamlenc writes YAML exactly as sigs.k8s.io/yaml.Marshal does, for
+// less. sigs.k8s.io/yaml marshals to JSON and then has go-yaml parse that
+// JSON back (JSONToYAML), only to learn which numbers are integers; the
+// parse is a third of a node pool call's allocations (docs/performance.md).
+// Here the JSON is decoded by encoding/json with numbers kept as written and
+// each number typed as go-yaml's resolver would type it; go-yaml then emits
+// the same document.
+package yamlenc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"go.yaml.in/yaml/v2"
+)
+
+// Marshal is sigs.k8s.io/yaml.Marshal: obj as JSON, then as YAML.
+func Marshal(obj any) ([]byte, error) {
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling into JSON: %w", err)
+	}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if !readable(j) {
+		// sigs.k8s.io/yaml fails here: go-yaml's reader refuses the JSON.
+		return nil, errors.New("yaml: control characters are not allowed")
+	}
+	return yaml.Marshal(typed(v))
+}
+
+// readable reports whether go-yaml's reader accepts every character of the
+// JSON text (go.yaml.in/yaml/v2 readerc.go yaml_parser_update_buffer: tab,
+// newline, carriage return, printable ASCII, NEL and the Unicode ranges
+// #xA0-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF). encoding/json escapes the
+// C0 controls and U+2028/2029, so what can reach the reader raw is DEL, the
+// C1 controls other than NEL and U+FFFE/FFFF.
+func readable(j []byte) bool {
+	for _, r := range string(j) {
+		switch {
+		case r == 0x09, r == 0x0A, r == 0x0D:
+		case r >= 0x20 && r <= 0x7E:
+		case r == 0x85:
+		case r >= 0xA0 && r <= 0xD7FF:
+		case r >= 0xE000 && r <= 0xFFFD:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// typed replaces every json.Number with the value go-yaml v2 resolves the
+// same plain scalar to: an int when it fits, else an int64 or uint64, else
+// a float64 (resolve.go: strconv.ParseInt, ParseUint, ParseFloat in turn).
+func typed(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = typed(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = typed(e)
+		}
+		return x
+	case json.Number:
+		s := string(x)
+		if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+			if i == int64(int(i)) {
+				return int(i)
+			}
+			return i
+		}
+		if u, err := strconv.ParseUint(s, 0, 64); err == nil {
+			return u
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+		return s
+	}
+	return v
+}
