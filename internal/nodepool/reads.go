@@ -183,9 +183,14 @@ func (cs composedState) runningClass(img image) (class, bool) {
 
 // clonedByMachineSets reports a pool that already has a finished clone of
 // img's golden: one of its MachineSets runs a template that clones it and
-// has a ready Machine. KubeVirt starts a VM only once its DataVolumes are
-// ready (kubevirt pkg/virt-controller/watch/vm/vm.go), so a ready Machine
-// booted from a finished clone.
+// has a ready Machine. KubeVirt's VM controller starts a VM only once
+// handleDataVolumes reports its DataVolumes ready, else it logs "Waiting on
+// DataVolumes to be ready" (kubevirt pkg/virt-controller/watch/vm/vm.go);
+// a WaitForFirstConsumer disk counts as ready there, but its Node cannot be
+// ready before the disk is populated and the VM boots from it. So a ready
+// Machine booted from a finished clone. This replaces reading every worker
+// DataVolume for a Succeeded one (issue 14), which a large pool cannot
+// afford on every call.
 func (cs composedState) clonedByMachineSets(img image, sets []clusterv1.MachineSet) bool {
 	golden := img.GoldenNamespace + "/" + img.GoldenName
 	for _, ms := range sets {
