@@ -7,6 +7,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
@@ -94,20 +95,24 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 // Templates are ready once they exist; the MachineDeployment once its ready
 // replicas reach the desired count.
 func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) error {
+	// The templates come serialised from render (named); the rest is
+	// serialised here.
 	current := []struct {
-		name resource.Name
-		obj  any
+		name    resource.Name
+		obj     any
+		desired *composed.Unstructured
 	}{
-		{machineTemplateResource(pl.MachineTemplate.Name), pl.MachineTemplate},
-		{bootstrapTemplateResource(pl.BootstrapTemplate.Name), pl.BootstrapTemplate},
-		{resourceMachineDeployment, pl.MachineDeployment},
-		{resourceMachineHealthCheck, pl.MachineHealthCheck},
+		{name: machineTemplateResource(pl.MachineTemplate.Name), desired: pl.MachineTemplate.Desired},
+		{name: bootstrapTemplateResource(pl.BootstrapTemplate.Name), desired: pl.BootstrapTemplate.Desired},
+		{name: resourceMachineDeployment, obj: pl.MachineDeployment},
+		{name: resourceMachineHealthCheck, obj: pl.MachineHealthCheck},
 	}
 	if ca := renderFactoryCA(pl.Pool, pl.Shape); ca != nil {
 		current = append(current, struct {
-			name resource.Name
-			obj  any
-		}{resourceFactoryCA, ca})
+			name    resource.Name
+			obj     any
+			desired *composed.Unstructured
+		}{name: resourceFactoryCA, obj: ca})
 	}
 	for _, c := range current {
 		if c.name != resourceMachineDeployment && pl.Join != nil && pl.Join.Pinned != "" && c.name == bootstrapTemplateResource(pl.BootstrapTemplate.Name) {
@@ -115,13 +120,15 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 			// observed by keepReferenced), the new one is not composed.
 			continue
 		}
-		obj, err := inContract(c.obj, pl.ClusterAPI)
-		if err != nil {
-			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
-		}
-		u, err := compose.ToDesired(obj, templateShape...)
-		if err != nil {
-			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+		u := c.desired
+		if u == nil {
+			obj, err := inContract(c.obj, pl.ClusterAPI)
+			if err != nil {
+				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+			}
+			if u, err = compose.ToDesired(obj, templateShape...); err != nil {
+				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+			}
 		}
 		ready := resource.ReadyFalse
 		if _, ok := pl.Observed.Resources[c.name]; ok {

@@ -11,8 +11,6 @@
 package nodepool
 
 import (
-	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -62,7 +60,7 @@ type call struct {
 // Compose reuses what Requirements rendered.
 type renderedTemplate struct {
 	Class    string
-	Template *infrav1.KubevirtMachineTemplate
+	Template machineTemplate
 	err      error
 }
 

@@ -1,7 +1,6 @@
 package nodepool
 
 import (
-	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -20,8 +19,8 @@ type plan struct {
 	// StorageClass is the class written into the disk template.
 	StorageClass class
 
-	MachineTemplate    *infrav1.KubevirtMachineTemplate
-	BootstrapTemplate  *TalosConfigTemplate
+	MachineTemplate    machineTemplate
+	BootstrapTemplate  bootstrapTemplate
 	MachineDeployment  *clusterv1.MachineDeployment
 	MachineHealthCheck *clusterv1.MachineHealthCheck
 	// ClusterAPI is the contract version the deployment and health check

@@ -13,6 +13,8 @@ import (
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
@@ -32,22 +34,40 @@ const (
 	checkStrategyNone = "none"
 )
 
-// contentName is "<cluster>-<pool>-<hash>", the hash covering the whole spec
-// in its canonical form (exactly what is applied).
+// machineTemplate and bootstrapTemplate are a rendered template and its
+// desired form, canonicalised once (named).
+type machineTemplate struct {
+	*infrav1.KubevirtMachineTemplate
+	Desired *composed.Unstructured
+}
+
+type bootstrapTemplate struct {
+	*TalosConfigTemplate
+	Desired *composed.Unstructured
+}
+
+// named gives a template (metadata set, name empty) its content name,
+// "<cluster>-<pool>-<hash>", the hash covering the whole spec in its
+// canonical form, and returns that canonical form with the name set: what
+// is applied is exactly what is hashed, and the object is serialised once.
 // Templates are immutable, so a change must be a new name; the name being
-// a function of content makes re-renders idempotent.
-func contentName(p pool, spec any) (string, error) {
-	m, err := compose.Canonical(spec, templateShape...)
+// a function of content makes re-renders idempotent. compose.Canonical of
+// the object holds the canonical spec under "spec" (templateShape's rules
+// are by key, not by path), so names are those the spec alone gave.
+func named(p pool, obj any) (string, *composed.Unstructured, error) {
+	u, err := compose.ToDesired(obj, templateShape...)
 	if err != nil {
-		return "", fmt.Errorf("cannot hash template spec: %w", err)
+		return "", nil, fmt.Errorf("cannot hash template spec: %w", err)
 	}
 	// encoding/json writes map keys sorted: the canonical bytes.
-	b, err := json.Marshal(m)
+	b, err := json.Marshal(u.Object["spec"])
 	if err != nil {
-		return "", fmt.Errorf("cannot hash template spec: %w", err)
+		return "", nil, fmt.Errorf("cannot hash template spec: %w", err)
 	}
 	sum := sha256.Sum256(b)
-	return p.DeploymentName() + "-" + hex.EncodeToString(sum[:])[:hashLength], nil
+	name := p.DeploymentName() + "-" + hex.EncodeToString(sum[:])[:hashLength]
+	u.SetName(name)
+	return name, u, nil
 }
 
 // diskLabels and diskAnnotations mark a worker disk (and the templates that
@@ -71,7 +91,7 @@ func diskAnnotations(p pool, img image) map[string]string {
 
 // renderMachineTemplate builds the KubevirtMachineTemplate. storageClass is
 // the resolved class ("" leaves the choice to CDI at bind time).
-func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*infrav1.KubevirtMachineTemplate, error) {
+func renderMachineTemplate(p pool, img image, s shape, storageClass string) (machineTemplate, error) {
 	source := &cdiv1.DataVolumeSource{}
 	if img.Source == SourceClone {
 		source.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: img.GoldenNamespace, Name: img.GoldenName}
@@ -136,12 +156,13 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 		}}},
 	}
 	s.VM.apply(p, &kmt.Spec.Template.Spec.VirtualMachineTemplate)
-	name, err := contentName(p, kmt.Spec)
+	kmt.ObjectMeta = templateMeta(p, "", diskLabels(p, img), diskAnnotations(p, img))
+	name, desired, err := named(p, kmt)
 	if err != nil {
-		return nil, err
+		return machineTemplate{}, err
 	}
-	kmt.ObjectMeta = templateMeta(p, name, diskLabels(p, img), diskAnnotations(p, img))
-	return kmt, nil
+	kmt.Name = name
+	return machineTemplate{KubevirtMachineTemplate: kmt, Desired: desired}, nil
 }
 
 // renderBootstrapTemplate builds the TalosConfigTemplate. The installer
@@ -149,11 +170,11 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (*in
 // place to the OS it booted, not to the pool default.
 // A Join pool (join non-nil) gets the complete worker config as its base
 // document, and the same patches.
-func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *joinPlan) (*TalosConfigTemplate, error) {
+func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *joinPlan) (bootstrapTemplate, error) {
 	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
 	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors, nc)
 	if err != nil {
-		return nil, err
+		return bootstrapTemplate{}, err
 	}
 	spec := TalosConfigSpec{
 		GenerateType:     generateTypeWorker,
@@ -163,19 +184,20 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *jo
 	annotations := map[string]string{labels.AnnPool: p.Ref()}
 	if join != nil {
 		if spec, annotations[AnnJoinBase], err = join.bootstrapSpec(spec, s.MachineVersion); err != nil {
-			return nil, err
+			return bootstrapTemplate{}, err
 		}
 	}
 	tct := &TalosConfigTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
 		Spec:     TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: spec}},
 	}
-	name, err := contentName(p, tct.Spec)
+	tct.ObjectMeta = templateMeta(p, "", map[string]string{labels.Pool: p.Hash()}, annotations)
+	name, desired, err := named(p, tct)
 	if err != nil {
-		return nil, err
+		return bootstrapTemplate{}, err
 	}
-	tct.ObjectMeta = templateMeta(p, name, map[string]string{labels.Pool: p.Hash()}, annotations)
-	return tct, nil
+	tct.Name = name
+	return bootstrapTemplate{TalosConfigTemplate: tct, Desired: desired}, nil
 }
 
 // templateMeta is the metadata of a content-named template.

@@ -39,7 +39,7 @@ func renderVM(t *testing.T, s v1alpha1.PoolShape, in *v1beta1.Input) (*infrav1.K
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kmt, ""
+	return kmt.KubevirtMachineTemplate, ""
 }
 
 func vmi(k *infrav1.KubevirtMachineTemplate) *kubevirtv1.VirtualMachineInstanceTemplateSpec {
