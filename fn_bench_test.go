@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -217,19 +216,23 @@ func BenchmarkLabelHash(b *testing.B) {
 	})
 }
 
-// BenchmarkTypedDataVolume is the per-object cost of the typed view of one
-// observed worker DataVolume.
-func BenchmarkTypedDataVolume(b *testing.B) {
-	s := fixture.NodePoolScenario(1, 1, 0)
-	var dv *unstructured.Unstructured
+// BenchmarkWorkerDataVolume is the per-object cost of reading one worker
+// DataVolume, shaped like real CDI's, from the request's Struct: what a
+// rolling pool pays per worker (observed.WorkerDataVolume).
+func BenchmarkWorkerDataVolume(b *testing.B) {
+	s := fixture.CDINodePoolScenario(1, 0, 0)
+	var dv *structpb.Struct
 	for _, o := range s.Objects {
 		if o.GetKind() == observed.KindDataVolume && o.GetNamespace() == fixture.NodePoolNamespace {
-			dv = o
+			var err error
+			if dv, err = structpb.NewStruct(o.Object); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := observed.DataVolume(dv); err != nil {
+		if _, err := observed.WorkerDataVolume(dv, labels.AnnCDICloneType); err != nil {
 			b.Fatal(err)
 		}
 	}

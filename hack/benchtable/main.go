@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,6 +100,9 @@ type point struct {
 	hasSizeBytes bool
 }
 
+// digits are the size parameters of a case name.
+var digits = regexp.MustCompile(`[0-9]+`)
+
 func scaling(rows map[string]*row, order []string) {
 	byMode := map[string][]point{}
 	var modes []string
@@ -116,10 +120,17 @@ func scaling(rows map[string]*row, order []string) {
 		p := point{name: parts[2], ns: ns, objects: obj}
 		p.reqB, p.hasSizeBytes = median(r, "req-bytes")
 		p.rspB, _ = median(r, "rsp-bytes")
-		if _, seen := byMode[parts[1]]; !seen {
-			modes = append(modes, parts[1])
+		// A mode's cases scale along one or more families (the node pool's
+		// minimal, CDI-shaped settled and CDI-shaped rolling workers): the
+		// case name with its numbers replaced. Each family is its own row.
+		key := parts[1]
+		if fam := digits.ReplaceAllString(parts[2], "N"); fam != "" {
+			key += " (" + fam + ")"
 		}
-		byMode[parts[1]] = append(byMode[parts[1]], p)
+		if _, seen := byMode[key]; !seen {
+			modes = append(modes, key)
+		}
+		byMode[key] = append(byMode[key], p)
 	}
 	fmt.Println("| mode | smallest | largest | ns per object (smallest) | ns per object (largest) | scaling ratio | marginal ratio |")
 	fmt.Println("|---|---|---|---:|---:|---:|---:|")
@@ -152,11 +163,19 @@ func scaling(rows map[string]*row, order []string) {
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, m := range modes {
 		ps := byMode[m]
+		if len(ps) < 2 {
+			continue
+		}
 		hi := ps[len(ps)-1]
 		if !hi.hasSizeBytes {
 			continue
 		}
 		lo := ps[0]
+		if hi.objects == lo.objects {
+			// The request does not grow with the size parameter at all.
+			fmt.Printf("| %s | %s | %.0f | %.0f | %.0f | 0 | never (constant) | never (constant) |\n", m, hi.name, hi.objects, hi.reqB, hi.rspB)
+			continue
+		}
 		per := (hi.reqB - lo.reqB) / (hi.objects - lo.objects)
 		fmt.Printf("| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s |\n", m, hi.name, hi.objects, hi.reqB, hi.rspB, per,
 			at4MiB(lo.objects, lo.reqB, per), at4MiB(lo.objects, lo.rspB, (hi.rspB-lo.rspB)/(hi.objects-lo.objects)))
