@@ -1,11 +1,11 @@
 package nodepool
 
 import (
-	"google.golang.org/protobuf/types/known/structpb"
 	"sort"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
