@@ -403,6 +403,35 @@ func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
 	}
 }
 
+func TestPoolClone(t *testing.T) {
+	gh := labels.GoldenHash(fxImage.GoldenNamespace, fxImage.GoldenName)
+	mk := func(name, pool, golden string, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
+		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labels.Pool: pool, labels.Golden: golden}}, Status: cdiv1.DataVolumeStatus{Phase: phase}}
+	}
+	cases := map[string]struct {
+		reason string
+		dvs    []cdiv1.DataVolume
+		want   string
+	}{
+		"NoDisks":              {reason: "No disks, no clone."},
+		"SucceededCloneCounts": {reason: "A Succeeded disk of this pool and golden counts.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.Succeeded)}, want: "a"},
+		"InProgressDoesNot":    {reason: "A clone still in progress does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, gh, cdiv1.CloneInProgress)}},
+		"OtherGoldenDoesNot":   {reason: "A disk cloned from another golden does not count.", dvs: []cdiv1.DataVolume{mk("a", fxPoolHash, "other", cdiv1.Succeeded)}},
+		"OtherPoolDoesNot":     {reason: "A sibling pool's disk does not count.", dvs: []cdiv1.DataVolume{mk("a", "sibling", gh, cdiv1.Succeeded)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if c := poolClone(fxPoolID, fxImage, tc.dvs); c != nil {
+				got = c.Name
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestClonedByMachineSets(t *testing.T) {
 	// The pool's composed clone template of the fixture golden, and one of
 	// another golden.
@@ -445,6 +474,7 @@ func TestClonedByMachineSets(t *testing.T) {
 func TestStorageClassResolution(t *testing.T) {
 	sc := func(s string) *string { return &s }
 	def := storageclass.Choice{Name: "today", Annotation: storageclass.AnnVirtDefault}
+	clone := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: "disk"}}
 	pvcs := []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: fxNamespace, Name: "disk"}, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: sc("frozen")}}}
 	cases := map[string]struct {
 		reason string
@@ -452,18 +482,23 @@ func TestStorageClassResolution(t *testing.T) {
 		want   class
 	}{
 		"PoolKnownClassWins": {
-			reason: "A class known without reading the cluster (declared, or the one the pool runs on) is the pool's, whatever today's default.",
-			got:    poolClassOf(&class{Name: "frozen", From: "running"}, def),
-			want:   class{Name: "frozen", From: "running"},
+			reason: "A class known without reading the cluster (declared, or the one the pool runs on) is the pool's, even over its disks.",
+			got:    poolClassOf(&class{Name: "declared", From: "spec.storageClass"}, clone, pvcs, def),
+			want:   class{Name: "declared", From: "spec.storageClass"},
 		},
-		"PoolWithoutKnownClassUsesTodaysDefault": {
-			reason: "A pool with no class of its own yet lands on today's default.",
-			got:    poolClassOf(nil, def),
+		"PoolFrozenOnClonedDiskClass": {
+			reason: "A pool that cloned stays on its disk's class when the default moves.",
+			got:    poolClassOf(nil, clone, pvcs, def),
+			want:   class{Name: "frozen", From: "the pool's cloned disk tenant-a/disk"},
+		},
+		"PoolWithoutDiskUsesTodaysDefault": {
+			reason: "A pool with no class of its own and no disk yet lands on today's default.",
+			got:    poolClassOf(nil, nil, nil, def),
 			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
 		},
 		"NoDefaultNoClass": {
 			reason: "With no default there is no class to write.",
-			got:    poolClassOf(nil, storageclass.Choice{}),
+			got:    poolClassOf(nil, nil, nil, storageclass.Choice{}),
 			want:   class{},
 		},
 		"GoldenDeclaredWinsOverPVC": {
@@ -612,9 +647,9 @@ func TestRequirements(t *testing.T) {
 			want:   []string{reqMachineSets, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
-			reason: "A clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig) and the catalogs' clone RBAC by label.",
+			reason: "A new clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig), the catalogs' clone RBAC by label, and its disks and their claims of this golden (whether it already cloned, and on which class).",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
 		},
 	}
 	for name, tc := range cases {

@@ -129,6 +129,13 @@ func workerDV(name, phase string, golden bool) *unstructured.Unstructured {
 	})
 }
 
+func workerPVC(name, class string) *unstructured.Unstructured {
+	return obj("v1", "PersistentVolumeClaim", fxNamespace, name, map[string]any{
+		"labels": map[string]any{labels.Pool: fxPoolHash, labels.Golden: fxGoldenHash},
+		"spec":   map[string]any{"storageClassName": class},
+	})
+}
+
 func machineSet(name, kmt, tct string) *unstructured.Unstructured {
 	return obj(ClusterAPIVersion, KindMachineSet, fxNamespace, name, map[string]any{
 		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
@@ -155,7 +162,7 @@ func readyMachineSet(name, kmt, tct string, ready int64) *unstructured.Unstructu
 type worldFixture struct {
 	goldenDV, goldenPVC *unstructured.Unstructured
 	classes             []*unstructured.Unstructured
-	dvs, sets           []*unstructured.Unstructured
+	dvs, pvcs, sets     []*unstructured.Unstructured
 	// profiles are CDI StorageProfiles, snapshotClasses VolumeSnapshotClasses.
 	profiles, snapshotClasses []*unstructured.Unstructured
 	// ungranted leaves out the catalog's clone RBAC; by default the
@@ -255,7 +262,15 @@ func (w worldFixture) raw(t testing.TB) required.Raw {
 		}
 		structs = append(structs, s)
 	}
-	return required.Raw{reqWorkerDVs: structs}
+	claims := make([]*structpb.Struct, 0, len(w.pvcs))
+	for _, u := range w.pvcs {
+		s, err := structpb.NewStruct(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims = append(claims, s)
+	}
+	return required.Raw{reqWorkerDVs: structs, reqWorkerPVCs: claims}
 }
 
 type unstructuredT = unstructured.Unstructured

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -39,14 +40,40 @@ type class struct {
 	Default bool
 }
 
+// poolClone returns a worker DataVolume of this pool that finished cloning
+// this golden, or nil. Matching on both labels, not a name prefix, keeps pool
+// md0 from counting a sibling md0-gpu's disks.
+func poolClone(p pool, img image, dvs []cdiv1.DataVolume) *cdiv1.DataVolume {
+	goldenHash := labels.GoldenHash(img.GoldenNamespace, img.GoldenName)
+	for i := range dvs {
+		dv := &dvs[i]
+		if dv.Labels[labels.Pool] == p.Hash() && dv.Labels[labels.Golden] == goldenHash && dv.Status.Phase == cdiv1.Succeeded {
+			return dv
+		}
+	}
+	return nil
+}
+
 // poolClassOf is the class a pool's next clone lands on: the one known
 // without reading the cluster (declared, or the class of the clone template
-// the pool runs on: it stays on the default that was in force when its
-// disks were made, so moving the default annotation never rolls a pool that
-// changed nothing; call.prepare); else today's default.
-func poolClassOf(known *class, def storageclass.Choice) class {
+// of this golden the pool runs on; call.prepare); else the class its own
+// cloned disk of this golden was bound on; else today's default. The pool
+// stays on the default that was in force when its disks were made, so
+// moving the default annotation never rolls a pool that changed nothing.
+func poolClassOf(known *class, clone *cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim, def storageclass.Choice) class {
 	if known != nil {
 		return *known
+	}
+	if clone != nil {
+		claim := clone.Name
+		if clone.Status.ClaimName != "" {
+			claim = clone.Status.ClaimName
+		}
+		for _, pvc := range pvcs {
+			if pvc.Name == claim && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName != "" {
+				return class{Name: *pvc.Spec.StorageClassName, From: fmt.Sprintf("the pool's cloned disk %s/%s", pvc.Namespace, pvc.Name)}
+			}
+		}
 	}
 	return fromDefault(def)
 }

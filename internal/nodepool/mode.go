@@ -112,9 +112,10 @@ func (c *call) Requirements() (required.Selectors, error) {
 	return sel, nil
 }
 
-// Raw implements compose.Call: worker DataVolumes, the one requirement
-// that grows with the pool, are read from the wire (observed.WorkerDataVolume).
-func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true} }
+// Raw implements compose.Call: worker DataVolumes and PVCs, the
+// requirements that grow with the pool, are read from the wire
+// (observed.WorkerDataVolume, observed.WorkerPVC).
+func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true, reqWorkerPVCs: true} }
 
 // Compose reads what the pool composed and last reported, decides, writes.
 func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {

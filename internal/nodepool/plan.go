@@ -74,11 +74,14 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	var gate gateInput
 	if img.Source == SourceClone {
 		def := storageclass.Default(w.StorageClasses)
+		clone := poolClone(p, img, w.WorkerDVs)
 		gate = gateInput{
 			Pool: p, Image: img, DiskSize: s.DiskSize,
 			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC,
-			Cloned:      c.obs.clonedByMachineSets(img, w.MachineSets),
-			PoolClass:   poolClassOf(c.known, def),
+			// A ready MachineSet on a template of this golden, or (when the
+			// disks were read) a finished clone among them.
+			Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
+			PoolClass:   poolClassOf(c.known, clone, w.WorkerPVCs, def),
 			GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
 		}
 		pl.StorageClass = gate.PoolClass

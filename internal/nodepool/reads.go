@@ -34,8 +34,13 @@ type reads struct {
 	// Grant: the catalogs' clone RBAC, for a deployment that does not run
 	// the current clone template yet.
 	Grant bool
-	// Workers: the pool's worker DataVolumes, for clone health.
+	// Workers: the pool's worker DataVolumes, for clone health and for
+	// whether the pool already cloned its golden (gating).
 	Workers bool
+	// DiskClass: the claims of the pool's disks of this golden, for the
+	// class its finished clone was bound on, when the class is not known
+	// without the cluster.
+	DiskClass bool
 	// WorkerDisks is how many workers, one system disk each, the pool runs
 	// or is about to (workerDisks), and TooManyWorkers says that their
 	// disks were not read because that is more than
@@ -69,7 +74,11 @@ type readsInput struct {
 //   - A new clone template (one not composed yet, or one whose class is
 //     today's default) is gated: Clone. A deployment that does not run the
 //     current clone template yet waits for the grant: Grant.
-//   - Worker disks are read while the deployment is not settled (a rollout,
+//   - Worker disks are read while a clone template is gated (whether the
+//     pool already cloned its golden; and, when the class is not known
+//     without the cluster, their claims for the class of a finished clone:
+//     PRODUCT.md's "class of its own already-cloned disk"), while the
+//     deployment is not settled (a rollout,
 //     a scale, a replaced machine: new disks are being cloned), while the
 //     previous status does not report them healthy (so that a problem
 //     clears), and on a pool's first call. A settled pool whose disks were
@@ -84,13 +93,15 @@ func planReads(in readsInput) reads {
 		rd.Clone = newTemplate
 		running, _ := in.Observed.inEffect()
 		rd.Grant = in.WaitForGrant && (newTemplate || running != in.Desired)
+		rd.DiskClass = in.Desired == ""
 	}
 	healthy := in.HasPrevious && in.PreviousHealth.Status == string(compose.StatusTrue)
-	if !healthy || !settled(in.Observed) {
-		rd.Workers = true
-	}
-	if rd.Workers && rd.WorkerDisks > in.MaxWorkerDisks {
-		rd.Workers, rd.TooManyWorkers = false, true
+	forHealth := !healthy || !settled(in.Observed)
+	rd.Workers = forHealth || rd.Clone || rd.Grant
+	if rd.WorkerDisks > in.MaxWorkerDisks {
+		// Whatever would read them does without: clone health reports
+		// Unknown, the gates rely on the MachineSets alone.
+		rd.Workers, rd.DiskClass, rd.TooManyWorkers = false, false, forHealth
 	}
 	return rd
 }

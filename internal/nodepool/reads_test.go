@@ -87,22 +87,28 @@ func TestPlanReads(t *testing.T) {
 			want:   reads{Clone: true, Grant: true, Workers: true, WorkerDisks: 3},
 		},
 		"ClassNotKnownWithoutTheCluster": {
-			reason:   "When the class is today's default, only the StorageClasses tell the template, so it is gated.",
+			reason:   "When the class is not declared and not the running template's, the template is gated, and the claims of the pool's disks of this golden say which class a finished clone was bound on.",
 			in:       readsInput{Image: img, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Grant: true, WorkerDisks: 3},
+			want:     reads{Clone: true, Grant: true, Workers: true, DiskClass: true, WorkerDisks: 3},
 		},
 		"ChangedTemplateIsGated": {
-			reason:   "A template not composed yet is gated and the deployment waits for the grant.",
+			reason:   "A template not composed yet is gated (its disks say whether the pool already cloned) and the deployment waits for the grant.",
 			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Grant: true, WorkerDisks: 3},
+			want:     reads{Clone: true, Grant: true, Workers: true, WorkerDisks: 3},
 		},
 		"GrantNotAwaited": {
 			reason:   "With the grant not awaited, no clone RBAC is read.",
 			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, WorkerDisks: 3},
+			want:     reads{Clone: true, Workers: true, WorkerDisks: 3},
+		},
+		"TooLargeToReadWhileGating": {
+			reason:   "A settled, healthy pool above the bound gates on its MachineSets alone and keeps its clone health.",
+			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 2, Ceiling: 3},
+			observed: running,
+			want:     reads{Clone: true, Grant: true, WorkerDisks: 3},
 		},
 		"RollingPoolReadsItsDisks": {
 			reason:   "A rollout makes new disks: they are read for clone health.",
@@ -155,4 +161,31 @@ func mustSpec(t *testing.T, spec map[string]any) v1alpha1.NodePoolSpec {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A pool that declares no class, runs no template of its golden yet (its
+// deployment was lost, say) and has a finished clone of the golden stays on
+// the class that clone was bound on when the default moves: PRODUCT.md's
+// "the class of its own already-cloned disk", read off the claims of its
+// disks of this golden, which the call asks for only then.
+func TestPoolStaysOnItsClonedDiskClass(t *testing.T) {
+	spec := map[string]any{"osImage": builtin()}
+	w := succeeded // golden on replicated
+	w.classes = []*unstructuredT{
+		storageClassObj("replicated", "2025-01-01T00:00:00Z", nil),
+		storageClassObj("fast", "2026-06-01T00:00:00Z", map[string]any{"storageclass.kubevirt.io/is-default-virt-class": "true"}),
+	}
+	w.dvs = []*unstructuredT{workerDV("demo-md0-a-disk-system", "Succeeded", true)}
+	w.pvcs = []*unstructuredT{workerPVC("demo-md0-a-disk-system", "replicated")}
+	got := summarize(Mode{}.Compose(request(t, nodePoolXR(spec), w, nil)))
+	if got.Gate != "Open/TemplateComposed" {
+		t.Errorf("the pool should stay on its cloned disk's class and compose; gate %s", got.Gate)
+	}
+
+	// Without the disk, today's default (fast) is the pool's class, which
+	// is not the golden's: held.
+	w.dvs, w.pvcs = nil, nil
+	if got := summarize(Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))); got.Gate != "Held/StorageClassMismatch" {
+		t.Errorf("without a cloned disk the pool lands on today's default and is held; gate %s", got.Gate)
+	}
 }

@@ -24,6 +24,7 @@ const (
 	reqGoldenPVC        = "golden-pvc"
 	reqStorageClasses   = "storageclasses"
 	reqWorkerDVs        = "worker-datavolumes"
+	reqWorkerPVCs       = "worker-pvcs"
 	reqMachineSets      = "machinesets"
 	reqCloneBindings    = "clone-rolebindings"
 	reqCloneRoles       = "clone-clusterroles"
@@ -67,6 +68,11 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 		// own condition. Their PVCs are not read.
 		sel[reqWorkerDVs] = required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()})
 	}
+	if rd.DiskClass && img.Source == SourceClone {
+		// The claims of the pool's disks of this golden: the class a
+		// finished clone was bound on.
+		sel[reqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
+	}
 	if instanceType != "" {
 		// What the kubelet reservations are computed from.
 		sel[reqInstancetype] = required.ByName(instancetypeAPIVersion, instancetypeKind, "", instanceType)
@@ -106,7 +112,10 @@ type world struct {
 	StorageClasses []storagev1.StorageClass
 	// WorkerDVs (metadata and status only; nil unless read) and
 	// MachineSets are sorted by name.
-	WorkerDVs   []cdiv1.DataVolume
+	WorkerDVs []cdiv1.DataVolume
+	// WorkerPVCs are the claims of the pool's disks of its golden (name,
+	// labels and class only); nil unless the class is looked up on them.
+	WorkerPVCs  []corev1.PersistentVolumeClaim
 	MachineSets []clusterv1.MachineSet
 	// CloneBindings and CloneRoles are the catalogs' clone RBAC, sorted by
 	// name; nil unless the grant is waited for.
@@ -170,6 +179,17 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 				bad(err)
 			case dv.Namespace == p.Namespace && dv.Labels[labels.Pool] == p.Hash():
 				w.WorkerDVs = append(w.WorkerDVs, dv)
+			}
+		}
+	}
+	if rd.DiskClass {
+		for _, s := range raw[reqWorkerPVCs] {
+			pvc, err := observed.WorkerPVC(s)
+			switch {
+			case err != nil:
+				bad(err)
+			case pvc.Namespace == p.Namespace && pvc.Labels[labels.Pool] == p.Hash():
+				w.WorkerPVCs = append(w.WorkerPVCs, pvc)
 			}
 		}
 	}
@@ -250,6 +270,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 	sort.Slice(w.CloneRoles, func(i, j int) bool { return w.CloneRoles[i].Name < w.CloneRoles[j].Name })
 	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
 	sort.Slice(w.WorkerDVs, func(i, j int) bool { return w.WorkerDVs[i].Name < w.WorkerDVs[j].Name })
+	sort.Slice(w.WorkerPVCs, func(i, j int) bool { return w.WorkerPVCs[i].Name < w.WorkerPVCs[j].Name })
 	sort.Slice(w.MachineSets, func(i, j int) bool { return w.MachineSets[i].Name < w.MachineSets[j].Name })
 	sort.Strings(w.Unreadable)
 	return w

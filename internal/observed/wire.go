@@ -151,3 +151,41 @@ func stringMap(v *structpb.Value, want []string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// WorkerPVC reads a worker disk's claim from its wire form: identity,
+// labels and spec.storageClassName, the class it was bound on. Everything
+// else is left empty.
+func WorkerPVC(s *structpb.Struct) (corev1.PersistentVolumeClaim, error) {
+	pvc := corev1.PersistentVolumeClaim{}
+	if s == nil {
+		return pvc, fmt.Errorf("no object")
+	}
+	f := s.GetFields()
+	pvc.APIVersion, pvc.Kind = f["apiVersion"].GetStringValue(), f["kind"].GetStringValue()
+	meta := f["metadata"].GetStructValue().GetFields()
+	pvc.Name, pvc.Namespace = meta["name"].GetStringValue(), meta["namespace"].GetStringValue()
+	ref := pvc.Namespace + "/" + pvc.Name
+	if pvc.APIVersion != CoreAPIVersion || pvc.Kind != KindPVC {
+		return pvc, fmt.Errorf("%s %q is a %s %s, not a %s %s", pvc.Kind, ref, pvc.APIVersion, pvc.Kind, CoreAPIVersion, KindPVC)
+	}
+	var err error
+	if pvc.Labels, err = stringMap(meta["labels"], nil); err != nil {
+		return pvc, fmt.Errorf("cannot read %s %q: metadata.labels: %w", KindPVC, ref, err)
+	}
+	spec := f["spec"]
+	if spec == nil {
+		return pvc, nil
+	}
+	st := spec.GetStructValue()
+	if st == nil {
+		return pvc, fmt.Errorf("cannot read %s %q: spec is not an object", KindPVC, ref)
+	}
+	class, err := stringField(st.GetFields(), "storageClassName")
+	if err != nil {
+		return pvc, fmt.Errorf("cannot read %s %q: spec.%w", KindPVC, ref, err)
+	}
+	if class != "" {
+		pvc.Spec.StorageClassName = &class
+	}
+	return pvc, nil
+}
