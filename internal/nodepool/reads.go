@@ -35,7 +35,7 @@ type reads struct {
 	// the current clone template yet.
 	Grant bool
 	// Workers: the pool's worker DataVolumes, for clone health and for
-	// whether the pool already cloned its golden (gating).
+	// whether the pool already cloned its golden (the gates).
 	Workers bool
 	// DiskClass: the claims of the pool's disks of this golden, for the
 	// class its finished clone was bound on, when the class is not known
@@ -74,17 +74,18 @@ type readsInput struct {
 //   - A new clone template (one not composed yet, or one whose class is
 //     today's default) is gated: Clone. A deployment that does not run the
 //     current clone template yet waits for the grant: Grant.
-//   - Worker disks are read while a clone template is gated (whether the
-//     pool already cloned its golden; and, when the class is not known
-//     without the cluster, their claims for the class of a finished clone:
-//     PRODUCT.md's "class of its own already-cloned disk"), while the
-//     deployment is not settled (a rollout,
-//     a scale, a replaced machine: new disks are being cloned), while the
-//     previous status does not report them healthy (so that a problem
-//     clears), and on a pool's first call. A settled pool whose disks were
-//     healthy when last read has no new disk to read: no disk is made
-//     without a new Machine, and a new Machine unsettles the deployment.
-//     Above MaxWorkerDisks they are never read: the request would not fit.
+//   - Worker disks are read while a clone template is gated or waits for
+//     the grant (whether the pool already cloned its golden; and, when the
+//     class is not known without the cluster, their claims, for the class
+//     a finished clone was bound on: PRODUCT.md's "class of its own
+//     already-cloned disk"), while the deployment is not settled (a
+//     rollout, a scale, a replaced Machine: new disks are being cloned),
+//     while the previous status does not report them healthy (so that a
+//     problem clears), and on a pool's first call. A settled pool whose
+//     disks were healthy when last read has no new disk to read: no disk is
+//     made without a new Machine, and a new Machine unsettles the
+//     deployment. Above MaxWorkerDisks they are never read: the request
+//     would not fit.
 func planReads(in readsInput) reads {
 	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment, in.Ceiling)}
 	if in.Image.Source == SourceClone {
