@@ -39,10 +39,13 @@ func StatusOf[S any](u *unstructured.Unstructured) (S, error) {
 
 // PreviousStatus is the observed composite's status as the last call of
 // this function left it, read into S. Every mode reads it to emit results on
-// transitions only, and for nothing else: a decision never depends on it,
-// because a status is what the function wrote, not what exists. So an
-// unreadable status counts as none, the zero S, as on a composite's first
-// reconcile; the worst that costs is one repeated event.
+// transitions only; no decision about what to compose depends on it,
+// because a status is what the function wrote, not what exists. The one
+// other use is the node pool's choice of what to read (nodepool/reads.go):
+// a settled pool whose last status reported its disks healthy does not read
+// them again. That too fails safe: an unreadable status counts as none, the
+// zero S, as on a composite's first reconcile, which reads everything; the
+// worst that costs is one repeated event and one larger request.
 func PreviousStatus[S any](xr *composite.Unstructured) S {
 	if xr == nil {
 		var zero S
