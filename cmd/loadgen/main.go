@@ -47,7 +47,7 @@ func main() {
 		addr       = flag.String("addr", "", "dial this running function instead of starting one (peak RSS only with -pid)")
 		pid        = flag.Int("pid", 0, "with -addr: the pid of the running function, for its peak RSS")
 		examples   = flag.String("examples", "example", "directory holding <mode>/scenarios/<name>")
-		cases      = flag.String("cases", "nodepool-dvs50,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N> (minimal workers), nodepool-cdi<N> (workers shaped like real CDI's, deployment settled), nodepool-cdi<N>-rolling (the same, rolling: its disks are read), <mode>-examples")
+		cases      = flag.String("cases", "nodepool-cdi50,nodepool-cdi50-rolling,nodepool-cdi2000,catalog-examples,tenantcluster-examples", "comma-separated cases: nodepool-dvs<N> (minimal workers), nodepool-cdi<N> (workers shaped like real CDI's, deployment settled), nodepool-cdi<N>-rolling (the same, rolling: its disks are read), either with -reconcile (every call of the reconcile), <mode>-examples")
 		levels     = flag.String("concurrency", "1,16,64", "comma-separated numbers of concurrent callers")
 		duration   = flag.Duration("duration", 5*time.Second, "how long each concurrency level runs, per server")
 		warmup     = flag.Duration("warmup", 500*time.Millisecond, "unmeasured calls before each level")
@@ -223,6 +223,9 @@ func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.R
 		// Workers shaped like real CDI's DataVolumes and PVCs
 		// (internal/fixture/cdishape.go), with 10 classes and 3 MachineSets;
 		// "-rolling": the deployment rolls, so the disks are read.
+		// "-reconcile": every call of the reconcile (the first, which only
+		// returns requirements, and the work call), what a poll costs.
+		n, whole := strings.CutSuffix(n, "-reconcile")
 		status := fixture.StatusFunc(fixture.NodePoolStatus)
 		if m, rolling := strings.CutSuffix(n, "-rolling"); rolling {
 			n, status = m, fixture.NodePoolRollingStatus
@@ -234,6 +237,13 @@ func requests(ctx context.Context, fn *server, examples, name string) ([]*fnv1.R
 		calls, err := fixture.Settle(ctx, fn.run, fixture.CDINodePoolScenario(workers, 10, 3), status, 4)
 		if err != nil {
 			return nil, err
+		}
+		if whole {
+			reqs := make([]*fnv1.RunFunctionRequest, 0, len(calls))
+			for _, c := range calls {
+				reqs = append(reqs, c.Request)
+			}
+			return reqs, nil
 		}
 		return []*fnv1.RunFunctionRequest{calls[len(calls)-1].Request}, nil
 	}
