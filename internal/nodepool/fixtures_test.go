@@ -251,26 +251,21 @@ func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed 
 	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved(), RequiredRaw: w.raw(t)}
 }
 
-// raw is the worker DataVolumes as the request carries them: protobuf
-// Structs, read from the wire.
+// raw is the worker DataVolumes and PVCs as the request carries them:
+// protobuf Structs, read from the wire.
 func (w worldFixture) raw(t testing.TB) required.Raw {
-	structs := make([]*structpb.Struct, 0, len(w.dvs))
-	for _, u := range w.dvs {
-		s, err := structpb.NewStruct(u.Object)
-		if err != nil {
-			t.Fatal(err)
+	structs := func(us []*unstructured.Unstructured) []*structpb.Struct {
+		out := make([]*structpb.Struct, 0, len(us))
+		for _, u := range us {
+			s, err := structpb.NewStruct(u.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
 		}
-		structs = append(structs, s)
+		return out
 	}
-	claims := make([]*structpb.Struct, 0, len(w.pvcs))
-	for _, u := range w.pvcs {
-		s, err := structpb.NewStruct(u.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claims = append(claims, s)
-	}
-	return required.Raw{reqWorkerDVs: structs, reqWorkerPVCs: claims}
+	return required.Raw{reqWorkerDVs: structs(w.dvs), reqWorkerPVCs: structs(w.pvcs)}
 }
 
 type unstructuredT = unstructured.Unstructured

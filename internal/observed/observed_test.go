@@ -184,3 +184,60 @@ func TestCDIAndCDIConfig(t *testing.T) {
 		t.Errorf("CDIConfig's filesystem overhead is read, got %v (err %v)", cfg, err)
 	}
 }
+
+func TestWorkerPVC(t *testing.T) {
+	class := "replicated"
+	cases := map[string]struct {
+		reason  string
+		obj     map[string]any
+		want    corev1.PersistentVolumeClaim
+		wantErr string
+	}{
+		"IdentityLabelsAndClass": {
+			reason: "What the class of a finished clone is read from; annotations and status are not read.",
+			obj: map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+				"metadata": map[string]any{"name": "w", "namespace": "t", "labels": map[string]any{"a": "b"}, "annotations": map[string]any{"cdi.kubevirt.io/cloneType": "copy"}},
+				"spec":     map[string]any{"storageClassName": class, "volumeName": "pv"},
+				"status":   map[string]any{"phase": "Bound"}},
+			want: corev1.PersistentVolumeClaim{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+				ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t", Labels: map[string]string{"a": "b"}},
+				Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: &class},
+			},
+		},
+		"NoClass": {
+			reason: "A claim that names no class has none.",
+			obj:    map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "w", "namespace": "t"}, "spec": map[string]any{}},
+			want:   corev1.PersistentVolumeClaim{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}, ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t"}},
+		},
+		"ClassOfTheWrongTypeIsAnError": {
+			reason:  "A class that is not a string is named by its path.",
+			obj:     map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "w", "namespace": "t"}, "spec": map[string]any{"storageClassName": true}},
+			wantErr: `cannot read PersistentVolumeClaim "t/w": spec.storageClassName is not a string`,
+		},
+		"OtherKindIsRefused": {
+			reason:  "A misrouted object never passes as a claim.",
+			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}},
+			wantErr: `DataVolume "t/w" is a cdi.kubevirt.io/v1beta1 DataVolume, not a v1 PersistentVolumeClaim`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := structpb.NewStruct(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := WorkerPVC(s)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); err == nil && diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

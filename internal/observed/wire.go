@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
@@ -24,20 +25,9 @@ import (
 // report it.
 func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolume, error) {
 	dv := cdiv1.DataVolume{}
-	if s == nil {
-		return dv, fmt.Errorf("no object")
-	}
-	f := s.GetFields()
-	dv.APIVersion, dv.Kind = f["apiVersion"].GetStringValue(), f["kind"].GetStringValue()
-	meta := f["metadata"].GetStructValue().GetFields()
-	dv.Name, dv.Namespace = meta["name"].GetStringValue(), meta["namespace"].GetStringValue()
-	ref := dv.Namespace + "/" + dv.Name
-	if dv.APIVersion != CDIAPIVersion || dv.Kind != KindDataVolume {
-		return dv, fmt.Errorf("%s %q is a %s %s, not a %s %s", dv.Kind, ref, dv.APIVersion, dv.Kind, CDIAPIVersion, KindDataVolume)
-	}
-	var err error
-	if dv.Labels, err = stringMap(meta["labels"], nil); err != nil {
-		return dv, fmt.Errorf("cannot read %s %q: metadata.labels: %w", KindDataVolume, ref, err)
+	f, meta, ref, err := wireMeta(s, CDIAPIVersion, KindDataVolume, &dv.TypeMeta, &dv.ObjectMeta)
+	if err != nil {
+		return dv, err
 	}
 	if len(annotations) > 0 {
 		if dv.Annotations, err = stringMap(meta["annotations"], annotations); err != nil {
@@ -90,6 +80,27 @@ func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolu
 		})
 	}
 	return dv, nil
+}
+
+// wireMeta reads an object's apiVersion, kind, name, namespace and labels
+// into tm and om, refusing another kind than apiVersion/kind. It returns the
+// object's and its metadata's fields, and "namespace/name" for messages.
+func wireMeta(s *structpb.Struct, apiVersion, kind string, tm *metav1.TypeMeta, om *metav1.ObjectMeta) (fields, meta map[string]*structpb.Value, ref string, err error) {
+	if s == nil {
+		return nil, nil, "", fmt.Errorf("no object")
+	}
+	fields = s.GetFields()
+	tm.APIVersion, tm.Kind = fields["apiVersion"].GetStringValue(), fields["kind"].GetStringValue()
+	meta = fields["metadata"].GetStructValue().GetFields()
+	om.Name, om.Namespace = meta["name"].GetStringValue(), meta["namespace"].GetStringValue()
+	ref = om.Namespace + "/" + om.Name
+	if tm.APIVersion != apiVersion || tm.Kind != kind {
+		return nil, nil, ref, fmt.Errorf("%s %q is a %s %s, not a %s %s", tm.Kind, ref, tm.APIVersion, tm.Kind, apiVersion, kind)
+	}
+	if om.Labels, err = stringMap(meta["labels"], nil); err != nil {
+		return nil, nil, ref, fmt.Errorf("cannot read %s %q: metadata.labels: %w", kind, ref, err)
+	}
+	return fields, meta, ref, nil
 }
 
 // stringField is fields[key] as a string: "" when absent or null, an error
@@ -157,20 +168,9 @@ func stringMap(v *structpb.Value, want []string) (map[string]string, error) {
 // else is left empty.
 func WorkerPVC(s *structpb.Struct) (corev1.PersistentVolumeClaim, error) {
 	pvc := corev1.PersistentVolumeClaim{}
-	if s == nil {
-		return pvc, fmt.Errorf("no object")
-	}
-	f := s.GetFields()
-	pvc.APIVersion, pvc.Kind = f["apiVersion"].GetStringValue(), f["kind"].GetStringValue()
-	meta := f["metadata"].GetStructValue().GetFields()
-	pvc.Name, pvc.Namespace = meta["name"].GetStringValue(), meta["namespace"].GetStringValue()
-	ref := pvc.Namespace + "/" + pvc.Name
-	if pvc.APIVersion != CoreAPIVersion || pvc.Kind != KindPVC {
-		return pvc, fmt.Errorf("%s %q is a %s %s, not a %s %s", pvc.Kind, ref, pvc.APIVersion, pvc.Kind, CoreAPIVersion, KindPVC)
-	}
-	var err error
-	if pvc.Labels, err = stringMap(meta["labels"], nil); err != nil {
-		return pvc, fmt.Errorf("cannot read %s %q: metadata.labels: %w", KindPVC, ref, err)
+	f, _, ref, err := wireMeta(s, CoreAPIVersion, KindPVC, &pvc.TypeMeta, &pvc.ObjectMeta)
+	if err != nil {
+		return pvc, err
 	}
 	spec := f["spec"]
 	if spec == nil {
