@@ -70,22 +70,31 @@ func TestWorkerDataVolume(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s, err := structpb.NewStruct(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := WorkerDataVolume(s, "cdi.kubevirt.io/cloneType")
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); err == nil && diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
+			checkWire(t, tc.reason, tc.obj, func(s *structpb.Struct) (cdiv1.DataVolume, error) {
+				return WorkerDataVolume(s, "cdi.kubevirt.io/cloneType")
+			}, tc.want, tc.wantErr)
 		})
+	}
+}
+
+// checkWire reads obj's wire form with read and compares the result, or the
+// error, with what the case wants.
+func checkWire[T any](t *testing.T, reason string, obj map[string]any, read func(*structpb.Struct) (T, error), want T, wantErr string) {
+	t.Helper()
+	s, err := structpb.NewStruct(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(s)
+	gotErr := ""
+	if err != nil {
+		gotErr = err.Error()
+	}
+	if diff := cmp.Diff(wantErr, gotErr); diff != "" {
+		t.Fatalf("%s\n-want error, +got error:\n%s", reason, diff)
+	}
+	if diff := cmp.Diff(want, got); err == nil && diff != "" {
+		t.Errorf("%s\n-want, +got:\n%s", reason, diff)
 	}
 }
 
@@ -222,22 +231,6 @@ func TestWorkerPVC(t *testing.T) {
 		},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			s, err := structpb.NewStruct(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := WorkerPVC(s)
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); err == nil && diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkWire(t, tc.reason, tc.obj, WorkerPVC, tc.want, tc.wantErr) })
 	}
 }
