@@ -57,7 +57,10 @@ build kube-controller-manager "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/
 xp_patch=loopback1
 xp_bin="$cache/crossplane-core-$xp_version-$xp_patch"
 if [ ! -x "$xp_bin" ]; then
-  src=$(cd "$tools/crossplane" && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+  # go list -m reports no directory for a module not in the module cache
+  # yet (a fresh machine): download it first.
+  src=$(cd "$tools/crossplane" && go mod download github.com/crossplane/crossplane/v2 && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+  [ -n "$src" ] || { echo "cannot locate the source of github.com/crossplane/crossplane/v2 in the module cache" >&2; exit 1; }
   work=$(mktemp -d)
   trap 'chmod -R u+w "$work" && rm -rf "$work"' EXIT
   cp -r "$src" "$work/crossplane"
@@ -117,7 +120,8 @@ build_cdi() {
 }
 cdi_tag="$cdi_version-$cdi_patch"
 if [ ! -x "$cache/cdi-controller-$cdi_tag" ] || [ ! -x "$cache/cdi-apiserver-$cdi_tag" ]; then
-  cdi_src=$(cd "$tools/cdi" && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
+  cdi_src=$(cd "$tools/cdi" && go mod download kubevirt.io/containerized-data-importer && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
+  [ -n "$cdi_src" ] || { echo "cannot locate the source of kubevirt.io/containerized-data-importer in the module cache" >&2; exit 1; }
   cdi_work=$(mktemp -d)
   trap 'for d in "${work:-}" "${cdi_work:-}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
   cp -r "$cdi_src" "$cdi_work/cdi"
