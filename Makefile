@@ -52,7 +52,7 @@ lint:
 ## unit: unit, golden-file and render tests of the function module.
 .PHONY: unit
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## fuzz: run every fuzz target of the function module for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/; a crasher is written there, commit it as a regression).
 .PHONY: fuzz

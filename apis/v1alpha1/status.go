@@ -116,3 +116,14 @@ type Gate struct {
 	// Message names what holds the change back and the fix.
 	Message string `json:"message,omitempty"`
 }
+
+// The Deletion condition of an XNodePool that was asked to go (a refused
+// delete recorded by Crossplane, or its XTenantCluster's teardown
+// annotation): DrainingWorkers while its MachineDeployment exists, Released
+// once everything it composed is being deleted. An XTenantCluster deletes a
+// pool it dropped from spec.nodePools only once it reads Released.
+const (
+	ConditionDeletion     = "Deletion"
+	ReasonDrainingWorkers = "DrainingWorkers"
+	ReasonReleased        = "Released"
+)

@@ -38,6 +38,27 @@ const (
 	AnnTalosVersion = Prefix + "talos-version"
 	// AnnSourceType records whether a template clones or imports.
 	AnnSourceType = Prefix + "source-type"
+	// AnnTeardown, "true" on an XNodePool, asks its pool to remove its
+	// workers and everything it composed while the XNodePool itself stays:
+	// an XTenantCluster sets it on a pool that left spec.nodePools, and
+	// deletes the XNodePool once it reports it released (nodepool
+	// teardown.go).
+	AnnTeardown = Prefix + "teardown"
+)
+
+// Crossplane's deletion protection keys (github.com/crossplane/crossplane/v2
+// v2.2.0: internal/protection/usage.go and
+// internal/controller/protection/usage/reconciler.go; neither is exported).
+const (
+	// InUse is set to "true" by Crossplane's usage controller on the `of`
+	// object of a Usage; the webhook nousages.protection.crossplane.io
+	// refuses DELETE of an object that carries it while a Usage names it.
+	InUse = "crossplane.io/in-use"
+	// AnnDeletionAttempt is recorded by that webhook on an object whose
+	// DELETE it refused, with the propagation policy asked for
+	// (internal/webhook/protection/usage/handler.go); a Usage with
+	// replayDeletion re-issues that delete once it goes.
+	AnnDeletionAttempt = "usage.crossplane.io/deletion-attempt-with-policy"
 )
 
 // CDI annotation keys. The CDI API module does not export these.

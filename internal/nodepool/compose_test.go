@@ -168,6 +168,7 @@ func TestCompose(t *testing.T) {
 		return w
 	}
 	heldHTTP := []string{
+		"deletion-guard ready=True",
 		"kubevirtmachinetemplate-" + httpKMT + " ready=True",
 		"machinedeployment ready=True",
 		"machinehealthcheck ready=True",
@@ -242,6 +243,7 @@ func TestCompose(t *testing.T) {
 			world:    ungranted(succeeded),
 			observed: existingHTTP,
 			want: summary{Resources: []string{
+				"deletion-guard ready=True",
 				"kubevirtmachinetemplate-" + httpKMT + " ready=True",
 				"kubevirtmachinetemplate-" + builtinKMT + " ready=False",
 				"machinedeployment ready=True",
@@ -292,6 +294,7 @@ func TestCompose(t *testing.T) {
 			observed: existingBuiltin,
 			config:   usagesOff,
 			want: summary{Resources: []string{
+				"deletion-guard ready=True",
 				"kubevirtmachinetemplate-" + builtinKMT + " ready=True",
 				"machinedeployment ready=True",
 				"machinehealthcheck ready=True",
@@ -304,7 +307,7 @@ func TestCompose(t *testing.T) {
 			reason: "An omitted osImage imports the default image over HTTP; nothing is gated.",
 			xr:     nodePoolXR(httpSpec),
 			want: summary{
-				Resources: []string{"kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "machinehealthcheck ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
+				Resources: []string{"deletion-guard ready=False", "kubevirtmachinetemplate-" + httpKMT + " ready=False", "machinedeployment ready=False", "machinehealthcheck ready=False", "talosconfigtemplate-" + httpTCT + " ready=False"},
 				Gate:      "Open/TemplateComposed", Template: httpKMT,
 			},
 		},
@@ -368,7 +371,7 @@ func TestCompose(t *testing.T) {
 			observed: existingBuiltin,
 			want: summary{
 				Resources: []string{
-					"kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "machinehealthcheck ready=True", "talosconfigtemplate-" + builtinTCT + " ready=True",
+					"deletion-guard ready=True", "kubevirtmachinetemplate-" + builtinKMT + " ready=True", "machinedeployment ready=False", "machinehealthcheck ready=True", "talosconfigtemplate-" + builtinTCT + " ready=True",
 					// The protection stays although the golden is gone: should
 					// it come back, it is protected again at once.
 					"usage-" + builtinKMT + "-datavolume ready=True", "usage-" + builtinKMT + "-pvc ready=True",

@@ -54,6 +54,9 @@ type call struct {
 	known   *class
 	desired *renderedTemplate
 	reads   reads
+	// teardown, when set, is why the pool was asked to go: nothing else is
+	// decided (teardown.go).
+	teardown teardown
 }
 
 // renderedTemplate is a machine template rendered for one class, so that
@@ -66,13 +69,18 @@ type renderedTemplate struct {
 
 func prepare(r compose.Request) *call {
 	c := &call{r: r}
+	c.obs = readComposed(r.Observed, r.Config.ClusterAPIVersion)
+	c.prev = compose.PreviousStatus[previous](r.Composite)
+	// A pool asked to go is removed whatever its spec says now: an invalid
+	// spec must not keep its workers running.
+	if c.teardown = teardownOf(r.Composite); c.teardown != "" {
+		return c
+	}
 	c.pool, c.spec, c.err = readPool(r.Composite)
 	if c.err != nil {
 		return c
 	}
 	c.img = resolveOSImage(c.spec, r.Config)
-	c.obs = readComposed(r.Observed, r.Config.ClusterAPIVersion)
-	c.prev = compose.PreviousStatus[previous](r.Composite)
 
 	c.shape = resolveShape(c.spec, r.Config)
 	in := readsInput{
@@ -102,6 +110,10 @@ func prepare(r compose.Request) *call {
 // is fatal here already: asking for a golden named after invalid values
 // would only ask for nothing.
 func (c *call) Requirements() (required.Selectors, error) {
+	if c.teardown != "" {
+		// Removal decides from what the pool composed alone.
+		return nil, nil
+	}
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -119,6 +131,9 @@ func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true
 
 // Compose reads what the pool composed and last reported, decides, writes.
 func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
+	if c.teardown != "" {
+		return composeTeardown(c.r.Composite, c.teardown, c.obs, c.prev)
+	}
 	if c.err != nil {
 		return compose.Output{Fatal: c.err}
 	}
@@ -128,6 +143,10 @@ func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 	}
 	out, err := emit(pl, c.prev, c.r.Config)
 	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	// The guard goes with whatever deployment the pool composes or keeps.
+	if err := pl.guardDeletion(out.Resources, c.r.Composite, c.r.Config.Usages); err != nil {
 		return compose.Output{Fatal: err}
 	}
 	return out

@@ -41,7 +41,7 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 		return InfraAPIVersion, KindKubevirtMachineTmpl, true
 	case strings.HasPrefix(s, prefixBootstrapTemplate):
 		return BootstrapAPIVersion, KindTalosConfigTemplate, true
-	case strings.HasPrefix(s, prefixUsage):
+	case strings.HasPrefix(s, prefixUsage), n == resourceDeletionGuard:
 		return UsageAPIVersion, KindUsage, true
 	case n == resourceFactoryCA:
 		return "v1", "ConfigMap", true

@@ -193,6 +193,12 @@ func TestPropertyRetention(t *testing.T) {
 				if !kept {
 					t.Errorf("case %d: the observed %s was dropped", i, n)
 				}
+			case n == resourceDeletionGuard:
+				// The guard goes with the deployment it names; a whole hold
+				// keeps everything as observed.
+				if _, md := out.Resources[resourceMachineDeployment]; kept != md && !heldWhole {
+					t.Errorf("case %d: the deletion guard kept=%v while the deployment kept=%v", i, kept, md)
+				}
 			case !isTemplate(n):
 				t.Fatalf("case %d: the generator observed %s, which this test does not judge", i, n)
 			case c.referenced[n] || heldWhole:
@@ -226,6 +232,11 @@ func TestPropertyRetention(t *testing.T) {
 					// while held: it composes no worker.
 					if out.Resources[machineTemplateResource(usageTemplate(d.Resource))] == nil {
 						t.Errorf("case %d: %s protects a template that is not composed", i, n)
+					}
+				case n == resourceDeletionGuard:
+					// The guard of a kept deployment composes no worker.
+					if !observed && out.Resources[resourceMachineDeployment] == nil {
+						t.Errorf("case %d: a deletion guard composed without its deployment", i)
 					}
 				case n == resourceMachineDeployment && !observed:
 					t.Errorf("case %d: a new MachineDeployment composed while the gate holds (%s)", i, pl.Hold.Reason)

@@ -22,18 +22,29 @@ import (
 // nousages.protection.crossplane.io, which refuses DELETE of any object that
 // carries the label crossplane.io/in-use: "true" (Crossplane v2.2.0
 // cluster/webhookconfigurations/usage.yaml); the usage controller sets that
-// label on the Usage's `of` object and makes the Usage owned by its `by`
-// object (internal/controller/protection/usage/reconciler.go). So while a
-// template clones from a golden, the catalog dropping it, the garbage
-// collector deleting it with its catalog, and kubectl delete are all
+// label on the Usage's `of` object and adds an owner reference to its `by`
+// object on the Usage (internal/controller/protection/usage/reconciler.go).
+// So while a template clones from a golden, the catalog dropping it, the
+// garbage collector deleting it with its catalog, and kubectl delete are all
 // refused; with replayDeletion the refused delete is issued again once the
 // last Usage of the golden is gone.
 //
-// `by` is the template, not the XNodePool: a composed Usage that is being
-// deleted waits until its `by` object is gone (same reconciler), so a Usage
-// by the composite would pin an old golden until the whole pool is deleted.
-// The garbage collector removes a Usage with its template through the owner
-// reference the usage controller adds.
+// What removes a Usage is this pool, not the garbage collector: a composed
+// Usage also carries the XNodePool's (controller) owner reference, so the
+// collector keeps it while the XNodePool lives, whatever happens to its
+// template. protectClones leaves a Usage out together with its template.
+// Crossplane strips the crossplane.io/composite label from a composed
+// resource before it deletes one the function no longer desires
+// (composition_functions.go, DeletingComposedResourceGarbageCollector), and
+// a Usage being deleted waits for its `by` object only while it still
+// carries that label (reconciler.go, the meta.WasDeleted branch): so a Usage
+// the pool drops lets go of its golden at once.
+//
+// `by` is the template: when the XNodePool itself is garbage-collected the
+// label is still on, so each Usage waits until its template is gone, and a
+// golden stays pinned for exactly as long as a template that clones it
+// exists. Since Cluster API co-owns the templates, the pool deletes them
+// itself before it goes (teardown.go).
 //
 // The golden's PVC is protected as well: it carries its DataVolume's owner
 // reference but can be deleted on its own, and a clone reads the PVC.
@@ -106,9 +117,10 @@ func renderUsages(p pool, template, goldenNamespace, golden string) []*protectio
 
 // protectClones makes the Usages of into match the clone templates of into:
 // every template that clones a golden gets its Usages, and a Usage whose
-// template is no longer composed is left out, which deletes it (Crossplane's
-// usage controller then waits for the template to be gone). With Usages
-// turned off, only Usages that exist and whose template is kept stay.
+// template is no longer composed is left out, which deletes it (Crossplane
+// strips its composite label first, so it lets go at once, with the template
+// deleted in the same reconcile). With Usages turned off, only Usages that
+// exist and whose template is kept stay.
 func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, enabled bool) error {
 	want := map[resource.Name]*protectionv1beta1.Usage{}
 	kept := map[string]bool{}

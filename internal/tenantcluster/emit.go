@@ -38,16 +38,17 @@ func emit(xr *composite.Unstructured, p Plan, support compose.Condition, obs com
 		reports[pool.Name] = rep
 		statuses[pool.Name] = rep.Status
 	}
-	// A readable XNodePool whose pool left spec.nodePools is left out of the
-	// desired state on purpose: that is how Crossplane deletes it. What is
-	// not an XNodePool at all stays as it is; a status the cluster cannot
-	// read does not make an XNodePool unreadable, because its deletion is
-	// decided by the spec alone.
+	// A readable XNodePool whose pool left spec.nodePools is removed in two
+	// steps (removal.go): kept with the teardown annotation until it reports
+	// Released, then left out of the desired state, which is how Crossplane
+	// deletes it. What is not an XNodePool at all stays as it is; a status
+	// the cluster cannot read does not make an XNodePool unreadable.
+	removing := removePools(obs, out.Resources)
 	obs.Keep(out.Resources, compose.RetireAll, func(resource.Name) resource.Ready { return resource.ReadyTrue })
 
 	out.Status = map[string]any{"pools": statuses}
-	out.Conditions = []compose.Condition{support, poolsReady(p.Pools, reports)}
-	out.Results = transitions(prev, p.Pools, reports, support)
+	out.Conditions = []compose.Condition{support, withRemovals(poolsReady(p.Pools, reports), removing)}
+	out.Results = append(transitions(prev, p.Pools, reports, support), removalResults(removing)...)
 
 	var problems []string
 	for _, pool := range p.Pools {

@@ -146,32 +146,94 @@ func TestUnchangedPoolsRenderByteIdentically(t *testing.T) {
 }
 
 // TestRemovingAPoolRemovesOnlyIt drops one pool from the spec while all three
-// are observed: its key must be absent (Crossplane deletes it) and the others
-// must render exactly as before.
+// are observed. The dropped pool is removed in two steps: kept with the
+// teardown annotation until it reports Released (its workers drained, its
+// deletion guard gone), then left out, so that Crossplane deletes it. The
+// other pools render exactly as before throughout.
 func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
-	observed := map[resource.Name]string{
-		"nodepool-a": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-a"}}`,
-		"nodepool-b": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-b"}}`,
-		"nodepool-c": `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{"name":"acme-c"}}`,
+	pool := func(name, extra string) string {
+		// extra is metadata before the name, in JSON's sorted key order.
+		return `{"apiVersion":"workerimage.cozystack.io/v1alpha1","kind":"XNodePool","metadata":{` + extra + `"name":"` + name + `"}`
 	}
-	before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"b":{},"c":{}}}}`, observed))
-	after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"c":{}}}}`, observed))
-
-	got := make([]resource.Name, 0, len(after.Resources))
-	for name := range after.Resources {
-		got = append(got, name)
+	withStatus := func(meta, reason string) string {
+		return pool("acme-b", meta) + `,"status":{"conditions":[{"type":"Deletion","status":"True","reason":"` + reason + `"}]}}`
 	}
-	slices.Sort(got)
-	if diff := cmp.Diff([]resource.Name{"nodepool-a", "nodepool-c"}, got); diff != "" {
-		t.Errorf("desired resources after removing pool b\n-want, +got:\n%s", diff)
+	asked := `"annotations":{"workerimage.cozystack.io/teardown":"true"},`
+	cases := map[string]struct {
+		reason string
+		b      string
+		// wantB is the desired pool b, "" for none.
+		wantB  string
+		events int
+	}{
+		"AskedToGoFirst": {
+			reason: "A pool that just left spec.nodePools is kept as observed with the teardown annotation, and one event says its removal started.",
+			b:      pool("acme-b", "") + "}",
+			wantB:  pool("acme-b", asked) + "}",
+			events: 1,
+		},
+		"KeptWhileItsWorkersDrain": {
+			reason: "A pool that reports DrainingWorkers is kept; no new event.",
+			b:      withStatus(asked, "DrainingWorkers"),
+			wantB:  pool("acme-b", asked) + "}",
+		},
+		"KeptWhileItsGuardStands": {
+			reason: "A released pool that still carries Crossplane's in-use label would have its delete refused, which aborts the cluster's composition: it is kept until the label goes.",
+			b:      withStatus(asked+`"labels":{"crossplane.io/in-use":"true"},`, "Released"),
+			wantB:  pool("acme-b", asked+`"labels":{"crossplane.io/in-use":"true"},`) + "}",
+		},
+		"DeletedOnceReleased": {
+			reason: "A released pool without the in-use label is left out: Crossplane deletes it, and nothing refuses.",
+			b:      withStatus(asked, "Released"),
+		},
 	}
-	for _, name := range []resource.Name{"nodepool-a", "nodepool-c"} {
-		if diff := cmp.Diff(renderJSON(t, before, name), renderJSON(t, after, name)); diff != "" {
-			t.Errorf("%s changed although only pool b was removed\n-want, +got:\n%s", name, diff)
-		}
-	}
-	if _, ok := after.Status["pools"].(map[string]v1alpha1.PoolStatus)["b"]; ok {
-		t.Errorf("status.pools still reports the removed pool b")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			observed := map[resource.Name]string{
+				"nodepool-a": pool("acme-a", "") + "}",
+				"nodepool-b": tc.b,
+				"nodepool-c": pool("acme-c", "") + "}",
+			}
+			before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"b":{},"c":{}}}}`, observed))
+			after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"c":{}}}}`, observed))
+			if after.Fatal != nil {
+				t.Fatal(after.Fatal)
+			}
+			want := []resource.Name{"nodepool-a", "nodepool-c"}
+			if tc.wantB != "" {
+				want = []resource.Name{"nodepool-a", "nodepool-b", "nodepool-c"}
+			}
+			got := make([]resource.Name, 0, len(after.Resources))
+			for name := range after.Resources {
+				got = append(got, name)
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s\ndesired resources after removing pool b\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.wantB != "" {
+				if diff := cmp.Diff(tc.wantB, renderJSON(t, after, "nodepool-b")); diff != "" {
+					t.Errorf("%s\npool b\n-want, +got:\n%s", tc.reason, diff)
+				}
+			}
+			for _, name := range []resource.Name{"nodepool-a", "nodepool-c"} {
+				if diff := cmp.Diff(renderJSON(t, before, name), renderJSON(t, after, name)); diff != "" {
+					t.Errorf("%s\n%s changed although only pool b was removed\n-want, +got:\n%s", tc.reason, name, diff)
+				}
+			}
+			if _, ok := after.Status["pools"].(map[string]v1alpha1.PoolStatus)["b"]; ok {
+				t.Errorf("%s\nstatus.pools still reports the removed pool b", tc.reason)
+			}
+			removal := 0
+			for _, r := range after.Results {
+				if r.Reason == "NodePoolRemoving" {
+					removal++
+				}
+			}
+			if removal != tc.events {
+				t.Errorf("%s\n%d NodePoolRemoving events, want %d: %+v", tc.reason, removal, tc.events, after.Results)
+			}
+		})
 	}
 }
 
