@@ -327,6 +327,16 @@ func retired(req *fnv1.RunFunctionRequest, k string) string {
 		}
 		return "unpinned golden that left the catalog"
 	case "NodePool":
+		// A pool asked to go (a delete Crossplane refused and recorded, or
+		// its XTenantCluster's teardown annotation) drops its deployment and
+		// health check first, and everything once the deployment is gone.
+		ann := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["annotations"].GetStructValue().GetFields()
+		if _, asked := ann["usage.crossplane.io/deletion-attempt-with-policy"]; asked || ann["workerimage.cozystack.io/teardown"].GetStringValue() == "true" {
+			if _, md := req.GetObserved().GetResources()["machinedeployment"]; !md || k == "machinedeployment" || k == "machinehealthcheck" {
+				return "pool asked to go"
+			}
+			return ""
+		}
 		var ref string
 		switch {
 		case strings.HasPrefix(k, "kubevirtmachinetemplate-"):
