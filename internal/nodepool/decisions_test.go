@@ -428,7 +428,7 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 				Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: ptr.To("fast")}},
 				Status: cdiv1.DataVolumeStatus{Conditions: []cdiv1.DataVolumeCondition{
 					{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"}}}},
-			want: &hold{Reason: ReasonGoldenImporting, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", which CDI has not started importing (phase <none>, CDI says ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that object is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.`},
+			want: &hold{Reason: ReasonGoldenImporting, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", which CDI has not started importing (phase <none>, CDI says ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.`},
 		},
 	}
 	for name, tc := range cases {

@@ -45,7 +45,7 @@ func msgGoldenFailing(p pool, golden string, img image, st cdistate.State) strin
 
 func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, progress string) string {
 	if st.Awaits != "" {
-		return fmt.Sprintf("Node pool %q clones golden image %q, which CDI has not started importing (phase %s%s): %s. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that object is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.",
+		return fmt.Sprintf("Node pool %q clones golden image %q, which CDI has not started importing (phase %s%s): %s. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.",
 			p.Ref(), golden, st.PhaseText(), cdiSays(st), st.Awaits)
 	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
