@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -19,8 +20,10 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 const sid = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
@@ -166,7 +169,7 @@ func TestDetectDrift(t *testing.T) {
 }
 
 func TestGoldensCondition(t *testing.T) {
-	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
+	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
 	withStatus := func(st cdiv1.DataVolumeStatus) []planned {
 		return []planned{{Golden: g, Live: &cdiv1.DataVolume{Status: st}}}
 	}
@@ -247,6 +250,30 @@ func TestGoldensCondition(t *testing.T) {
 				running(corev1.ConditionFalse, "Error", "DataVolume too small to contain image")}}),
 			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
 				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: delete the DataVolume and raise images[0].storage (or spec.storage) in the same change; an existing golden's size cannot change.`},
+		},
+		"ImageTooLargeStaysFailedWhileImporterRunsAgain": {
+			reason: "CDI reports Running=True with no message while the restarted importer runs (pkg/controller/util.go setAnnotationsFromPodWithPrefix 325-330); the golden's record keeps the report, so it does not flap to Importing.",
+			goldens: []planned{{Golden: g, Live: &cdiv1.DataVolume{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{labels.AnnImportPermanentError: cdistate.MessageTooSmall}},
+				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 2, Conditions: []cdiv1.DataVolumeCondition{
+					running(corev1.ConditionTrue, "Pod is running", "")}}}}},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: delete the DataVolume and raise images[0].storage (or spec.storage) in the same change; an existing golden's size cannot change.`},
+		},
+		"NotFoundURLNamesTheEntry": {
+			reason: "A 404 repeats on every importer restart (pkg/importer/http-datasource.go createHTTPReader 403-406): it does not clear once an attempt succeeds, so the fix is the entry.",
+			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
+				running(corev1.ConditionFalse, "Error", "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found")}}),
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailing",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 keeps failing to import (phase ImportInProgress, 3 importer restarts, Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"): https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz answers HTTP 404 Not Found, and CDI's retries get the same answer until it serves the image; check that the Image Factory has schematicID a and Talos v1.0.0 (images[0]), and correct the entry, deleting the DataVolume in the same change (a golden's URL cannot change in place).`},
+		},
+		"NamedClassNotYetCreatedIsWaiting": {
+			reason: "CDI re-reconciles a DataVolume with an empty phase when a StorageClass is created (datavolume/controller-base.go 314-336): a named class that appears later is waited for, not failed.",
+			goldens: []planned{{Golden: g, Live: &cdiv1.DataVolume{
+				Spec:   cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: ptr("fast")}},
+				Status: cdiv1.DataVolumeStatus{Conditions: claimNotValid("PVC spec is missing accessMode and no storageClass to choose profile")}}}},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
+				Message: `0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase Pending, ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"; CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does). Pools that clone them wait until they are.`},
 		},
 		"SucceededIsReady": {
 			reason:  "Ready to clone.",
@@ -399,3 +426,40 @@ func TestTransitions(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestGoldenKeepsTooSmallRecord: the catalog writes the record cdistate reads,
+// while CDI's permanent "too small" state holds, and drops it otherwise.
+func TestGoldenKeepsTooSmallRecord(t *testing.T) {
+	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", URL: "https://f/a", Storage: resource.MustParse("6Gi"), StorageText: "6Gi"}
+	tooSmall := cdiv1.DataVolumeCondition{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: cdistate.MessageTooSmall}
+	cases := map[string]struct {
+		reason string
+		live   *cdiv1.DataVolume
+		want   string
+	}{
+		"TooSmallIsRecorded": {
+			reason: "pkg/controller/util.go simplifyKnownMessage 406-415: CDI drops this message when it restarts the importer.",
+			live:   &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 1, Conditions: []cdiv1.DataVolumeCondition{tooSmall}}},
+			want:   cdistate.MessageTooSmall,
+		},
+		"ImportingCarriesNone": {
+			reason: "Nothing to remember while CDI makes progress.",
+			live:   &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress}},
+		},
+		"NewGoldenCarriesNone": {
+			reason: "A re-created golden starts without the record.",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := emit("catalog", "cozy-public", []planned{{Golden: g, Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t))
+			if out.Fatal != nil {
+				t.Fatal(out.Fatal)
+			}
+			got := out.Resources[goldenKey(g.Name)].Resource.GetAnnotations()[labels.AnnImportPermanentError]
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // previousStatus is what the last call reported, to tell transitions from
@@ -57,7 +58,14 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 				inProgress = true
 			}
 		}
-		c, err := compose.ToDesired(goldenDataVolume(p.Golden), compose.DropZero("spec", "finalCheckpoint"))
+		dv := goldenDataVolume(p.Golden)
+		if memo := cdistate.Of(p.Live, nil).Remembered(); memo != "" {
+			// CDI drops the importer's message each time it restarts the
+			// importer; the golden keeps it so that every reader of the
+			// golden sees the same permanent state (cdistate.Of).
+			dv.Annotations[labels.AnnImportPermanentError] = memo
+		}
+		c, err := compose.ToDesired(dv, compose.DropZero("spec", "finalCheckpoint"))
 		if err != nil {
 			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
 		}

@@ -105,6 +105,10 @@ func failingText(s cdistate.State, ref string, g Golden) string {
 	if s.Reason == cdistate.ReasonImagePullFailed {
 		return fmt.Sprintf("golden DataVolume %s cannot start its importer (phase %s%s): %s", ref, s.PhaseText(), quoted(s), s.Remedy())
 	}
+	if status := s.SourceRefusal(); status != "" {
+		return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): %s answers HTTP %s, and CDI's retries get the same answer until it serves the image; check that the Image Factory has schematicID %s and Talos %s (images[%d]), and correct the entry, deleting the DataVolume in the same change (a golden's URL cannot change in place)",
+			ref, s.PhaseText(), s.Restarts, quoted(s), g.URL, status, g.SchematicID, g.Version, g.Index)
+	}
 	return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): check the importer pod logs in %s and that %s is reachable; the import resumes by itself once an attempt succeeds",
 		ref, s.PhaseText(), s.Restarts, quoted(s), g.Namespace, g.URL)
 }
@@ -123,6 +127,9 @@ func waitingText(s cdistate.State) string {
 	switch s.Reason {
 	case cdistate.ReasonErrExceededQuota, cdistate.ReasonErrClaimNotValid, cdistate.ReasonUnschedulable, cdistate.ReasonCloneWithoutSource:
 		text += quoted(s)
+	}
+	if s.Awaits != "" {
+		text += "; " + s.Awaits
 	}
 	return text
 }

@@ -10,16 +10,20 @@
 // the phase alone reports them as "importing" forever. Every rule below names
 // the CDI file and function that produces the state it recognises, as read in
 // CDI v1.64.0, v1.65.0 and v1.66.0 (identical for what is read here unless a
-// rule says otherwise); docs/cdi-behaviour.md has the line ranges.
+// rule says otherwise); docs/cdi-behaviour.md has the line ranges at v1.65.0.
 package cdistate
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // Kind is the class of a state.
@@ -36,9 +40,10 @@ const (
 	// Importing: CDI is transferring data (an import or a clone), possibly
 	// after a few restarts. Progress carries the percentage when CDI knows it.
 	Importing Kind = "Importing"
-	// Failing: the worker pod keeps failing (restart loop, or its image
-	// cannot be pulled). CDI retries forever and the phase stays in
-	// progress; it resolves once an attempt succeeds.
+	// Failing: the worker pod keeps failing (its container keeps exiting
+	// with an error, or its image cannot be pulled). CDI retries forever and
+	// the phase stays in progress; it resolves once an attempt succeeds,
+	// which for some causes (State.SourceRefusal) needs a change first.
 	Failing Kind = "Failing"
 	// Failed: phase Failed. CDI stopped: a fatal import error (checksum
 	// mismatch, v1.65+) or a lost claim.
@@ -106,6 +111,10 @@ const (
 	// MessageTooSmall is CDI's rewording of "no space left on device" and
 	// friends from the importer: the image does not fit the volume.
 	MessageTooSmall = "DataVolume too small to contain image"
+	// MessageTargetClassNotFound: the clone planner found no StorageClass
+	// for the target PVC (clone/planner.go validateTargetStorageClassAssignment,
+	// validateAdvancedClonePVC).
+	MessageTargetClassNotFound = "target storage class not found"
 )
 
 // RestartLoopThreshold is the worker pod restart count from which a
@@ -114,10 +123,16 @@ const (
 // kubelet's back-off of 10 s, 20 s, 40 s... and never fails the DataVolume
 // for it (only a fatal error such as a checksum mismatch does), so an
 // unreachable URL looks like an import in progress forever. One or two
-// restarts are a blip (a network hiccup, a node drain); three in a row with
-// the pod not running are more than a minute of consecutive failures. The
-// Running=False requirement keeps an import that recovered after restarts
-// Importing. Both earlier classifiers of this function used 3.
+// restarts are a blip (a network hiccup, a node drain); three with the
+// container down after exiting with an error are more than a minute of
+// consecutive failures. The count is CDI's monotonic maximum
+// (setAnnotationsFromPodWithPrefix only raises it, and keeps it across a
+// recreated pod), so it says how often the worker failed, never that it is
+// failing now: only Running=False with reason Error (the kubelet's reason for
+// a container that exited non-zero, which CDI keeps through the
+// CrashLoopBackOff wait) says that. An importer that runs again, or a new
+// pod that is Unschedulable or still being created, stays Importing. Both
+// earlier classifiers of this function used 3.
 const RestartLoopThreshold = 3
 
 // State is what CDI says about one DataVolume (and, for a golden, its PVC).
@@ -135,6 +150,10 @@ type State struct {
 	Message string
 	// Restarts is the worker pod restart count CDI copied onto the DataVolume.
 	Restarts int32
+	// Awaits says, for a Pending state that clears once an object appears,
+	// what CDI waits for and that it continues by itself, as a clause
+	// ("CDI waits for StorageClass ..."); empty otherwise.
+	Awaits string
 }
 
 // Ready reports whether CDI would clone from it now: a Succeeded DataVolume,
@@ -189,12 +208,32 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 		return s.with(Failed, bound)
 	}
 
+	// An importer that ran out of space fails the same way on every restart,
+	// but while the restarted container runs CDI reports Running=True "Pod is
+	// running" and drops the message (setAnnotationsFromPodWithPrefix). The
+	// catalog records the message on the golden (Remembered), so the state
+	// stays Permanent through each restart instead of flapping to Importing.
+	if dv.Annotations[labels.AnnImportPermanentError] == MessageTooSmall {
+		s.Kind, s.Reason, s.Message = Permanent, ReasonError, MessageTooSmall
+		return s
+	}
+
 	// Reasons CDI sets on Bound and Ready while leaving the phase as it was
 	// (controller-base.go updateDataVolumeStatusPhaseWithEvent copies the
 	// event's reason and message onto both when there is no PVC).
 	if c := withReason(ReasonErrClaimNotValid, bound, ready); c != nil {
 		if claimErrorIsTransient(c.Message) {
 			return s.with(Pending, c)
+		}
+		if class := namedStorageClass(dv); c.Message == MessageStorageClassNotFound && class != "" {
+			// datavolume/util.go: a named class that does not exist is
+			// looked up as nil, which gives the same message as no default;
+			// the StorageClass watch (controller-base.go
+			// addDataVolumeControllerCommonWatches) re-reconciles every
+			// DataVolume with an empty phase when the class is created.
+			s = s.with(Pending, c)
+			s.Awaits = fmt.Sprintf("CDI waits for StorageClass %q, named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does", class)
+			return s
 		}
 		return s.with(Permanent, c)
 	}
@@ -209,7 +248,18 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 		if permanentRunningMessage(running.Message) {
 			return s.with(Permanent, running)
 		}
-		if dv.Status.RestartCount >= RestartLoopThreshold || running.Reason == ReasonImagePullFailed {
+		if class, ok := populatorClassMissing(running.Message, dv); ok {
+			// The clone populator returns the error to controller-runtime,
+			// which retries with back-off (clone-populator.go reconcilePending),
+			// so the clone continues once the class exists.
+			s = s.with(Pending, running)
+			s.Awaits = "CDI waits for the target PVC's StorageClass to exist and its clone populator retries with back-off, continuing by itself once it does"
+			if class != "" {
+				s.Awaits = fmt.Sprintf("CDI waits for StorageClass %q, which the target PVC names, to exist and its clone populator retries with back-off, continuing by itself once it does", class)
+			}
+			return s
+		}
+		if running.Reason == ReasonImagePullFailed || (running.Reason == ReasonError && dv.Status.RestartCount >= RestartLoopThreshold) {
 			return s.with(Failing, running)
 		}
 	}
@@ -219,6 +269,44 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 		return s.with(Pending, informative(bound, running))
 	}
 	return s.with(Importing, informative(running, bound))
+}
+
+// Remembered is the value of labels.AnnImportPermanentError a golden
+// DataVolume in this state should carry, empty for none: the one permanent
+// error CDI clears from the DataVolume on every importer restart.
+func (s State) Remembered() string {
+	if s.Kind == Permanent && s.Message == MessageTooSmall {
+		return MessageTooSmall
+	}
+	return ""
+}
+
+// namedStorageClass is the class a DataVolume's spec.storage names, empty
+// when it names none (or ""). Only spec.storage is rendered against a
+// StorageClass (datavolume/util.go pvcFromStorage); spec.pvc is copied as
+// it is and never gives ErrClaimNotValid for its class.
+func namedStorageClass(dv *cdiv1.DataVolume) string {
+	if dv.Spec.Storage == nil || dv.Spec.Storage.StorageClassName == nil {
+		return ""
+	}
+	return *dv.Spec.Storage.StorageClassName
+}
+
+// populatorClassMissing recognises the clone populator's errors for a target
+// StorageClass that does not exist and returns the class when CDI names it.
+// populators/util.go claimReadyForPopulation says "storage class NAME not
+// found"; the planner says MessageTargetClassNotFound when the class went
+// away between that check and its own.
+func populatorClassMissing(msg string, dv *cdiv1.DataVolume) (string, bool) {
+	if msg == MessageTargetClassNotFound {
+		return namedStorageClass(dv), true
+	}
+	if name, ok := strings.CutPrefix(msg, "storage class "); ok {
+		if name, ok := strings.CutSuffix(name, " not found"); ok && name != "" {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // ofClaim classifies a PVC seen without its DataVolume. CDI's IsPopulated
@@ -255,7 +343,8 @@ func claimErrorIsTransient(msg string) bool {
 // writes as Running=False, reason Error, with the error as the message
 // (populators/clone-populator.go updateClonePhaseError, addRunningAnnotations),
 // while the DataVolume's phase stays where it was (clone-controller-base.go
-// updateStatusPhaseForPopulator never applies Failed).
+// updateStatusPhaseForPopulator never applies Failed). The populator retries
+// each with back-off and gets the same error until something changes.
 var permanentRunningPrefixes = []string{
 	// The image is larger than the volume; the importer fails the same way on
 	// every restart and a DataVolume's size is immutable.
@@ -264,12 +353,24 @@ var permanentRunningPrefixes = []string{
 	// ValidateRequestedCloneSize: the target is smaller than the source.
 	"target resources requests storage size is smaller than the source",
 	"source/target missing storage resource requests",
-	// clone/planner.go validateTargetStorageClassAssignment.
-	"claim has emptystring storageclass, will not work",
-	"target storage class not found",
 	// populators/clone-populator.go validateCrossNamespace.
 	"cross-namespace with resource grants is not supported yet",
+	// clone/planner.go Plan: the strategy the populator saved in the target
+	// PVC's cdi.kubevirt.io/cloneType is not one it can plan for the source;
+	// getCloneStrategy reads the saved one on every later reconcile.
+	prefixUnknownStrategy,
+	// populators/util.go claimReadyForPopulation, checkIntreeStorageClass:
+	// an in-tree provisioner without CSI migration.
+	prefixInTreePopulator,
 }
+
+const (
+	prefixUnknownStrategy = "unknown strategy/source "
+	prefixInTreePopulator = "can't use populator for PVC "
+	// The cached client's NotFound for a VolumeSnapshotClass
+	// (controller-runtime cache_reader.go: the resource is the Kind).
+	prefixSnapshotClassNotFound = `VolumeSnapshotClass.snapshot.storage.k8s.io "`
+)
 
 func permanentRunningMessage(msg string) bool {
 	for _, p := range permanentRunningPrefixes {
@@ -277,12 +378,52 @@ func permanentRunningMessage(msg string) bool {
 			return true
 		}
 	}
-	// populators/util.go claimReadyForPopulation: the target PVC names a
-	// class that does not exist, or an empty one.
-	if strings.HasPrefix(msg, "storage class ") && strings.HasSuffix(msg, " not found") {
+	// clone/common.go getCommonSnapshotClass takes the class both
+	// StorageProfiles name in status.snapshotClass, and common/util.go
+	// GetVolumeSnapshotClass fetches it by name and returns the error. CDI
+	// never clears that status field when the class goes
+	// (storageprofile-controller.go reconcileStorageProfile).
+	if snapshotClassMissing(msg) != "" {
 		return true
 	}
+	// populators/util.go claimReadyForPopulation: the target PVC names the
+	// empty class, which a PVC's immutable spec keeps.
 	return strings.HasPrefix(msg, "PVC ") && strings.HasSuffix(msg, " has empty storage class name")
+}
+
+func snapshotClassMissing(msg string) string {
+	if name, ok := strings.CutPrefix(msg, prefixSnapshotClassNotFound); ok {
+		if name, ok := strings.CutSuffix(name, `" not found`); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// refusedStatus matches the importer's error for an HTTP source that did not
+// answer 200 (pkg/importer/http-datasource.go createHTTPReader, written by
+// cmd/cdi-importer errorCannotConnectDataSource).
+var refusedStatus = regexp.MustCompile(`expected status code 200, got (\d{3})\. Status: (.+)$`)
+
+// SourceRefusal is the HTTP status ("404 Not Found") when the worker keeps
+// failing because the import source answers with a client error, empty
+// otherwise. The importer exits 1 and CDI restarts it forever, but every
+// attempt gets the same answer until the server serves the image at that
+// URL: a wrong URL never clears by itself. Timeouts (408) and rate limits
+// (429) are left out: those pass.
+func (s State) SourceRefusal() string {
+	if s.Kind != Failing || s.Reason != ReasonError {
+		return ""
+	}
+	m := refusedStatus.FindStringSubmatch(s.Message)
+	if m == nil {
+		return ""
+	}
+	code, err := strconv.Atoi(m[1])
+	if err != nil || code < 400 || code > 499 || code == 408 || code == 429 {
+		return ""
+	}
+	return m[2]
 }
 
 // Remedy is CDI's side of the fix for a state that needs action, in one
@@ -291,6 +432,8 @@ func (s State) Remedy() string {
 	switch {
 	case s.Kind == Failing && s.Reason == ReasonImagePullFailed:
 		return "a CDI worker pod image cannot be pulled: check the CDI installation's image registry and pull secrets"
+	case s.Kind == Failing && s.SourceRefusal() != "":
+		return fmt.Sprintf("the import source answers HTTP %s: CDI restarts the importer forever, but every attempt gets the same answer until the server serves the image at that URL; correct the URL (a DataVolume's source is immutable: delete the DataVolume and create it with the right URL)", s.SourceRefusal())
 	case s.Kind == Failing:
 		return "the CDI worker pod keeps failing: check its logs (an unreachable source URL is the usual cause); CDI retries by itself and the state clears once an attempt succeeds"
 	case s.Kind == Failed && s.Reason == ReasonChecksumError:
@@ -309,6 +452,14 @@ func (s State) Remedy() string {
 		return "the image does not fit the volume: delete the DataVolume and create it again with a larger size (a DataVolume's size is immutable)"
 	case s.Reason == ReasonCloneValidationFailed, strings.HasPrefix(s.Message, "target resources requests storage size is smaller than the source"):
 		return "the clone does not fit its source: make the target at least as large as the source and of the same content type, then create the DataVolume again"
+	case strings.HasPrefix(s.Message, prefixUnknownStrategy):
+		strategy := strings.TrimPrefix(s.Message, prefixUnknownStrategy)
+		return fmt.Sprintf("CDI saved clone strategy %q in the target PVC's cdi.kubevirt.io/cloneType and cannot plan it (it knows copy, snapshot and csi-clone from a PVC, copy and snapshot from a snapshot) and never chooses again: correct where %q came from (the StorageProfile's spec.cloneStrategy, or a cdi.kubevirt.io/cloneType annotation on the DataVolume), then delete the DataVolume so it is created again", strategy, strategy)
+	case snapshotClassMissing(s.Message) != "":
+		vsc := snapshotClassMissing(s.Message)
+		return fmt.Sprintf("the StorageProfiles of the clone's StorageClasses name VolumeSnapshotClass %q in status.snapshotClass, which does not exist (CDI keeps the name after the class is deleted): create VolumeSnapshotClass %q for the CSI driver, or set the StorageProfile's spec.snapshotClass to one that exists; the clone populator retries by itself", vsc, vsc)
+	case strings.HasPrefix(s.Message, prefixInTreePopulator):
+		return "Kubernetes volume populators need a CSI provisioner and the StorageClass's is in-tree: put the DataVolume on a CSI StorageClass, or remove its cdi.kubevirt.io/storage.usePopulator: \"true\" annotation, and create it again (its PVC's class and data source are immutable)"
 	case s.Reason == ReasonErrClaimNotValid:
 		return "CDI cannot build the PVC from the DataVolume's spec: correct the spec (size, class, volume mode) and create the DataVolume again"
 	}

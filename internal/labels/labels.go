@@ -38,6 +38,10 @@ const (
 	AnnTalosVersion = Prefix + "talos-version"
 	// AnnSourceType records whether a template clones or imports.
 	AnnSourceType = Prefix + "source-type"
+	// AnnImportPermanentError records, on a golden DataVolume, a permanent
+	// importer error that CDI clears from the DataVolume each time it
+	// restarts the importer (cdistate.Of reads it, the catalog writes it).
+	AnnImportPermanentError = Prefix + "import-permanent-error"
 	// AnnTeardown, "true" on an XNodePool, asks its pool to remove its
 	// workers and everything it composed while the XNodePool itself stays:
 	// an XTenantCluster sets it on a pool that left spec.nodePools, and

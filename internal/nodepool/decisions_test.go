@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // the function's v1beta1 view.
 
@@ -381,6 +382,12 @@ func TestGateOnGolden(t *testing.T) {
 		"ClonedPoolIgnoresMissing":    {reason: "A pool that cloned is never blocked by a missing golden.", cloned: true},
 		"ClonedPoolIgnoresFailed":     {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), cloned: true},
 		"ClonedPoolIgnoresImporting":  {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), cloned: true},
+		"UnschedulableAfterRestartsHoldsAsImporting": {
+			reason: "CDI's restart count never goes down (pkg/controller/util.go setAnnotationsFromPodWithPrefix 312-316): an Unschedulable importer pod after restarts waits for capacity, it is not a restart loop.",
+			dv: &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportScheduled, RestartCount: 4, Conditions: []cdiv1.DataVolumeCondition{
+				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "Importer pod cannot be scheduled"}}}},
+			want: ReasonGoldenImporting,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -400,6 +407,36 @@ func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
 	want := &hold{Reason: ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
+	}
+}
+
+func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		dv     *cdiv1.DataVolume
+		want   *hold
+	}{
+		"NotFoundSourceNeedsTheCatalogFixed": {
+			reason: "A 404 repeats on every importer restart (pkg/importer/http-datasource.go createHTTPReader 403-406), so the hold does not lift by itself.",
+			dv: &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
+				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"}}}},
+			want: &hold{Reason: ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"): its source answers HTTP 404 Not Found, and CDI's retries get the same answer until the server serves the image, so the new worker template is held back. Check that the Image Factory has schematicID abc and Talos v1.13.6, and correct the golden's entry in the XWorkerImageCatalog; or switch the pool to osImage.factory.`},
+		},
+		"NamedClassNotYetCreatedSaysWhatCDIAwaits": {
+			reason: "datavolume/controller-base.go 314-336: CDI creates the PVC once the named class appears.",
+			dv: &cdiv1.DataVolume{
+				Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: ptr.To("fast")}},
+				Status: cdiv1.DataVolumeStatus{Conditions: []cdiv1.DataVolumeCondition{
+					{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"}}}},
+			want: &hold{Reason: ReasonGoldenImporting, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", which CDI has not started importing (phase <none>, CDI says ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, nil), false)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
 

@@ -35,11 +35,19 @@ func msgGoldenFailed(p pool, golden string, st cdistate.State) string {
 }
 
 func msgGoldenFailing(p pool, golden string, img image, st cdistate.State) string {
+	if status := st.SourceRefusal(); status != "" {
+		return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s): its source answers HTTP %s, and CDI's retries get the same answer until the server serves the image, so the new worker template is held back. Check that the Image Factory has schematicID %s and Talos %s, and correct the golden's entry in the XWorkerImageCatalog; or switch the pool to osImage.factory.",
+			p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), status, img.SchematicID.Value, img.Version.Value)
+	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
 		p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), img.GoldenNamespace)
 }
 
 func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, progress string) string {
+	if st.Awaits != "" {
+		return fmt.Sprintf("Node pool %q clones golden image %q, which CDI has not started importing (phase %s%s): %s. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.",
+			p.Ref(), golden, st.PhaseText(), cdiSays(st), st.Awaits)
+	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, which is still importing (phase %s%s); the new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are. No action is needed; if the import never finishes, check the importer pod in namespace %s.",
 		p.Ref(), golden, st.PhaseText(), progress, img.GoldenNamespace)
 }
