@@ -464,10 +464,10 @@ func TestDeletingTheCatalogKeepsPinnedGoldens(t *testing.T) {
 		return nil
 	}))
 
-	// The pool goes: the collector deletes its template and Usages; each
-	// Usage, once its template is gone, takes the label off and replays the
-	// refused delete.
-	cp.MustDelete(t, harness.NodePool, ns, xr.GetName())
+	// The pool goes: its deletion guard defers the delete, the pool deletes
+	// its MachineDeployment, then its template and Usages; each Usage takes
+	// the label off the golden and replays the refused delete.
+	deletePool(t, ns, xr.GetName(), md)
 	cp.WaitGone(t, gcTimeout, harness.NodePool, ns, xr.GetName())
 	cp.WaitGone(t, gcTimeout, harness.KubevirtMachineTemplate, ns, kmt.GetName())
 	for _, u := range usageNames(kmt.GetName()) {

@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// Deleting a pool (issue 19): Cluster API makes the Cluster an owner of the
+// MachineDeployment, of the templates it references and of the
+// MachineHealthCheck (util.EnsureOwnerRef in
+// internal/controllers/machinedeployment/machinedeployment_controller.go and
+// machinehealthcheck_controller.go, v1.11.4), so the garbage collector alone
+// never deletes them while the Cluster lives. These scenarios co-own the
+// pool's objects exactly that way and prove that every way of deleting the
+// pool removes them all the same, on the real Crossplane, webhook and
+// garbage collector.
+
+// capiStandIn is the field manager that adds Cluster API's owner references
+// where the suite does not run Cluster API's own controllers.
+const capiStandIn = "capi-owner-refs"
+
+// capiCluster creates the Cluster API Cluster name in ns (only its identity
+// matters here: it is the owner the garbage collector sees) and returns it.
+func capiCluster(t *testing.T, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	c := harness.MustObject(fmt.Sprintf(`
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata:
+  name: %s
+  namespace: %s
+spec: {}
+`, name, ns))
+	cp.MustApply(t, c)
+	deleteOnCleanup(t, c)
+	return cp.WaitExists(t, reconcileTimeout, harness.Cluster, ns, name)
+}
+
+// coOwnAsCAPI adds cluster as an owner of the object, as util.EnsureOwnerRef
+// does: not a controller, next to the XNodePool's controller reference.
+// ownerReferences is a list map keyed by uid, so a server-side apply of the
+// one entry by another field manager adds it and keeps Crossplane's.
+func coOwnAsCAPI(t *testing.T, gvk schema.GroupVersionKind, ns, name string, cluster *unstructured.Unstructured) {
+	t.Helper()
+	o := harness.MustObject(fmt.Sprintf(`
+apiVersion: %s
+kind: %s
+metadata:
+  name: %s
+  namespace: %s
+  ownerReferences:
+  - apiVersion: cluster.x-k8s.io/v1beta1
+    kind: Cluster
+    name: %s
+    uid: %s
+`, gvk.GroupVersion(), gvk.Kind, name, ns, cluster.GetName(), cluster.GetUID()))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.ApplyAs(ctx, capiStandIn, o); err != nil {
+		t.Fatal(err)
+	}
+	got := cp.MustGet(t, gvk, ns, name)
+	if len(got.GetOwnerReferences()) != 2 {
+		t.Fatalf("%s %s/%s: owner references %v, want the XNodePool's and the Cluster's", gvk.Kind, ns, name, got.GetOwnerReferences())
+	}
+}
+
+// deletePool deletes an XNodePool the way kubectl does. A pool whose
+// MachineDeployment exists answers with its deletion guard, the Usage
+// <pool>-deletion-guard by that deployment: the delete is recorded and
+// carried out once the workers are gone. Any other answer fails the test.
+func deletePool(t *testing.T, ns, name, deployment string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := cp.Delete(ctx, harness.NodePool, ns, name)
+	if err == nil {
+		return
+	}
+	want := fmt.Sprintf("by resource MachineDeployment/%s", deployment)
+	if !strings.Contains(err.Error(), harness.UsageWebhookName) || !strings.Contains(err.Error(), deployment+"-deletion-guard") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("deleting XNodePool %s/%s: %v; want it accepted, or deferred by %s naming the Usage %s-deletion-guard %s", ns, name, err, harness.UsageWebhookName, deployment, want)
+	}
+}
+
+// waitPoolRemoved waits until the pool and everything it composed are gone
+// while the Cluster stays, and checks that the pool reported its removal.
+func waitPoolRemoved(t *testing.T, ns, pool, deployment string, templates []string, cluster *unstructured.Unstructured) {
+	t.Helper()
+	cp.WaitGone(t, gcTimeout, harness.MachineDeployment, ns, deployment)
+	cp.WaitGone(t, gcTimeout, harness.MachineHealthCheck, ns, deployment)
+	for _, kmt := range templates {
+		cp.WaitGone(t, gcTimeout, harness.KubevirtMachineTemplate, ns, kmt)
+	}
+	cp.WaitGone(t, gcTimeout, harness.Usage, ns, deployment+"-deletion-guard")
+	cp.WaitGone(t, gcTimeout, harness.NodePool, ns, pool)
+	cp.Eventually(t, gcTimeout, "every composed object in "+ns+" to be deleted", nothingComposedIn(ns))
+	c := cp.MustGet(t, harness.Cluster, ns, cluster.GetName())
+	if c.GetDeletionTimestamp() != nil {
+		t.Fatalf("Cluster %s/%s is being deleted; the pool must go without it", ns, cluster.GetName())
+	}
+}
+
+// TestDeletingAPoolRemovesItsWorkersWhileTheClusterLives: kubectl delete of
+// an XNodePool whose MachineDeployment, templates and health check the
+// Cluster co-owns removes them all, then the XNodePool.
+func TestDeletingAPoolRemovesItsWorkersWhileTheClusterLives(t *testing.T) {
+	requireMode(t, "NodePool")
+	const ns, clusterName = "e2e-delete-pool", "cdel"
+	inNamespace(t, ns)
+	cluster := capiCluster(t, ns, clusterName)
+	xr := poolXR(ns, clusterName, schematicID("delete-pool"), "{factory: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+	md := clusterName + "-" + poolName
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
+	tct := bootstrapTemplateOf(t, ns, md)
+
+	// The guard is enforced: Crossplane labelled the XNodePool in use.
+	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("XNodePool %s/%s to be labelled %s by its deletion guard", ns, xr.GetName(), harness.InUseLabel), func(ctx context.Context) error {
+		p, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
+		if err != nil {
+			return err
+		}
+		if p.GetLabels()[harness.InUseLabel] != "true" {
+			return fmt.Errorf("labels %v", p.GetLabels())
+		}
+		return nil
+	})
+	for _, o := range []struct {
+		gvk  schema.GroupVersionKind
+		name string
+	}{{harness.MachineDeployment, md}, {harness.MachineHealthCheck, md}, {harness.KubevirtMachineTemplate, kmt.GetName()}, {harness.TalosConfigTemplate, tct}} {
+		coOwnAsCAPI(t, o.gvk, ns, o.name, cluster)
+	}
+
+	deletePool(t, ns, xr.GetName(), md)
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "Deletion", "True")
+	waitPoolRemoved(t, ns, xr.GetName(), md, []string{kmt.GetName()}, cluster)
+	cp.WaitGone(t, gcTimeout, harness.TalosConfigTemplate, ns, tct)
+	cp.Eventually(t, reconcileTimeout, "Crossplane to log the replayed delete of XNodePool "+xr.GetName(), func(context.Context) error {
+		return logHasLine(cp.LogDir+"/crossplane.log", "Replaying deletion of the used resource", xr.GetName())
+	})
+}
+
+// TestRemovingAPoolFromATenantClusterRemovesItsWorkers: a pool that leaves
+// spec.nodePools is torn down before its XNodePool is deleted, so the
+// cluster's composition never meets a refused delete, and the other pool is
+// left alone.
+func TestRemovingAPoolFromATenantClusterRemovesItsWorkers(t *testing.T) {
+	requireMode(t, "TenantCluster")
+	requireMode(t, "NodePool")
+	const ns, name = "e2e-remove-pool", "acme-rm"
+	inNamespace(t, ns)
+	cluster := capiCluster(t, ns, name)
+	sid := schematicID("remove-pool")
+	tenant := func(pools ...string) *unstructured.Unstructured {
+		var b strings.Builder
+		for _, p := range pools {
+			fmt.Fprintf(&b, "    %s:\n      replicas: 1\n      instanceType: u1.medium\n      osImage:\n        factory: {}\n", p)
+		}
+		return harness.MustObject(fmt.Sprintf(`
+apiVersion: workerimage.cozystack.io/v1alpha1
+kind: XTenantCluster
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  version: v1.35
+  talos:
+    version: %s
+    schematicID: %s
+  nodePools:
+%s`, name, ns, talosVersion, sid, b.String()))
+	}
+	xr := tenant("keep", "drop")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	dropPool, dropMD := name+"-drop", name+"-drop"
+	keepMD := name + "-keep"
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, dropMD)
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, keepMD)
+	kmt := poolTemplate(t, reconcileTimeout, ns, dropPool)
+	coOwnAsCAPI(t, harness.MachineDeployment, ns, dropMD, cluster)
+	coOwnAsCAPI(t, harness.KubevirtMachineTemplate, ns, kmt.GetName(), cluster)
+	keep := cp.MustGet(t, harness.MachineDeployment, ns, keepMD)
+
+	cp.MustApply(t, tenant("keep"))
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, dropPool, "Deletion", "True")
+	cp.WaitGone(t, gcTimeout, harness.MachineDeployment, ns, dropMD)
+	cp.WaitGone(t, gcTimeout, harness.KubevirtMachineTemplate, ns, kmt.GetName())
+	cp.WaitGone(t, gcTimeout, harness.NodePool, ns, dropPool)
+	cp.WaitCondition(t, reconcileTimeout, harness.TenantCluster, ns, name, "Synced", "True")
+	if got := cp.MustGet(t, harness.MachineDeployment, ns, keepMD); got.GetUID() != keep.GetUID() || got.GetDeletionTimestamp() != nil {
+		t.Fatalf("MachineDeployment %s/%s of the pool that stayed was replaced or is being deleted", ns, keepMD)
+	}
+	// The cluster never tried to delete a guarded pool: that refusal would
+	// have aborted its composition and shown as a warning event.
+	tc := cp.MustGet(t, harness.TenantCluster, ns, name)
+	events, err := cp.Events(context.Background(), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if strings.Contains(e.Message, "in-use") || strings.Contains(e.Message, "cannot garbage collect") {
+			t.Errorf("XTenantCluster %s/%s met a refused delete: %s", ns, name, e.Message)
+		}
+	}
+}
