@@ -40,8 +40,12 @@ func TestAsObserved(t *testing.T) {
 	u := obj(map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{
-			"name": "a", "namespace": "ns", "generateName": "a-", "labels": map[string]any{"l": "1"}, "annotations": map[string]any{"crossplane.io/composition-resource-name": "cm-a"},
-			"uid": "u", "resourceVersion": "7", "generation": int64(2), "creationTimestamp": "2024-01-01T00:00:00Z", "managedFields": []any{map[string]any{}},
+			"name": "a", "namespace": "ns", "generateName": "a-",
+			// Crossplane's usage controller and webhook own the in-use label
+			// and the deletion-attempt annotation.
+			"labels":      map[string]any{"l": "1", "crossplane.io/in-use": "true"},
+			"annotations": map[string]any{"crossplane.io/composition-resource-name": "cm-a", "usage.crossplane.io/deletion-attempt-with-policy": "Background"},
+			"uid":         "u", "resourceVersion": "7", "generation": int64(2), "creationTimestamp": "2024-01-01T00:00:00Z", "managedFields": []any{map[string]any{}},
 			"ownerReferences": []any{map[string]any{"name": "xr"}}, "finalizers": []any{"f"}, "deletionTimestamp": "2024-01-02T00:00:00Z",
 		},
 		"data":   map[string]any{"k": "v"},

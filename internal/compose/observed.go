@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
@@ -167,7 +168,37 @@ func AsObserved(u *composed.Unstructured) *composed.Unstructured {
 				kept[f] = v
 			}
 		}
+		dropKey(kept, "labels", labels.InUse)
+		dropKey(kept, "annotations", labels.AnnDeletionAttempt)
 		out.Object["metadata"] = kept
 	}
 	return out
+}
+
+// dropKey removes key from the metadata map field (labels or annotations),
+// and the field when it is left empty. Crossplane's usage controller and
+// webhook own the in-use label and the deletion-attempt annotation
+// (internal/controller/protection/usage/reconciler.go,
+// internal/webhook/protection/usage/handler.go, v2.2.0): re-applying them
+// would make this function co-own them, and the usage controller's removal
+// of the label would be undone by the next apply.
+func dropKey(meta map[string]any, field, key string) {
+	m, ok := meta[field].(map[string]any)
+	if !ok {
+		return
+	}
+	if _, ok := m[key]; !ok {
+		return
+	}
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			c[k] = v
+		}
+	}
+	if len(c) == 0 {
+		delete(meta, field)
+		return
+	}
+	meta[field] = c
 }

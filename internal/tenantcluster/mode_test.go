@@ -178,9 +178,9 @@ func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
 			wantB:  pool("acme-b", asked) + "}",
 		},
 		"KeptWhileItsGuardStands": {
-			reason: "A released pool that still carries Crossplane's in-use label would have its delete refused, which aborts the cluster's composition: it is kept until the label goes.",
+			reason: "A released pool that still carries Crossplane's in-use label would have its delete refused, which aborts the cluster's composition: it is kept until the label goes, without re-applying the label, which is the usage controller's to remove.",
 			b:      withStatus(asked+`"labels":{"crossplane.io/in-use":"true"},`, "Released"),
-			wantB:  pool("acme-b", asked+`"labels":{"crossplane.io/in-use":"true"},`) + "}",
+			wantB:  pool("acme-b", asked) + "}",
 		},
 		"DeletedOnceReleased": {
 			reason: "A released pool without the in-use label is left out: Crossplane deletes it, and nothing refuses.",
