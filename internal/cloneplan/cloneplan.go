@@ -417,6 +417,8 @@ func sourceDriverText(src *Source) string {
 		return "driver " + src.CSIDriver
 	case src.StorageClass != nil:
 		return fmt.Sprintf("StorageClass %s (provisioner %s)", src.StorageClass.Name, src.StorageClass.Provisioner)
+	case src.VolumeName != "":
+		return fmt.Sprintf("no StorageClass CDI can find, and its PersistentVolume %s (spec.volumeName) is not a CSI volume CDI can read", src.VolumeName)
 	}
 	return "no StorageClass CDI can find"
 }

@@ -270,6 +270,15 @@ func TestPredict(t *testing.T) {
 			}),
 			want: Plan{Strategy: cdiv1.CloneStrategyCsiClone, Via: "StorageProfile replicated status.cloneStrategy"},
 		},
+		"SourceWithoutClassOnANonCSIVolumeIsIncompatible": {
+			reason: "GetDriverFromVolume gives no driver for a PV that is not a CSI volume (or is missing); with no class there is no common driver.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.Profile, in.Source.VolumeName = nil, nil, "pvc-0b1c"
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "StorageProfile replicated status.cloneStrategy",
+				Fallback: &Fallback{Reason: ReasonIncompatibleProvisioners, Message: MessageIncompatibleProvisioners},
+				Fixes:    []string{"clone within one CSI driver: the source is on no StorageClass CDI can find, and its PersistentVolume pvc-0b1c (spec.volumeName) is not a CSI volume CDI can read, the target on StorageClass replicated (provisioner linstor.csi.linbit.com)"}},
+		},
 		"SourceWithoutClassOrCSIVolumeIsIncompatible": {
 			reason: "GetCommonDriver: no PV driver (not bound, not a CSI volume) and no class is no common driver, IncompatibleProvisioners.",
 			in: with(func(in *Input) {

@@ -440,6 +440,12 @@ func TestCompose(t *testing.T) {
 			world:  worldFixture{goldenPVC: goldenPVC(""), goldenPV: goldenPV("rbd.csi.ceph.com"), classes: defaultClass, profiles: cdiProfiles},
 			want:   summary{Gate: "Held/HostAssistedCopy"},
 		},
+		"GoldenPVCWithoutClassWhoseVolumeIsMissingIsAHostAssistedCopy": {
+			reason: "GetDriverFromVolume gives no driver for a PV that does not exist, and the claim has no class: no common driver, IncompatibleProvisioners; the message names the PV.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  worldFixture{goldenPVC: goldenPVC(""), classes: defaultClass, profiles: cdiProfiles},
+			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
 		"CrossClassCloneIsHeld": {
 			reason: "A pool declaring another class than its golden's is held, naming both classes and the remedies.",
 			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "local"}),
