@@ -10,7 +10,11 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/crossplane/function-sdk-go/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	fnresource "github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -19,8 +23,7 @@ import (
 // TestGateOnClonePlan pins which clone plans hold a new template and with
 // which reason; the messages are pinned by the golden files.
 func TestGateOnClonePlan(t *testing.T) {
-	p := pool{Namespace: fxNamespace, Cluster: fxCluster, Name: fxPool}
-	img := resolveOSImage(mustSpec(t, map[string]any{"osImage": builtin()}), testConfig(t))
+	p, img := fxPoolID, fxImage
 	capacityMissing := cloneplan.Plan{Blocked: &cloneplan.Blocked{Reason: cloneplan.ReasonError, Message: "source/target size info missing", Waits: true, Awaits: "PVC a/b has no status.capacity.storage yet (status.phase Pending)", OnSource: true}}
 	sourceMissing := cloneplan.Plan{Blocked: &cloneplan.Blocked{Reason: cloneplan.ReasonCloneWithoutSource, Message: "The source pvc a/b doesn't exist", Waits: true, Awaits: "PVC a/b does not exist (or has not been seen) yet", OnSource: true}}
 	profileMissing := cloneplan.Plan{Blocked: &cloneplan.Blocked{Reason: cloneplan.ReasonErrClaimNotValid, Message: "cannot get StorageProfile", Waits: true, Awaits: "StorageProfile replicated does not exist yet"}}
@@ -57,6 +60,32 @@ func TestGateOnClonePlan(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestClonePlanPendingMessage: the message of a pending plan names the
+// pool, the golden, the object and field awaited with its value, what CDI
+// reports, when it is re-checked and the fix should it not clear.
+func TestClonePlanPendingMessage(t *testing.T) {
+	block := ptr.To(corev1.PersistentVolumeBlock)
+	// The golden claim requests 6Gi and is not bound yet: no status.capacity.
+	claim := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6"}}
+	claim.Spec = corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("replicated"), VolumeMode: block,
+		Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}}}
+	claim.Status.Phase = corev1.ClaimPending
+	w := world{
+		GoldenPVC:      &claim,
+		StorageClasses: []storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "csi.example.com", AllowVolumeExpansion: ptr.To(true)}},
+	}
+	w.Clone.Profiles = []cdiv1.StorageProfile{{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Status: cdiv1.StorageProfileStatus{
+		CloneStrategy:     ptr.To(cdiv1.CloneStrategyCsiClone),
+		ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: block}},
+	}}}
+	plan := predictClone(fxImage, "replicated", resource.MustParse("20Gi"), w)
+	got := gateOnClonePlan(preflightInput{Pool: fxPoolID, Image: fxImage, Class: "replicated", Recheck: 15 * time.Second}, plan)
+	want := &hold{Reason: ReasonClonePlanPending, Message: `Node pool "tenant-a/demo-md0": CDI cannot plan the clone of golden image "cozy-public/talos-worker-abc-v1.13.6" onto StorageClass "replicated" yet, because PVC cozy-public/talos-worker-abc-v1.13.6 has no status.capacity.storage yet (status.phase Pending) (CDI reports Error: "source/target size info missing" and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every 15s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; if status.capacity stays unset, find out why PVC cozy-public/talos-worker-abc-v1.13.6 is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow.`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the pending message names the pool, the golden, the claim, its field and value, and the fix\n-want, +got:\n%s", diff)
 	}
 }
 
@@ -140,7 +169,7 @@ func TestChainedRequirements(t *testing.T) {
 		reason   string
 		spec     map[string]any
 		world    worldFixture
-		observed map[resource.Name]resource.ObservedComposed
+		observed map[fnresource.Name]fnresource.ObservedComposed
 		want     required.Selectors
 	}{
 		"ClaimOfAnExistingClass": {reason: "The class says the driver: no PV.", spec: builtinSpec, world: succeeded},
