@@ -96,8 +96,11 @@ type Source struct {
 	Name string
 	// StorageClass is the PVC's class, nil when it does not exist.
 	StorageClass *storagev1.StorageClass
-	// Profile is CDI's StorageProfile of that class, nil when absent. Only
-	// its status.snapshotClass is read.
+	// Profile is the StorageProfile CDI reads the source's snapshot class
+	// from (clone/common.go getSnapshotClassForClaim): that of the PVC's
+	// class, or, for a PVC that names no class, that of the Kubernetes
+	// default class (common/util.go GetStorageClassByNameWithK8sFallback);
+	// nil when absent. Only its status.snapshotClass is read.
 	Profile *cdiv1.StorageProfile
 	// CSIDriver is spec.csi.driver of the PV the PVC is bound to
 	// (spec.volumeName); empty when it is not known or not a CSI volume, and
@@ -383,7 +386,7 @@ func snapshotClass(in Input, driver string) (string, *Blocked, string) {
 // commonSnapshotClassName is clone/common.go getCommonSnapshotClass: the
 // status.snapshotClass both StorageProfiles state, when they state the same.
 func commonSnapshotClassName(src *Source, t Target) string {
-	if src.StorageClass == nil || src.Profile == nil || t.Profile == nil {
+	if src.Profile == nil || t.Profile == nil {
 		return ""
 	}
 	a, b := src.Profile.Status.SnapshotClass, t.Profile.Status.SnapshotClass

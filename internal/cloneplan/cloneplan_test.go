@@ -270,6 +270,19 @@ func TestPredict(t *testing.T) {
 			}),
 			want: Plan{Strategy: cdiv1.CloneStrategyCsiClone, Via: "StorageProfile replicated status.cloneStrategy"},
 		},
+		"SourceWithoutClassTakesTheSnapshotClassOfItsProfile": {
+			reason: "getSnapshotClassForClaim reads a classless source's snapshot class from the Kubernetes default class's StorageProfile (the caller's Profile): both profiles name a VolumeSnapshotClass that does not exist, an error, whatever default the driver has.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.CSIDriver = nil, linstor
+				in.Source.Profile = profile("replicated", cdiv1.CloneStrategySnapshot, &block)
+				in.Source.Profile.Status.SnapshotClass = ptr("gone")
+				in.Target.Profile = profile("replicated", cdiv1.CloneStrategySnapshot, &block)
+				in.Target.Profile.Status.SnapshotClass = ptr("gone")
+				in.SnapshotClasses = []VolumeSnapshotClass{{Name: "linstor", Driver: linstor, Default: true}}
+			}),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: `volumesnapshotclasses.snapshot.storage.k8s.io "gone" not found`},
+				Fixes: []string{"create VolumeSnapshotClass gone for driver linstor.csi.linbit.com, or set spec.snapshotClass on the StorageProfiles to one that exists"}},
+		},
 		"SourceWithoutClassOnANonCSIVolumeIsIncompatible": {
 			reason: "GetDriverFromVolume gives no driver for a PV that is not a CSI volume (or is missing); with no class there is no common driver.",
 			in: with(func(in *Input) {

@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -445,6 +446,20 @@ func TestCompose(t *testing.T) {
 			xr:     nodePoolXR(builtinSpec),
 			world:  worldFixture{goldenPVC: goldenPVC(""), classes: defaultClass, profiles: cdiProfiles},
 			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
+		"GoldenPVCWithoutClassTakesItsSnapshotClassFromTheDefaultClassesProfile": {
+			reason: "CDI reads a classless claim's snapshot class from the Kubernetes default class's StorageProfile (getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback): both profiles name VolumeSnapshotClass gone, which does not exist, so CDI errors whatever default the driver has; the template is held.",
+			xr:     nodePoolXR(builtinSpec),
+			world: func() worldFixture {
+				sp := storageProfile("replicated", "snapshot")
+				_ = unstructured.SetNestedField(sp.Object, "gone", "status", "snapshotClass")
+				vsc := obj("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass", "", "csi-default", map[string]any{
+					"driver": "csi.example.com", "deletionPolicy": "Delete", "annotations": map[string]any{"snapshot.storage.kubernetes.io/is-default-class": "true"},
+				})
+				return worldFixture{goldenPVC: goldenPVC(""), goldenPV: goldenPV("csi.example.com"), classes: defaultClass,
+					profiles: []*unstructuredT{sp}, snapshotClasses: []*unstructuredT{vsc}}
+			}(),
+			want: summary{Gate: "Held/CloneWouldFail"},
 		},
 		"CrossClassCloneIsHeld": {
 			reason: "A pool declaring another class than its golden's is held, naming both classes and the remedies.",

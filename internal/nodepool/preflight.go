@@ -11,6 +11,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
 // Reasons the clone pre-flight holds a new template.
@@ -62,8 +63,16 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 		src := &cloneplan.Source{Name: pvc.Namespace + "/" + pvc.Name, VolumeMode: pvc.Spec.VolumeMode, Phase: pvc.Status.Phase, VolumeName: pvc.Spec.VolumeName}
 		src.CSIDriver, src.VolumeClaimedByOther = volumeDriver(pvc, w.GoldenPV)
 		if sc := pvc.Spec.StorageClassName; sc != nil {
-			src.StorageClass = findClass(w.StorageClasses, *sc)
-			src.Profile = findProfile(w.Clone.Profiles, *sc)
+			// A class that does not exist gives no profile either
+			// (getSnapshotClassForClaim reads the class first).
+			if src.StorageClass = findClass(w.StorageClasses, *sc); src.StorageClass != nil {
+				src.Profile = findProfile(w.Clone.Profiles, *sc)
+			}
+		} else if def := storageclass.KubernetesDefault(w.StorageClasses); def.Name != "" {
+			// clone/common.go getSnapshotClassForClaim: a claim naming no
+			// class takes its snapshot class from the Kubernetes default
+			// class's StorageProfile; its driver comes from its PV.
+			src.Profile = findProfile(w.Clone.Profiles, def.Name)
 		}
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			src.Request = &q
