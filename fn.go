@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/pkg/errors"
@@ -103,6 +104,16 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
+	}
+	if ch, ok := call.(compose.Chained); ok && complete {
+		if more := ch.ChainedRequirements(got); len(more) > 0 {
+			maps.Copy(sel, more)
+			rsp.Requirements = required.Requirements(sel)
+			if got, raw, complete, err = required.Fetch(req, sel, call.Raw()); err != nil {
+				response.Fatal(rsp, err)
+				return rsp, nil
+			}
+		}
 	}
 	if !complete {
 		// Crossplane fetches the requirements and calls again; deciding now

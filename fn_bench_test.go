@@ -180,6 +180,50 @@ func TestSteadyStateReconcileCalls(t *testing.T) {
 	}
 }
 
+// TestChainedRequirementCallCount: a chained requirement (compose.Chained)
+// costs one call more, and only where it is asked for. The node pool asks
+// for the golden's PersistentVolume, by the name its PVC gives, only for a
+// golden PVC that names no StorageClass; every other reconcile keeps its
+// two calls.
+func TestChainedRequirementCallCount(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		calls  int
+		pv     bool
+	}{
+		"nodepool/builtin-golden-succeeded":      {reason: "The golden PVC's class says its driver: no PV, two calls.", calls: 2},
+		"nodepool/golden-pvc-only-without-class": {reason: "A golden PVC naming no class: its PV is asked for once the PVC is known, a third call.", calls: 3, pv: true},
+	}
+	f := newTestFunction()
+	seen := 0
+	for _, sc := range loadExampleScenarios(t) {
+		tc, ok := cases[sc.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		t.Run(sc.Name, func(t *testing.T) {
+			calls, err := fixture.Loop(t.Context(), f.RunFunction, sc.firstRequest(), fixture.FromStructs(sc.Pool))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, pv := calls[len(calls)-1].Response.GetRequirements().GetResources()["golden-pv"]
+			if diff := cmp.Diff(struct {
+				Calls int
+				PV    bool
+			}{tc.calls, tc.pv}, struct {
+				Calls int
+				PV    bool
+			}{len(calls), pv}); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	if seen != len(cases) {
+		t.Errorf("found %d of the %d scenarios", seen, len(cases))
+	}
+}
+
 // Micro-benchmarks of the rules that run per observed object.
 
 func BenchmarkDefaultStorageClass(b *testing.B) {

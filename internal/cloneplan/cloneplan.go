@@ -14,8 +14,8 @@
 // (pkg/controller/datavolume/util.go, pvc-clone-controller.go,
 // controller-base.go) and the clone planner's strategy choice
 // (pkg/controller/clone/planner.go computeStrategyForSourcePVC and
-// validateAdvancedClonePVC, clone/common.go, common/util.go
-// GetVolumeSnapshotClass). docs/cdi-behaviour.md has the line ranges. It
+// validateAdvancedClonePVC, clone/common.go GetCommonDriver and
+// GetDriverFromVolume, common/util.go GetVolumeSnapshotClass). docs/cdi-behaviour.md has the line ranges. It
 // models only what those functions decide from the inputs below; a state
 // they cannot produce is not modelled.
 package cloneplan
@@ -96,13 +96,25 @@ type Source struct {
 	Name string
 	// StorageClass is the PVC's class, nil when it does not exist.
 	StorageClass *storagev1.StorageClass
-	// Profile is CDI's StorageProfile of that class, nil when absent. Only
-	// its status.snapshotClass is read.
+	// Profile is the StorageProfile CDI reads the source's snapshot class
+	// from (clone/common.go getSnapshotClassForClaim): that of the PVC's
+	// class, or, for a PVC that names no class, that of the Kubernetes
+	// default class (common/util.go GetStorageClassByNameWithK8sFallback);
+	// nil when absent. Only its status.snapshotClass is read.
 	Profile *cdiv1.StorageProfile
-	// CSIDriver is spec.csi.driver of the PV the PVC is bound to; empty when
-	// it is not known or not a CSI volume, and then CDI uses the class's
-	// provisioner instead (clone/common.go GetCommonDriver).
+	// CSIDriver is spec.csi.driver of the PV the PVC is bound to
+	// (spec.volumeName); empty when it is not known or not a CSI volume, and
+	// then CDI uses the class's provisioner instead (clone/common.go
+	// GetDriverFromVolume, GetCommonDriver).
 	CSIDriver string
+	// VolumeName is spec.volumeName, for messages; VolumeClaimedByOther is
+	// true when that PV's spec.claimRef names another claim, which
+	// GetDriverFromVolume returns as an error ("pvc does not match volume
+	// claim ref") on every attempt.
+	VolumeName           string
+	VolumeClaimedByOther bool
+	// Phase is status.phase, for messages.
+	Phase corev1.PersistentVolumeClaimPhase
 	// VolumeMode is the PVC's spec.volumeMode; nil means Filesystem.
 	VolumeMode *corev1.PersistentVolumeMode
 	// Request is spec.resources.requests.storage.
@@ -187,6 +199,13 @@ type Blocked struct {
 	Message string
 	// Waits is true when CDI retries and it resolves without anyone acting.
 	Waits bool
+	// Awaits says, when Waits, what CDI waits for: the object, its field
+	// and the value it has now, as one clause ("PVC ns/name has no
+	// status.capacity.storage yet (status.phase Pending)").
+	Awaits string
+	// OnSource is true when what CDI waits for is the source PVC (its
+	// existence or its status.capacity), not the target's StorageProfile.
+	OnSource bool
 }
 
 // HostAssisted reports whether CDI copies over the pod network.
@@ -208,8 +227,9 @@ func Predict(in Input) Plan {
 	}
 	src := in.Source
 	if src == nil {
-		return blockedPlan(&Blocked{Reason: ReasonCloneWithoutSource, Message: fmt.Sprintf("The source pvc %s doesn't exist", in.SourceName), Waits: true},
-			fmt.Sprintf("create PVC %s (CDI clones as soon as it exists)", in.SourceName))
+		return blockedPlan(&Blocked{Reason: ReasonCloneWithoutSource, Message: fmt.Sprintf("The source pvc %s doesn't exist", in.SourceName), Waits: true,
+			Awaits: fmt.Sprintf("PVC %s does not exist (or has not been seen) yet", in.SourceName), OnSource: true},
+			fmt.Sprintf("if PVC %s never appears, create it (CDI clones as soon as it exists)", in.SourceName))
 	}
 	if blocked := validateClone(src, t); blocked != nil {
 		return blockedPlan(blocked, "request at least the source's size")
@@ -226,6 +246,13 @@ func Predict(in Input) Plan {
 
 	strategy, via := chooseStrategy(in)
 	plan := Plan{Strategy: strategy, Via: via}
+	if src.VolumeClaimedByOther && strategy != cdiv1.CloneStrategyHostAssisted {
+		// clone/common.go GetDriverFromVolume, called by
+		// GetCompatibleVolumeSnapshotClass and validateAdvancedClonePVC for
+		// both advanced strategies: an error, on every attempt.
+		return blockedPlan(&Blocked{Reason: ReasonError, Message: "pvc does not match volume claim ref"},
+			fmt.Sprintf("bind PVC %s to a PersistentVolume of its own: PersistentVolume %s (its spec.volumeName) names another claim in spec.claimRef", src.Name, src.VolumeName))
+	}
 	driver := commonDriver(src, t.StorageClass)
 	switch strategy {
 	case cdiv1.CloneStrategyHostAssisted:
@@ -260,9 +287,19 @@ func advancedChecks(plan Plan, src *Source, t Target, mode corev1.PersistentVolu
 			fmt.Sprintf("give the target the source's volume mode %s (spec.storage.volumeMode, or the first claimPropertySets entry of StorageProfile %s), not %s", srcMode, t.StorageClass.Name, mode))
 	}
 	if src.Capacity == nil {
-		// The source has no status.capacity before it is bound: an error,
-		// not a fallback; the populator retries with back-off.
-		return blockedPlan(&Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true}, "")
+		// planner.go validateAdvancedClonePVC reads the source claim's
+		// status.capacity, never its request: without it ("source/target
+		// size info missing") it returns an error, not a fallback, and the
+		// populator retries with back-off. A claim gets status.capacity when
+		// it binds; Crossplane's PVC informer can also deliver the claim
+		// after the DataVolume read Succeeded.
+		phase := string(src.Phase)
+		if phase == "" {
+			phase = "unset"
+		}
+		return blockedPlan(&Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true,
+			Awaits: fmt.Sprintf("PVC %s has no status.capacity.storage yet (status.phase %s)", src.Name, phase), OnSource: true},
+			fmt.Sprintf("if status.capacity stays unset, find out why PVC %s is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow", src.Name))
 	}
 	if request != nil && src.Capacity.Cmp(*request) < 0 && !allowsExpansion(t.StorageClass) {
 		return fallbackPlan(plan, ReasonNoVolumeExpansion, MessageNoVolumeExpansion,
@@ -349,7 +386,7 @@ func snapshotClass(in Input, driver string) (string, *Blocked, string) {
 // commonSnapshotClassName is clone/common.go getCommonSnapshotClass: the
 // status.snapshotClass both StorageProfiles state, when they state the same.
 func commonSnapshotClassName(src *Source, t Target) string {
-	if src.StorageClass == nil || src.Profile == nil || t.Profile == nil {
+	if src.Profile == nil || t.Profile == nil {
 		return ""
 	}
 	a, b := src.Profile.Status.SnapshotClass, t.Profile.Status.SnapshotClass
@@ -383,6 +420,8 @@ func sourceDriverText(src *Source) string {
 		return "driver " + src.CSIDriver
 	case src.StorageClass != nil:
 		return fmt.Sprintf("StorageClass %s (provisioner %s)", src.StorageClass.Name, src.StorageClass.Provisioner)
+	case src.VolumeName != "":
+		return fmt.Sprintf("no StorageClass CDI can find, and its PersistentVolume %s (spec.volumeName) is not a CSI volume CDI can read", src.VolumeName)
 	}
 	return "no StorageClass CDI can find"
 }
@@ -440,9 +479,9 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 	case hasMode && len(t.AccessModes) > 0:
 		return resolveMode(t.VolumeMode), nil
 	case t.Profile == nil && len(t.AccessModes) == 0 && hasMode:
-		return "", claimNotValid(fmt.Sprintf("no accessMode specified and cannot get StorageProfile %s: %s", name, notFound), true)
+		return "", profileAwaited(claimNotValid(fmt.Sprintf("no accessMode specified and cannot get StorageProfile %s: %s", name, notFound), true), name)
 	case t.Profile == nil:
-		return "", claimNotValid("cannot get StorageProfile: "+notFound, true)
+		return "", profileAwaited(claimNotValid("cannot get StorageProfile: "+notFound, true), name)
 	}
 	sets := t.Profile.Status.ClaimPropertySets
 	switch {
@@ -477,10 +516,19 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 	return "", claimNotValid(fmt.Sprintf("no matching accessMode specified in StorageProfile %s", name), false)
 }
 
+// profileAwaited says what a claim CDI cannot render yet waits for: the
+// StorageProfile CDI's StorageProfile controller creates for every
+// StorageClass (storageprofile-controller.go), with the claimPropertySets
+// the worker disk's modes come from.
+func profileAwaited(b *Blocked, class string) *Blocked {
+	b.Awaits = fmt.Sprintf("StorageProfile %s, whose status.claimPropertySets give the worker disk its access and volume modes, does not exist yet", class)
+	return b
+}
+
 func claimFix(t Target, b *Blocked) string {
 	switch {
 	case b.Waits:
-		return ""
+		return fmt.Sprintf("if StorageProfile %s never appears, check that CDI is running: its StorageProfile controller creates one for every StorageClass", t.StorageClass.Name)
 	case t.StorageClass == nil:
 		return "name an existing StorageClass, or mark one as default with storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class (CDI ignores the beta annotation)"
 	}

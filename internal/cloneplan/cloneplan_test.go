@@ -249,8 +249,74 @@ func TestPredict(t *testing.T) {
 		},
 		"SourceWithoutCapacityIsAnErrorThatClears": {
 			reason: "planner.go validateAdvancedClonePVC: a source with no status.capacity is \"source/target size info missing\", an error the populator retries with back-off.",
-			in:     with(func(in *Input) { in.Source.Capacity = nil }),
-			want:   Plan{Blocked: &Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true}},
+			in:     with(func(in *Input) { in.Source.Capacity, in.Source.Phase = nil, corev1.ClaimPending }),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true,
+				Awaits: "PVC talos-worker-abc-v1.13.6 has no status.capacity.storage yet (status.phase Pending)", OnSource: true},
+				Fixes: []string{"if status.capacity stays unset, find out why PVC talos-worker-abc-v1.13.6 is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow"}},
+		},
+		"SourceRequestDoesNotStandInForItsCapacity": {
+			reason: "planner.go validateAdvancedClonePVC reads status.capacity only: a claim that requests as much as the target but has no capacity yet still waits.",
+			in: with(func(in *Input) {
+				in.Source.Capacity, in.Source.Request, in.Target.Size = nil, qty("20Gi"), qty("20Gi")
+			}),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: "source/target size info missing", Waits: true,
+				Awaits: "PVC talos-worker-abc-v1.13.6 has no status.capacity.storage yet (status.phase unset)", OnSource: true},
+				Fixes: []string{"if status.capacity stays unset, find out why PVC talos-worker-abc-v1.13.6 is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow"}},
+		},
+		"SourceWithoutClassClonesWithItsVolumesDriver": {
+			reason: "clone/common.go GetCommonDriver takes a PVC's driver from its bound PV (GetDriverFromVolume) before its class: a golden that exists only as a PVC with no class is a CSI clone.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.Profile, in.Source.CSIDriver, in.Source.VolumeName = nil, nil, linstor, "pvc-0b1c"
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyCsiClone, Via: "StorageProfile replicated status.cloneStrategy"},
+		},
+		"SourceWithoutClassTakesTheSnapshotClassOfItsProfile": {
+			reason: "getSnapshotClassForClaim reads a classless source's snapshot class from the Kubernetes default class's StorageProfile (the caller's Profile): both profiles name a VolumeSnapshotClass that does not exist, an error, whatever default the driver has.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.CSIDriver = nil, linstor
+				in.Source.Profile = profile("replicated", cdiv1.CloneStrategySnapshot, &block)
+				in.Source.Profile.Status.SnapshotClass = ptr("gone")
+				in.Target.Profile = profile("replicated", cdiv1.CloneStrategySnapshot, &block)
+				in.Target.Profile.Status.SnapshotClass = ptr("gone")
+				in.SnapshotClasses = []VolumeSnapshotClass{{Name: "linstor", Driver: linstor, Default: true}}
+			}),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: `volumesnapshotclasses.snapshot.storage.k8s.io "gone" not found`},
+				Fixes: []string{"create VolumeSnapshotClass gone for driver linstor.csi.linbit.com, or set spec.snapshotClass on the StorageProfiles to one that exists"}},
+		},
+		"SourceWithoutClassOnANonCSIVolumeIsIncompatible": {
+			reason: "GetDriverFromVolume gives no driver for a PV that is not a CSI volume (or is missing); with no class there is no common driver.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.Profile, in.Source.VolumeName = nil, nil, "pvc-0b1c"
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "StorageProfile replicated status.cloneStrategy",
+				Fallback: &Fallback{Reason: ReasonIncompatibleProvisioners, Message: MessageIncompatibleProvisioners},
+				Fixes:    []string{"clone within one CSI driver: the source is on no StorageClass CDI can find, and its PersistentVolume pvc-0b1c (spec.volumeName) is not a CSI volume CDI can read, the target on StorageClass replicated (provisioner linstor.csi.linbit.com)"}},
+		},
+		"SourceWithoutClassOrCSIVolumeIsIncompatible": {
+			reason: "GetCommonDriver: no PV driver (not bound, not a CSI volume) and no class is no common driver, IncompatibleProvisioners.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass, in.Source.Profile = nil, nil
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "StorageProfile replicated status.cloneStrategy",
+				Fallback: &Fallback{Reason: ReasonIncompatibleProvisioners, Message: MessageIncompatibleProvisioners},
+				Fixes:    []string{"clone within one CSI driver: the source is on no StorageClass CDI can find, the target on StorageClass replicated (provisioner linstor.csi.linbit.com)"}},
+		},
+		"SourceVolumeClaimedByAnotherClaimIsAnError": {
+			reason: "clone/common.go GetDriverFromVolume: a bound PV whose spec.claimRef names another claim is an error on every attempt.",
+			in: with(func(in *Input) {
+				in.Source.VolumeName, in.Source.VolumeClaimedByOther = "pvc-0b1c", true
+			}),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: "pvc does not match volume claim ref"},
+				Fixes: []string{"bind PVC talos-worker-abc-v1.13.6 to a PersistentVolume of its own: PersistentVolume pvc-0b1c (its spec.volumeName) names another claim in spec.claimRef"}},
+		},
+		"SourceVolumeClaimedByAnotherClaimDoesNotStopACopy": {
+			reason: "planner.go computeStrategyForSourcePVC asks for the driver only for the snapshot and csi-clone strategies; a copy never reads the PV.",
+			in: with(func(in *Input) {
+				in.Source.VolumeName, in.Source.VolumeClaimedByOther = "pvc-0b1c", true
+				in.Target.Profile = profile("replicated", cdiv1.CloneStrategyHostAssisted, &block)
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "StorageProfile replicated status.cloneStrategy",
+				Fixes: []string{"set spec.cloneStrategy on StorageProfile replicated to csi-clone (if driver linstor.csi.linbit.com supports volume cloning) or snapshot (with a VolumeSnapshotClass for driver linstor.csi.linbit.com); CDI sets status.cloneStrategy to copy from spec.cloneStrategy, the StorageClass's cdi.kubevirt.io/clone-strategy annotation, or when no VolumeSnapshotClass exists for the driver"}},
 		},
 		"SmallerTargetIsRefusedByThePlanner": {
 			reason: "planner.go validateSourcePVC via common/util.go ValidateRequestedCloneSize: the rendered target request below the source's is an error.",
@@ -280,8 +346,9 @@ func TestPredict(t *testing.T) {
 		"MissingSourceWaits": {
 			reason: "pvc-clone-controller.go validateCloneAndSourcePVC: CloneWithoutSource, and CDI waits for the PVC.",
 			in:     with(func(in *Input) { in.Source = nil }),
-			want: Plan{Blocked: &Blocked{Reason: ReasonCloneWithoutSource, Message: "The source pvc talos-worker-abc-v1.13.6 doesn't exist", Waits: true},
-				Fixes: []string{"create PVC talos-worker-abc-v1.13.6 (CDI clones as soon as it exists)"}},
+			want: Plan{Blocked: &Blocked{Reason: ReasonCloneWithoutSource, Message: "The source pvc talos-worker-abc-v1.13.6 doesn't exist", Waits: true,
+				Awaits: "PVC talos-worker-abc-v1.13.6 does not exist (or has not been seen) yet", OnSource: true},
+				Fixes: []string{"if PVC talos-worker-abc-v1.13.6 never appears, create it (CDI clones as soon as it exists)"}},
 		},
 		"NoCSIDriverIsANoPopulatorCopy": {
 			reason: "controller-base.go shouldUseCDIPopulator needs a CSIDriver object; without it pvc-clone-controller.go syncClone marks the PVC host-assisted with NoPopulator.",
@@ -334,7 +401,9 @@ func TestPredict(t *testing.T) {
 		"StorageProfileNotCreatedYetWaits": {
 			reason: "datavolume/util.go wraps the failed profile lookup as \"cannot get StorageProfile\"; CDI creates the profile and retries.",
 			in:     with(func(in *Input) { in.Target.Profile = nil }),
-			want:   Plan{Blocked: &Blocked{Reason: ReasonErrClaimNotValid, Message: `cannot get StorageProfile: storageprofiles.cdi.kubevirt.io "replicated" not found`, Waits: true}},
+			want: Plan{Blocked: &Blocked{Reason: ReasonErrClaimNotValid, Message: `cannot get StorageProfile: storageprofiles.cdi.kubevirt.io "replicated" not found`, Waits: true,
+				Awaits: "StorageProfile replicated, whose status.claimPropertySets give the worker disk its access and volume modes, does not exist yet"},
+				Fixes: []string{"if StorageProfile replicated never appears, check that CDI is running: its StorageProfile controller creates one for every StorageClass"}},
 		},
 		"SizeBelowOneMiBIsErrClaimNotValid": {
 			reason: "datavolume/util.go renderPvcSpecVolumeSize refuses less than 1MiB.",

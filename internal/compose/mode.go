@@ -46,6 +46,19 @@ type Call interface {
 	Compose(got required.Resolved, raw required.Raw) Output
 }
 
+// Chained is a Call some of whose requirements are named by the objects
+// others return, so they cannot be known before those arrive (the PV a
+// required PVC is bound to, by its spec.volumeName). Once every selector
+// of Requirements is resolved, ChainedRequirements(got) returns what to ask
+// for besides; they are answered on the next call, which Crossplane makes
+// because the requirements changed. It must be a pure function of got
+// (and of what Requirements decides from), so that the calls after it ask
+// for the same. A chained requirement costs one call more per reconcile
+// only when it is asked for.
+type Chained interface {
+	ChainedRequirements(got required.Resolved) required.Selectors
+}
+
 // Preparer is a Mode that decodes its composite once per call. Without it,
 // Requirements and Compose each decode the request.
 type Preparer interface {

@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -142,16 +143,25 @@ func withStatus(xr *composite.Unstructured, status map[string]any) *composite.Un
 
 var (
 	// defaultClass is the cluster's GA default, the class the golden is on.
-	defaultClass = []*unstructuredT{storageClassObj("replicated", "2025-06-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"})}
-	succeeded    = worldFixture{goldenDV: goldenDV("Succeeded", nil), goldenPVC: goldenPVC("replicated", "6Gi"), classes: defaultClass}
-	importing    = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{"progress": "45.00%"}), classes: defaultClass}
-	failed       = worldFixture{goldenDV: goldenDV("Failed", nil), classes: defaultClass}
-	restartLoop  = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{
+	// It allows volume expansion, so that CDI clones a 20Gi worker disk
+	// from the 6Gi golden with CSI and grows it (the pre-flight passes).
+	defaultClass = []*unstructuredT{expandable(storageClassObj("replicated", "2025-06-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"}))}
+	// cdiProfiles is CDI's StorageProfile of that class: csi-clone.
+	cdiProfiles = []*unstructuredT{storageProfile("replicated", "csi-clone")}
+	succeeded   = worldFixture{goldenDV: goldenDV("Succeeded", nil), goldenPVC: goldenPVC("replicated"), classes: defaultClass, profiles: cdiProfiles}
+	importing   = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{"progress": "45.00%"}), classes: defaultClass, profiles: cdiProfiles}
+	failed      = worldFixture{goldenDV: goldenDV("Failed", nil), classes: defaultClass, profiles: cdiProfiles}
+	restartLoop = worldFixture{goldenDV: goldenDV("ImportInProgress", map[string]any{
 		"restartCount": int64(4),
 		"conditions":   []any{map[string]any{"type": "Running", "status": "False", "reason": "Error"}},
-	}), classes: defaultClass}
-	missing = worldFixture{classes: defaultClass}
+	}), classes: defaultClass, profiles: cdiProfiles}
+	missing = worldFixture{classes: defaultClass, profiles: cdiProfiles}
 )
+
+func expandable(sc *unstructuredT) *unstructuredT {
+	sc.Object["allowVolumeExpansion"] = true
+	return sc
+}
 
 func TestCompose(t *testing.T) {
 	httpSpec := map[string]any{}
@@ -388,7 +398,71 @@ func TestCompose(t *testing.T) {
 		"GoldenThatExistsOnlyAsPVCIsReady": {
 			reason: "A PVC without a DataVolume is a populated source; its class and size are read from the PVC.",
 			xr:     nodePoolXR(builtinSpec),
-			world:  worldFixture{goldenPVC: goldenPVC("replicated", "6Gi"), classes: defaultClass},
+			world:  worldFixture{goldenPVC: goldenPVC("replicated"), classes: defaultClass, profiles: cdiProfiles},
+		},
+		"NewTemplateWaitsForTheGoldenClaimsCapacity": {
+			reason: "CDI's clone planner needs the golden claim's status.capacity (planner.go validateAdvancedClonePVC) and retries without it; the pre-flight cannot check the clone, so the new template is held, transiently, naming the claim and the field.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  func() worldFixture { w := succeeded; w.goldenPVC = pendingGoldenPVC("replicated"); return w }(),
+			want:   summary{Gate: "Held/ClonePlanPending"},
+		},
+		"NewTemplateWaitsForAGoldenClaimNotSeenYet": {
+			reason: "Crossplane's PVC informer can deliver the golden claim after the DataVolume read Succeeded; CDI waits for a missing source (CloneWithoutSource), and so does the pre-flight.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  func() worldFixture { w := succeeded; w.goldenPVC = nil; return w }(),
+			want:   summary{Gate: "Held/ClonePlanPending"},
+		},
+		"NewTemplateWaitsForTheClassesStorageProfile": {
+			reason: "CDI renders the worker claim's modes from the class's StorageProfile, which its controller creates shortly after the class; until then the new template is held.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  func() worldFixture { w := succeeded; w.profiles = nil; return w }(),
+			want:   summary{Gate: "Held/ClonePlanPending"},
+		},
+		"ExistingHTTPPoolSwitchingToBuiltinKeepsItsTemplateWhileTheClonePlanWaits": {
+			reason:   "A pending clone plan holds the change like any gate: every observed resource is re-emitted as observed.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    func() worldFixture { w := succeeded; w.goldenPVC = pendingGoldenPVC("replicated"); return w }(),
+			observed: existingHTTP,
+			want:     summary{Resources: heldHTTP, Gate: "Held/ClonePlanPending", Template: httpKMT},
+		},
+		"ComposedTemplateIsNotHeldWhileTheGoldenClaimHasNoCapacity": {
+			reason:   "Only a new template is gated: one already composed is kept and composed as before, whatever the golden claim says now.",
+			xr:       nodePoolXR(builtinSpec),
+			world:    func() worldFixture { w := succeeded; w.goldenPVC = pendingGoldenPVC("replicated"); return w }(),
+			observed: existingBuiltin,
+			want:     summary{Gate: "Open/TemplateComposed", Template: builtinKMT},
+		},
+		"GoldenPVCWithoutClassClonesWithItsVolumesDriver": {
+			reason: "A golden that exists only as a PVC naming no class: CDI takes the source driver from the bound PV's spec.csi.driver (clone/common.go GetDriverFromVolume), the target class's provisioner matches, so it is a CSI clone and the template is composed.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  worldFixture{goldenPVC: goldenPVC(""), goldenPV: goldenPV("csi.example.com"), classes: defaultClass, profiles: cdiProfiles},
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"GoldenPVCWithoutClassOnAnotherDriverIsAHostAssistedCopy": {
+			reason: "The same golden on a PV of another CSI driver shares no driver with the target class: CDI falls back (IncompatibleProvisioners), and the template is held.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  worldFixture{goldenPVC: goldenPVC(""), goldenPV: goldenPV("rbd.csi.ceph.com"), classes: defaultClass, profiles: cdiProfiles},
+			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
+		"GoldenPVCWithoutClassWhoseVolumeIsMissingIsAHostAssistedCopy": {
+			reason: "GetDriverFromVolume gives no driver for a PV that does not exist, and the claim has no class: no common driver, IncompatibleProvisioners; the message names the PV.",
+			xr:     nodePoolXR(builtinSpec),
+			world:  worldFixture{goldenPVC: goldenPVC(""), classes: defaultClass, profiles: cdiProfiles},
+			want:   summary{Gate: "Held/HostAssistedCopy"},
+		},
+		"GoldenPVCWithoutClassTakesItsSnapshotClassFromTheDefaultClassesProfile": {
+			reason: "CDI reads a classless claim's snapshot class from the Kubernetes default class's StorageProfile (getSnapshotClassForClaim, GetStorageClassByNameWithK8sFallback): both profiles name VolumeSnapshotClass gone, which does not exist, so CDI errors whatever default the driver has; the template is held.",
+			xr:     nodePoolXR(builtinSpec),
+			world: func() worldFixture {
+				sp := storageProfile("replicated", "snapshot")
+				_ = unstructured.SetNestedField(sp.Object, "gone", "status", "snapshotClass")
+				vsc := obj("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass", "", "csi-default", map[string]any{
+					"driver": "csi.example.com", "deletionPolicy": "Delete", "annotations": map[string]any{"snapshot.storage.kubernetes.io/is-default-class": "true"},
+				})
+				return worldFixture{goldenPVC: goldenPVC(""), goldenPV: goldenPV("csi.example.com"), classes: defaultClass,
+					profiles: []*unstructuredT{sp}, snapshotClasses: []*unstructuredT{vsc}}
+			}(),
+			want: summary{Gate: "Held/CloneWouldFail"},
 		},
 		"CrossClassCloneIsHeld": {
 			reason: "A pool declaring another class than its golden's is held, naming both classes and the remedies.",
@@ -546,25 +620,14 @@ func TestCompose(t *testing.T) {
 // shows it: the PVC bound with its capacity, the class's StorageProfile with
 // its clone strategy and claim property sets, and the class allowing volume
 // expansion or not.
-func cdiWorld(expandable bool, strategy string) worldFixture {
+func cdiWorld(canExpand bool, strategy string) worldFixture {
 	w := succeeded
-	w.goldenPVC = obj("v1", "PersistentVolumeClaim", "cozy-public", fxGolden, map[string]any{
-		"spec":   map[string]any{"storageClassName": "replicated", "volumeMode": "Block", "resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}},
-		"status": map[string]any{"phase": "Bound", "capacity": map[string]any{"storage": "6Gi"}},
-	})
 	sc := storageClassObj("replicated", "2025-06-01T00:00:00Z", map[string]any{storageclass.AnnDefault: "true"})
-	if expandable {
-		sc.Object["allowVolumeExpansion"] = true
+	if canExpand {
+		sc = expandable(sc)
 	}
 	w.classes = []*unstructuredT{sc}
-	w.profiles = []*unstructuredT{obj("cdi.kubevirt.io/v1beta1", "StorageProfile", "", "replicated", map[string]any{
-		"status": map[string]any{
-			"storageClass":      "replicated",
-			"provisioner":       "csi.example.com",
-			"cloneStrategy":     strategy,
-			"claimPropertySets": []any{map[string]any{"accessModes": []any{"ReadWriteMany"}, "volumeMode": "Block"}},
-		},
-	})}
+	w.profiles = []*unstructuredT{storageProfile("replicated", strategy)}
 	return w
 }
 
@@ -574,10 +637,13 @@ func withClasses(w worldFixture, name, annotation string) worldFixture {
 		"spec":   map[string]any{"storage": map[string]any{"resources": map[string]any{"requests": map[string]any{"storage": "6Gi"}}}},
 		"status": map[string]any{"phase": "Succeeded"},
 	})
-	w.goldenPVC = nil
+	// Its claim names the class CDI bound it on, as CDI writes it into the
+	// claim it renders (only a class CDI reads as default).
+	w.goldenPVC = goldenPVC(name)
 	w.classes = []*unstructuredT{
-		storageClassObj(name, "2026-02-01T00:00:00Z", map[string]any{annotation: "true"}),
-		storageClassObj("older", "2025-02-01T00:00:00Z", map[string]any{annotation: "true"}),
+		expandable(storageClassObj(name, "2026-02-01T00:00:00Z", map[string]any{annotation: "true"})),
+		expandable(storageClassObj("older", "2025-02-01T00:00:00Z", map[string]any{annotation: "true"})),
 	}
+	w.profiles = []*unstructuredT{storageProfile(name, "csi-clone"), storageProfile("older", "csi-clone")}
 	return w
 }

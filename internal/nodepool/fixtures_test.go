@@ -94,9 +94,56 @@ func goldenDV(phase string, extra map[string]any) *unstructured.Unstructured {
 	})
 }
 
-func goldenPVC(class, size string) *unstructured.Unstructured {
+// fxGoldenVolume is the PV the fixture golden's PVC is bound to.
+const fxGoldenVolume = "pvc-5f0d6c1e-golden"
+
+// goldenPVC is the 6Gi golden's claim as CDI leaves it: a Block claim of
+// class, bound, with its status.capacity (what CDI's clone planner compares
+// the worker disk with). class "" is a claim that names none.
+func goldenPVC(class string) *unstructured.Unstructured {
+	const size = "6Gi"
+	spec := map[string]any{"volumeMode": "Block", "volumeName": fxGoldenVolume, "accessModes": []any{"ReadWriteMany"},
+		"resources": map[string]any{"requests": map[string]any{"storage": size}}}
+	if class != "" {
+		spec["storageClassName"] = class
+	}
 	return obj("v1", "PersistentVolumeClaim", defaults.GoldenNamespace, fxGolden, map[string]any{
-		"spec": map[string]any{"storageClassName": class, "resources": map[string]any{"requests": map[string]any{"storage": size}}},
+		"spec":   spec,
+		"status": map[string]any{"phase": "Bound", "capacity": map[string]any{"storage": size}, "accessModes": []any{"ReadWriteMany"}},
+	})
+}
+
+// pendingGoldenPVC is the 6Gi goldenPVC before it binds (or as
+// Crossplane's PVC informer still has it): no volume, no status.capacity.
+func pendingGoldenPVC(class string) *unstructured.Unstructured {
+	u := goldenPVC(class)
+	unstructured.RemoveNestedField(u.Object, "spec", "volumeName")
+	u.Object["status"] = map[string]any{"phase": "Pending"}
+	return u
+}
+
+// goldenPV is the PV the golden PVC is bound to: a CSI volume of driver,
+// claimed by the golden PVC.
+func goldenPV(driver string) *unstructured.Unstructured {
+	return obj("v1", "PersistentVolume", "", fxGoldenVolume, map[string]any{
+		"spec": map[string]any{
+			"csi":      map[string]any{"driver": driver, "volumeHandle": "golden"},
+			"claimRef": map[string]any{"kind": "PersistentVolumeClaim", "namespace": defaults.GoldenNamespace, "name": fxGolden},
+		},
+		"status": map[string]any{"phase": "Bound"},
+	})
+}
+
+// storageProfile is CDI's StorageProfile of class as its controller fills
+// it: the clone strategy and a Block ReadWriteMany claim property set.
+func storageProfile(class, strategy string) *unstructured.Unstructured {
+	return obj("cdi.kubevirt.io/v1beta1", "StorageProfile", "", class, map[string]any{
+		"status": map[string]any{
+			"storageClass":      class,
+			"provisioner":       "csi.example.com",
+			"cloneStrategy":     strategy,
+			"claimPropertySets": []any{map[string]any{"accessModes": []any{"ReadWriteMany"}, "volumeMode": "Block"}},
+		},
 	})
 }
 
@@ -161,8 +208,11 @@ func readyMachineSet(name, kmt, tct string, ready int64) *unstructured.Unstructu
 // count on the clone path but answering them always is harmless.
 type worldFixture struct {
 	goldenDV, goldenPVC *unstructured.Unstructured
-	classes             []*unstructured.Unstructured
-	dvs, pvcs, sets     []*unstructured.Unstructured
+	// goldenPV answers the golden PV requirement, asked for only when the
+	// golden PVC's class does not say its driver.
+	goldenPV        *unstructured.Unstructured
+	classes         []*unstructured.Unstructured
+	dvs, pvcs, sets []*unstructured.Unstructured
 	// profiles are CDI StorageProfiles, snapshotClasses VolumeSnapshotClasses.
 	profiles, snapshotClasses []*unstructured.Unstructured
 	// ungranted leaves out the catalog's clone RBAC; by default the
@@ -226,6 +276,7 @@ func (w worldFixture) resolved() required.Resolved {
 		reqCloneRoles:       roles,
 		reqGoldenDataVolume: one(w.goldenDV),
 		reqGoldenPVC:        one(w.goldenPVC),
+		reqGoldenPV:         one(w.goldenPV),
 		reqStorageClasses:   orEmpty(w.classes),
 		reqMachineSets:      orEmpty(w.sets),
 	}

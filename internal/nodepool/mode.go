@@ -11,8 +11,13 @@
 package nodepool
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -122,6 +127,33 @@ func (c *call) Requirements() (required.Selectors, error) {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}
 	return sel, nil
+}
+
+// ChainedRequirements implements compose.Chained: the PersistentVolume the
+// golden PVC is bound to, by its spec.volumeName, when the pre-flight reads
+// it (goldenVolumeToRead): only while a new clone template is gated and
+// the golden PVC's class does not say its CSI driver.
+func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
+	if c.err != nil || c.img.Source != SourceClone || !c.reads.Clone {
+		return nil
+	}
+	var pvc *corev1.PersistentVolumeClaim
+	for _, u := range got[reqGoldenPVC] {
+		if is(u, c.img.GoldenNamespace, c.img.GoldenName) {
+			// An unreadable claim is reported by Compose (readWorld).
+			pvc, _ = observed.PVC(u)
+		}
+	}
+	// Only the classes' names matter here; Compose decodes them.
+	classes := make([]storagev1.StorageClass, 0, len(got[reqStorageClasses]))
+	for _, u := range got[reqStorageClasses] {
+		classes = append(classes, storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: u.GetName()}})
+	}
+	name := goldenVolumeToRead(pvc, classes)
+	if name == "" {
+		return nil
+	}
+	return required.Selectors{reqGoldenPV: required.ByName(observed.CoreAPIVersion, observed.KindPV, "", name)}
 }
 
 // Raw implements compose.Call: worker DataVolumes and PVCs, the

@@ -4,6 +4,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -120,7 +121,10 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		pl.Hold = gateClone(gate)
 		if pl.Hold == nil {
 			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
-			pl.Hold = gateOnClonePlan(p, img, pl.StorageClass.Name, pl.ClonePlan, r.Config.AllowHostAssistedCopy)
+			pl.Hold = gateOnClonePlan(preflightInput{
+				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
+				GoldenWaived: gate.Cloned && !cdistate.Of(w.GoldenDV, w.GoldenPVC).Ready(), Recheck: r.Config.InProgressTTL,
+			}, pl.ClonePlan)
 		}
 	}
 	if pl.Hold == nil {

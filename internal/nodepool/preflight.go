@@ -3,6 +3,7 @@ package nodepool
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -10,6 +11,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
 // Reasons the clone pre-flight holds a new template.
@@ -19,6 +21,10 @@ const (
 	ReasonHostAssistedCopy = "HostAssistedCopy"
 	// ReasonCloneWouldFail: CDI would refuse the worker disks outright.
 	ReasonCloneWouldFail = "CloneWouldFail"
+	// ReasonClonePlanPending: CDI cannot plan the clone yet and retries
+	// until what it waits for appears (the golden PVC, its status.capacity,
+	// the target class's StorageProfile); the pre-flight waits with it.
+	ReasonClonePlanPending = "ClonePlanPending"
 )
 
 // cloneTarget is what the pre-flight reads of the cluster: the classes, CDI's
@@ -35,7 +41,10 @@ type cloneTarget struct {
 // this pool: its DataVolume template clones the golden's PVC into diskSize
 // on class (empty: CDI's default, already resolved by the caller), with no
 // volume or access mode of its own (render.go), so CDI takes them from the
-// class's StorageProfile.
+// class's StorageProfile. The golden claim is read as CDI reads it: its
+// status.capacity (nil until it binds) is what a growing clone is compared
+// with, never its request, and its driver is its bound PV's when that was
+// read (volumeDriver), else its class's provisioner.
 func predictClone(img image, class string, diskSize resource.Quantity, w world) cloneplan.Plan {
 	in := cloneplan.Input{
 		SourceName:            img.GoldenNamespace + "/" + img.GoldenName,
@@ -51,10 +60,19 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 		FilesystemOverhead: overheadFor(w.Clone.Overhead, class),
 	}
 	if pvc := w.GoldenPVC; pvc != nil {
-		src := &cloneplan.Source{Name: pvc.Namespace + "/" + pvc.Name, VolumeMode: pvc.Spec.VolumeMode}
+		src := &cloneplan.Source{Name: pvc.Namespace + "/" + pvc.Name, VolumeMode: pvc.Spec.VolumeMode, Phase: pvc.Status.Phase, VolumeName: pvc.Spec.VolumeName}
+		src.CSIDriver, src.VolumeClaimedByOther = volumeDriver(pvc, w.GoldenPV)
 		if sc := pvc.Spec.StorageClassName; sc != nil {
-			src.StorageClass = findClass(w.StorageClasses, *sc)
-			src.Profile = findProfile(w.Clone.Profiles, *sc)
+			// A class that does not exist gives no profile either
+			// (getSnapshotClassForClaim reads the class first).
+			if src.StorageClass = findClass(w.StorageClasses, *sc); src.StorageClass != nil {
+				src.Profile = findProfile(w.Clone.Profiles, *sc)
+			}
+		} else if def := storageclass.KubernetesDefault(w.StorageClasses); def.Name != "" {
+			// clone/common.go getSnapshotClassForClaim: a claim naming no
+			// class takes its snapshot class from the Kubernetes default
+			// class's StorageProfile; its driver comes from its PV.
+			src.Profile = findProfile(w.Clone.Profiles, def.Name)
 		}
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			src.Request = &q
@@ -67,23 +85,76 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 	return cloneplan.Predict(in)
 }
 
+// preflightInput is what the pre-flight gate decides from besides the plan.
+type preflightInput struct {
+	Pool  pool
+	Image image
+	// Class is the class the worker disks land on; empty for CDI's default.
+	Class string
+	// AllowCopy is the Input's clonePreflight.allowHostAssistedCopy.
+	AllowCopy bool
+	// GoldenWaived is true when the golden gate let a pool that already
+	// cloned the golden through although the golden is not ready now
+	// (gateOnGolden): the golden's later fate does not hold it here either.
+	GoldenWaived bool
+	// Recheck is the Input's polling.inProgress: how soon a held pool is
+	// called again.
+	Recheck time.Duration
+}
+
+// volumeDriver is clone/common.go GetDriverFromVolume (CDI v1.65.0): the
+// CSI driver of the PV a claim is bound to. A PV that is missing, unclaimed
+// or not a CSI volume gives none (CDI then uses the claim's class); one
+// whose spec.claimRef names another claim is CDI's error "pvc does not
+// match volume claim ref". pv is nil when it was not read
+// (goldenVolumeToRead): the claim's class then says the driver.
+func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) (driver string, claimedByOther bool) {
+	if pv == nil || pvc.Spec.VolumeName == "" || pv.Name != pvc.Spec.VolumeName || pv.Spec.ClaimRef == nil {
+		return "", false
+	}
+	if ref := pv.Spec.ClaimRef; ref.Namespace != pvc.Namespace || ref.Name != pvc.Name {
+		return "", true
+	}
+	if pv.Spec.CSI == nil {
+		return "", false
+	}
+	return pv.Spec.CSI.Driver, false
+}
+
 // gateOnClonePlan holds a new clone template when CDI would not clone the
 // worker disks on the storage layer: a host-assisted copy streams the whole
 // image through the pod network per worker, which is what the golden exists
 // to avoid, and CDI falls back to it silently (clone/planner.go
 // computeStrategyForSourcePVC, validateAdvancedClonePVC). A platform that
 // accepts the copy on purpose sets clonePreflight.allowHostAssistedCopy. A
-// clone CDI would refuse outright is held too; what CDI only waits for (a
-// StorageProfile it has not created yet, a source not bound yet) is not.
-func gateOnClonePlan(p pool, img image, class string, plan cloneplan.Plan, allowCopy bool) *hold {
+// clone CDI would refuse outright is held too.
+//
+// A clone CDI cannot plan yet is held as well, until the pre-flight can
+// check it: a template is gated only while it is not composed, so one let
+// through unchecked is never checked again, and CDI fixes the strategy for
+// good in the worker claim's cdi.kubevirt.io/cloneType the first time its
+// planner succeeds. CDI itself retries (clone/planner.go
+// validateAdvancedClonePVC returns "source/target size info missing" while
+// the golden claim has no status.capacity; computeStrategyForSourcePVC
+// waits for a missing source; datavolume/util.go for a StorageProfile), so
+// the hold clears by itself, re-checked at the in-progress TTL. Only what
+// the golden gate waived is not waited for: the source of a pool that
+// already cloned a golden that is no longer ready.
+func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
+	p, img, class := in.Pool, in.Image, in.Class
 	golden := img.GoldenNamespace + "/" + img.GoldenName
 	fixes := strings.Join(plan.Fixes, "; or ")
 	switch {
-	case plan.Blocked != nil && !plan.Blocked.Waits:
+	case plan.Blocked != nil && plan.Blocked.Waits:
+		if plan.Blocked.OnSource && in.GoldenWaived {
+			return nil
+		}
+		return &hold{Reason: ReasonClonePlanPending, Message: msgClonePlanPending(p, golden, class, *plan.Blocked, fixes, in.Recheck)}
+	case plan.Blocked != nil:
 		return &hold{Reason: ReasonCloneWouldFail, Message: fmt.Sprintf(
 			"Node pool %q: CDI would refuse every worker disk cloned from golden image %q on StorageClass %q (%s: %s), so the new worker template is held back. To fix it, %s.",
 			p.Ref(), golden, classText(class), plan.Blocked.Reason, plan.Blocked.Message, orDefault(fixes, "check the StorageClass and its CDI StorageProfile"))}
-	case plan.HostAssisted() && !allowCopy:
+	case plan.HostAssisted() && !in.AllowCopy:
 		why := "because " + plan.Via + " is copy"
 		if plan.Fallback != nil {
 			why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)
@@ -93,6 +164,11 @@ func gateOnClonePlan(p pool, img image, class string, plan cloneplan.Plan, allow
 			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"))}
 	}
 	return nil
+}
+
+func msgClonePlanPending(p pool, golden, class string, b cloneplan.Blocked, fixes string, recheck time.Duration) string {
+	return fmt.Sprintf("Node pool %q: CDI cannot plan the clone of golden image %q onto StorageClass %q yet, because %s (CDI reports %s: %q and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every %s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; %s.",
+		p.Ref(), golden, classText(class), b.Awaits, b.Reason, b.Message, recheck, orDefault(fixes, "if it persists, check the golden's PVC and the StorageClass's CDI StorageProfile"))
 }
 
 func classText(class string) string {

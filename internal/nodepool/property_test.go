@@ -94,7 +94,7 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 // randomWorld is a random golden, set of StorageClasses, clone grant and
 // worker disk; no MachineSets.
 func randomWorld(rng *rand.Rand) worldFixture {
-	goldens := []worldFixture{missing, importing, failed, restartLoop, succeeded, {goldenPVC: goldenPVC("replicated", "6Gi")}}
+	goldens := []worldFixture{missing, importing, failed, restartLoop, succeeded, {goldenPVC: goldenPVC("replicated")}}
 	w := goldens[rng.IntN(len(goldens))]
 	w.classes = nil
 	w.ungranted = rng.IntN(3) == 0

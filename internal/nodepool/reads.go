@@ -29,7 +29,10 @@ type reads struct {
 	// Clone: the golden DataVolume and PVC, the StorageClasses, CDI's
 	// StorageProfiles, VolumeSnapshotClasses, CDI and CDIConfig: what the
 	// clone gates and the pre-flight decide a new clone template from, and
-	// where today's default StorageClass comes from.
+	// where today's default StorageClass comes from. With them, once the
+	// golden PVC is known and only when its class does not say its CSI
+	// driver, the PV it is bound to (goldenVolumeToRead, a chained
+	// requirement).
 	Clone bool
 	// Grant: the catalogs' clone RBAC, for a deployment that does not run
 	// the current clone template yet.

@@ -172,8 +172,8 @@ func TestPoolStaysOnItsClonedDiskClass(t *testing.T) {
 	spec := map[string]any{"osImage": builtin()}
 	w := succeeded // golden on replicated
 	w.classes = []*unstructuredT{
-		storageClassObj("replicated", "2025-01-01T00:00:00Z", nil),
-		storageClassObj("fast", "2026-06-01T00:00:00Z", map[string]any{"storageclass.kubevirt.io/is-default-virt-class": "true"}),
+		expandable(storageClassObj("replicated", "2025-01-01T00:00:00Z", nil)),
+		expandable(storageClassObj("fast", "2026-06-01T00:00:00Z", map[string]any{"storageclass.kubevirt.io/is-default-virt-class": "true"})),
 	}
 	w.dvs = []*unstructuredT{workerDV("demo-md0-a-disk-system", "Succeeded", true)}
 	w.pvcs = []*unstructuredT{workerPVC("demo-md0-a-disk-system", "replicated")}

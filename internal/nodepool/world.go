@@ -22,16 +22,19 @@ import (
 const (
 	reqGoldenDataVolume = "golden-datavolume"
 	reqGoldenPVC        = "golden-pvc"
-	reqStorageClasses   = "storageclasses"
-	reqWorkerDVs        = "worker-datavolumes"
-	reqWorkerPVCs       = "worker-pvcs"
-	reqMachineSets      = "machinesets"
-	reqCloneBindings    = "clone-rolebindings"
-	reqCloneRoles       = "clone-clusterroles"
-	reqStorageProfiles  = "storageprofiles"
-	reqSnapshotClasses  = "volumesnapshotclasses"
-	reqCDI              = "cdi"
-	reqCDIConfig        = "cdiconfig"
+	// reqGoldenPV is the PersistentVolume the golden PVC is bound to,
+	// asked for by the name the PVC gives (goldenVolumeToRead).
+	reqGoldenPV        = "golden-pv"
+	reqStorageClasses  = "storageclasses"
+	reqWorkerDVs       = "worker-datavolumes"
+	reqWorkerPVCs      = "worker-pvcs"
+	reqMachineSets     = "machinesets"
+	reqCloneBindings   = "clone-rolebindings"
+	reqCloneRoles      = "clone-clusterroles"
+	reqStorageProfiles = "storageprofiles"
+	reqSnapshotClasses = "volumesnapshotclasses"
+	reqCDI             = "cdi"
+	reqCDIConfig       = "cdiconfig"
 	// reqInstancetype (machineconfig.go) is the pool's instance type.
 )
 
@@ -107,8 +110,11 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 
 // world is the typed view of the required resources.
 type world struct {
-	GoldenDV       *cdiv1.DataVolume
-	GoldenPVC      *corev1.PersistentVolumeClaim
+	GoldenDV  *cdiv1.DataVolume
+	GoldenPVC *corev1.PersistentVolumeClaim
+	// GoldenPV is the PV the golden PVC is bound to; nil unless the PVC's
+	// class does not say its driver (goldenVolumeToRead), or it is missing.
+	GoldenPV       *corev1.PersistentVolume
 	StorageClasses []storagev1.StorageClass
 	// WorkerDVs (metadata and status only; nil unless read) and
 	// MachineSets are sorted by name.
@@ -167,6 +173,18 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			bad(err)
 		} else {
 			w.StorageClasses = append(w.StorageClasses, *sc)
+		}
+	}
+	if pv := goldenVolumeToRead(w.GoldenPVC, w.StorageClasses); pv != "" {
+		for _, u := range got[reqGoldenPV] {
+			if !is(u, "", pv) {
+				continue
+			}
+			if v, err := observed.PV(u); err != nil {
+				bad(err)
+			} else {
+				w.GoldenPV = v
+			}
 		}
 	}
 	if rd.Workers {
@@ -276,6 +294,26 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 	return w
 }
 
+// goldenVolumeToRead is the name of the PersistentVolume the golden PVC is
+// bound to, when the pre-flight needs it; empty when not. CDI takes a
+// claim's CSI driver from its bound PV first and from its StorageClass's
+// provisioner only when the PV says none (clone/common.go GetCommonDriver,
+// GetDriverFromVolume, CDI v1.65.0). A dynamically provisioned claim's PV
+// has its class's provisioner as driver, so a claim whose class exists says
+// its driver without the PV; only a claim with no class, or one whose class
+// is gone (a statically bound golden, say), needs its PV read. The PV is
+// asked for by spec.volumeName, which only the golden PVC gives: a chained
+// requirement (call.ChainedRequirements), one more call when it is needed.
+func goldenVolumeToRead(pvc *corev1.PersistentVolumeClaim, classes []storagev1.StorageClass) string {
+	if pvc == nil || pvc.Spec.VolumeName == "" {
+		return ""
+	}
+	if sc := pvc.Spec.StorageClassName; sc != nil && *sc != "" && findClass(classes, *sc) != nil {
+		return ""
+	}
+	return pvc.Spec.VolumeName
+}
+
 func is(u *unstructured.Unstructured, namespace, name string) bool {
 	return u.GetName() == name && u.GetNamespace() == namespace
 }
@@ -287,7 +325,7 @@ func asked(got required.Resolved, rd reads) required.Resolved {
 		out[n] = us
 	}
 	if !rd.Clone {
-		for _, n := range []string{reqGoldenDataVolume, reqGoldenPVC, reqStorageClasses, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
+		for _, n := range []string{reqGoldenDataVolume, reqGoldenPVC, reqGoldenPV, reqStorageClasses, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
 			delete(out, n)
 		}
 	}

@@ -24,6 +24,7 @@ const (
 	KindCDI            = "CDI"
 	KindCDIConfig      = "CDIConfig"
 	KindPVC            = "PersistentVolumeClaim"
+	KindPV             = "PersistentVolume"
 	KindStorageClass   = "StorageClass"
 	StorageAPIVersion  = "storage.k8s.io/v1"
 	CoreAPIVersion     = "v1"
@@ -60,6 +61,12 @@ func DataVolume(u *unstructured.Unstructured) (*cdiv1.DataVolume, error) {
 func PVC(u *unstructured.Unstructured) (*corev1.PersistentVolumeClaim, error) {
 	pvc := &corev1.PersistentVolumeClaim{}
 	return pvc, Into(u, CoreAPIVersion, KindPVC, pvc)
+}
+
+// PV converts u to a PersistentVolume.
+func PV(u *unstructured.Unstructured) (*corev1.PersistentVolume, error) {
+	pv := &corev1.PersistentVolume{}
+	return pv, Into(u, CoreAPIVersion, KindPV, pv)
 }
 
 // StorageClass converts u to a StorageClass.

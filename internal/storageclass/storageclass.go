@@ -40,7 +40,23 @@ type Choice struct {
 // back to name order, as in CDI, so that the answer never depends on list
 // order.
 func Default(classes []storagev1.StorageClass) Choice {
-	for _, ann := range []string{AnnVirtDefault, AnnDefault} {
+	return defaultBy(classes, AnnVirtDefault, AnnDefault)
+}
+
+// KubernetesDefault returns the newest GA default class: what CDI's
+// GetStorageClassByNameWithK8sFallback (pkg/controller/common/util.go,
+// v1.65.0) picks for a claim that names no class, with archive content, so
+// without the virtualization default. The clone planner reads a classless
+// source's snapshot class from its StorageProfile
+// (clone/common.go getSnapshotClassForClaim).
+func KubernetesDefault(classes []storagev1.StorageClass) Choice {
+	return defaultBy(classes, AnnDefault)
+}
+
+// defaultBy is the newest class carrying the first of anns that any class
+// carries with the value "true".
+func defaultBy(classes []storagev1.StorageClass, anns ...string) Choice {
+	for _, ann := range anns {
 		var best *storagev1.StorageClass
 		for i := range classes {
 			sc := &classes[i]

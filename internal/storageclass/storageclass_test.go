@@ -127,3 +127,42 @@ func BenchmarkDefault(b *testing.B) {
 		})
 	}
 }
+
+func TestKubernetesDefault(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		classes []storagev1.StorageClass
+		want    Choice
+	}{
+		"VirtDefaultIsNotTheKubernetesDefault": {
+			reason: "GetStorageClassByNameWithK8sFallback looks up archive content: the virtualization default does not count.",
+			classes: []storagev1.StorageClass{
+				class("ga", 5, AnnDefault, "true"),
+				class("virt", 7, AnnVirtDefault, "true"),
+			},
+			want: Choice{Name: "ga", Annotation: AnnDefault},
+		},
+		"OnlyAVirtDefaultIsNone": {
+			reason:  "Without a GA default there is none.",
+			classes: []storagev1.StorageClass{class("virt", 1, AnnVirtDefault, "true")},
+			want:    Choice{},
+		},
+		"NewestGADefaultWins": {
+			reason:  "Two GA defaults: the newest wins, as Kubernetes and CDI pick it.",
+			classes: []storagev1.StorageClass{class("old", 1, AnnDefault, "true"), class("new", 3, AnnDefault, "true")},
+			want:    Choice{Name: "new", Annotation: AnnDefault},
+		},
+		"BetaIsNone": {
+			reason:  "CDI never reads the beta annotation.",
+			classes: []storagev1.StorageClass{class("beta", 1, AnnBetaDefault, "true")},
+			want:    Choice{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, KubernetesDefault(tc.classes)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
