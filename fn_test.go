@@ -26,6 +26,7 @@ const (
 	sidB     = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
 	goldenB  = "talos-worker-" + sidB + "-v1.12.4"
 	hashB    = "aadced7bf4fb98a5"
+	renamedB = "talos-worker-b-renamed" // a golden DataVolume whose name is not the one its key implies
 	inputCat = `{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input"}`
 )
 
@@ -47,7 +48,7 @@ func goldenJSON(name, sid, version, url, storage, class string) string {
 		cls = `,"storageClassName":"` + class + `"`
 	}
 	return `{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"` + name + `","namespace":"cozy-public",
-		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + map[string]string{goldenA: hashA, goldenB: hashB}[name] + `"},
+		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + map[string]string{goldenA: hashA, goldenB: hashB, renamedB: labels.GoldenHash("cozy-public", renamedB)}[name] + `"},
 		"annotations":{"cdi.kubevirt.io/storage.bind.immediate.requested":"true","workerimage.cozystack.io/golden":"cozy-public/` + name + `",
 		"workerimage.cozystack.io/schematic-id":"` + sid + `","workerimage.cozystack.io/talos-version":"` + version + `"}},
 		"spec":{"contentType":"kubevirt","source":{"http":{"url":"` + url + `"}},"storage":{"resources":{"requests":{"storage":"` + storage + `"}}` + cls + `}}}`
@@ -244,6 +245,34 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Conditions: []*fnv1.Condition{
 					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
 					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (pinned by tenant-a/a-gpu-1, tenant-a/a-gpu-2). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"PinnedGoldenStaysUnderTheKeyItWasObservedWith": {
+			reason: "A crafted request: the golden under key golden-<B> is a DataVolume of another name. It left the catalog and a template pins it, so it is kept, under the key it was observed with: a new key would drop the observed one, and Crossplane would delete the pinned golden. Its pins are looked up by the name of the DataVolume itself, the one templates clone.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"images":[]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", "")},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-1", labels.GoldenHash("cozy-public", renamedB))}}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(labels.GoldenHash("cozy-public", renamedB))}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","pinnedBy":["tenant-a/a-gpu-1"],"retiring":true,"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")), fnv1.Ready_READY_FALSE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+renamedB+" (pinned by tenant-a/a-gpu-1). Each is deleted once no template pins it; move those pools to another image to retire it."),
 				},
 			}},
 		},

@@ -286,6 +286,7 @@ func TestPlanGoldens(t *testing.T) {
 		return u
 	}
 	type planSummary struct {
+		Key        fresource.Name
 		Name       string
 		Live, Raw  bool
 		Retiring   bool
@@ -303,24 +304,35 @@ func TestPlanGoldens(t *testing.T) {
 			observed: observedGoldens(dvObject("talos-worker-b-v1.0.0", "cozy-public"), dvObject("talos-worker-c-v1.0.0", "cozy-public")),
 			pins:     map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t2", "z"), kmt("t1", "y"), kmt("t1", "y")}, "pins-talos-worker-c-v1.0.0": {}},
 			want: []planSummary{
-				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
-				{Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, PinnedBy: []string{"t1/y", "t2/z"}},
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, PinnedBy: []string{"t1/y", "t2/z"}},
 			},
 		},
 		"UnreadableGoldenThatLeftIsKeptUnpinned": {
 			reason:   "The function never deletes what it cannot read, pinned or not.",
 			observed: observedGoldens(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "talos-worker-d-v1.0.0", "namespace": "cozy-public"}}),
 			want: []planSummary{
-				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
-				{Name: "talos-worker-d-v1.0.0", Raw: true, Retiring: true, PinnedBy: []string{}, Unreadable: "it is a v1 ConfigMap, not the cdi.kubevirt.io/v1beta1 DataVolume this function composes there"},
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-d-v1.0.0", Name: "talos-worker-d-v1.0.0", Raw: true, Retiring: true, PinnedBy: []string{}, Unreadable: "it is a v1 ConfigMap, not the cdi.kubevirt.io/v1beta1 DataVolume this function composes there"},
 			},
 		},
 		"UnreadableGoldenInTheCatalogIsKeptNotRecreated": {
 			reason: "A golden of the catalog that cannot be read is neither checked for drift nor re-created from the entry: it is kept as observed.",
 			observed: observedGoldens(map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "talos-worker-a-v1.0.0", "namespace": "cozy-public"},
 				"spec": map[string]any{"storage": "6Gi"}}),
-			want: []planSummary{{Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
+			want: []planSummary{{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
 				Unreadable: `cannot read DataVolume "cozy-public/talos-worker-a-v1.0.0": cannot restore struct from: string`}},
+		},
+		"RetiringGoldenStaysUnderTheKeyItWasObservedWith": {
+			reason: "A pinned golden whose DataVolume name is not the one its key implies keeps its observed key and its own name: a new key would drop the observed one, which deletes it.",
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				"golden-talos-worker-b-v1.0.0": {Resource: &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: dvObject("talos-worker-b-renamed", "cozy-public")}}},
+			},
+			pins: map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t1", "y")}},
+			want: []planSummary{
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-renamed", Live: true, Retiring: true, PinnedBy: []string{"t1/y"}},
+			},
 		},
 	}
 	for name, tc := range cases {
@@ -328,7 +340,7 @@ func TestPlanGoldens(t *testing.T) {
 			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins)
 			sum := make([]planSummary, 0, len(got))
 			for _, p := range got {
-				sum = append(sum, planSummary{Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
+				sum = append(sum, planSummary{Key: p.Key, Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
 			}
 			if diff := cmp.Diff(tc.want, sum); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)

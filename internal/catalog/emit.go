@@ -47,7 +47,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			ready = fresource.ReadyTrue
 		}
 		if p.Raw != nil {
-			keptReady[goldenKey(p.Name)] = ready
+			keptReady[p.Key] = ready
 			continue
 		}
 		if !p.Retiring {
@@ -61,7 +61,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		if err != nil {
 			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
 		}
-		out.Resources[goldenKey(p.Name)] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+		out.Resources[p.Key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
 	}
 
 	subjects := clonerbac.AllServiceAccounts()

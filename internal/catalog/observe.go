@@ -83,15 +83,16 @@ func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
 	return out
 }
 
-// goldenFromLive reconstructs a golden that left the catalog from its own
-// DataVolume, so that while it is retiring the desired state repeats exactly
-// what was composed when it was created.
-func goldenFromLive(dv *cdiv1.DataVolume) Golden {
+// goldenFromLive reconstructs a golden that left the catalog, observed under
+// the key of keyName, from its own DataVolume, so that while it is retiring
+// the desired state repeats exactly what was composed when it was created:
+// its name is the DataVolume's, even where the key implies another.
+func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
 	l := liveSpecOf(dv)
 	g := Golden{
 		Index:        -1,
 		Namespace:    dv.Namespace,
-		Name:         dv.Name,
+		Name:         objectName(dv.Name, keyName),
 		SchematicID:  dv.Annotations[labels.AnnSchematicID],
 		Version:      dv.Annotations[labels.AnnTalosVersion],
 		URL:          l.URL,
@@ -105,6 +106,15 @@ func goldenFromLive(dv *cdiv1.DataVolume) Golden {
 		g.Storage = resource.Quantity{}
 	}
 	return g
+}
+
+// objectName is an observed golden's own name, else (an object observed
+// without one) the name its key implies.
+func objectName(observed, keyName string) string {
+	if observed != "" {
+		return observed
+	}
+	return keyName
 }
 
 // pinsFrom lists "<namespace>/<name>" of the templates that pin a golden,

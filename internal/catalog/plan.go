@@ -5,6 +5,7 @@ import (
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -13,6 +14,11 @@ import (
 // planned is one golden and everything decided about it.
 type planned struct {
 	Golden
+	// Key is the composition-resource-name the golden is composed under: the
+	// one it was observed with, else the one its name implies. Crossplane
+	// keeps an observed object's name under its key, and deletes what a key
+	// left out names, so a golden never moves to another key.
+	Key fresource.Name
 	// Live is the observed DataVolume, nil before it exists.
 	Live *cdiv1.DataVolume
 	// Raw is an observed golden the function could not read, and Unreadable
@@ -35,26 +41,34 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 	out := make([]planned, 0, len(goldens))
 	for _, g := range goldens {
 		inCatalog[g.Name] = true
-		p := planned{Golden: g, Live: obs.Live[g.Name], PinnedBy: pinsFrom(req[pinsKeyPrefix+g.Name])}
+		p := planned{Golden: g, Key: goldenKey(g.Name), Live: obs.Live[g.Name], PinnedBy: pinsFrom(req[pinsKeyPrefix+g.Name])}
 		if u, ok := raw[g.Name]; ok {
 			p.Raw, p.Unreadable = u, obs.Problem(goldenKey(g.Name))
 		}
 		out = append(out, p)
 	}
+	// A golden that left the catalog is known by its key: its pins were
+	// asked for under it (Requirements), and it stays under it.
 	for name, dv := range obs.Live {
 		if inCatalog[name] {
 			continue
 		}
 		if pins := pinsFrom(req[pinsKeyPrefix+name]); len(pins) > 0 {
-			out = append(out, planned{Golden: goldenFromLive(dv), Live: dv, PinnedBy: pins, Retiring: true})
+			out = append(out, planned{Golden: goldenFromLive(name, dv), Key: goldenKey(name), Live: dv, PinnedBy: pins, Retiring: true})
 		}
 	}
 	for name, u := range raw {
 		if inCatalog[name] {
 			continue
 		}
-		out = append(out, planned{Golden: Golden{Index: -1, Name: name, Namespace: u.GetNamespace()}, Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), Retiring: true})
+		g := Golden{Index: -1, Name: objectName(u.GetName(), name), Namespace: u.GetNamespace()}
+		out = append(out, planned{Golden: g, Key: goldenKey(name), Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), Retiring: true})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Key < out[j].Key
+	})
 	return out
 }
