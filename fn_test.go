@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -61,6 +62,13 @@ func observedGolden(name, sid, version, url, storage, class string) *fnv1.Resour
 }
 
 // clusterRoleJSON is the clone role limited to the named goldens.
+// inUse labels an observed object as Crossplane's usage controller does
+// when a Usage protects it.
+func inUse(r *fnv1.Resource) *fnv1.Resource {
+	r.Resource.Fields["metadata"].GetStructValue().Fields["labels"].GetStructValue().Fields["crossplane.io/in-use"] = structpb.NewStringValue("true")
+	return r
+}
+
 func clusterRoleJSON(goldens ...string) string {
 	rules := `,"rules":[]`
 	if len(goldens) > 0 {
@@ -273,6 +281,34 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Conditions: []*fnv1.Condition{
 					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
 					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+renamedB+" (pinned by tenant-a/a-gpu-1). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"GoldenInUseIsKeptRetiringThoughNoTemplatePinsIt": {
+			reason: "A golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, here one the catalog knows nothing of), is kept and reported retiring: leaving it out would make Crossplane delete it, the webhook refuse, and the whole composition stop before anything is applied.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"images":[]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""))},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","retiring":true,"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (no template pins it, but a Crossplane Usage still protects it (it carries crossplane.io/in-use=true) and its delete would be refused; it is deleted once that Usage is gone: kubectl get usages.protection.crossplane.io -A shows which). Each is deleted once no template pins it; move those pools to another image to retire it."),
 				},
 			}},
 		},

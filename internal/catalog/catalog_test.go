@@ -290,8 +290,14 @@ func TestPlanGoldens(t *testing.T) {
 		Name       string
 		Live, Raw  bool
 		Retiring   bool
+		InUse      bool
 		PinnedBy   []string
 		Unreadable string
+	}
+	inUseDV := func(name string) map[string]any {
+		o := dvObject(name, "cozy-public")
+		o["metadata"].(map[string]any)["labels"] = map[string]any{"crossplane.io/in-use": "true"}
+		return o
 	}
 	cases := map[string]struct {
 		reason   string
@@ -323,6 +329,19 @@ func TestPlanGoldens(t *testing.T) {
 			want: []planSummary{{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
 				Unreadable: `cannot read DataVolume "cozy-public/talos-worker-a-v1.0.0": cannot restore struct from: string`}},
 		},
+		"GoldenInUseIsKeptUnpinned": {
+			reason:   "A golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, even one made by hand), is kept retiring: its delete would be refused, and a refused delete stops the whole composition.",
+			observed: observedGoldens(inUseDV("talos-worker-b-v1.0.0"), dvObject("talos-worker-c-v1.0.0", "cozy-public")),
+			want: []planSummary{
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, InUse: true, PinnedBy: []string{}},
+			},
+		},
+		"GoldenInTheCatalogInUseIsMarked": {
+			reason:   "A golden of the catalog that carries the in-use label is marked, so that its clone permission is protected as long as it is.",
+			observed: observedGoldens(inUseDV("talos-worker-a-v1.0.0")),
+			want:     []planSummary{{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", Live: true, InUse: true, PinnedBy: []string{}}},
+		},
 		"RetiringGoldenStaysUnderTheKeyItWasObservedWith": {
 			reason: "A pinned golden whose DataVolume name is not the one its key implies keeps its observed key and its own name: a new key would drop the observed one, which deletes it.",
 			observed: map[fresource.Name]fresource.ObservedComposed{
@@ -340,7 +359,7 @@ func TestPlanGoldens(t *testing.T) {
 			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins)
 			sum := make([]planSummary, 0, len(got))
 			for _, p := range got {
-				sum = append(sum, planSummary{Key: p.Key, Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
+				sum = append(sum, planSummary{Key: p.Key, Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, InUse: p.InUse, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
 			}
 			if diff := cmp.Diff(tc.want, sum); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -396,10 +415,12 @@ func TestCheckNamespace(t *testing.T) {
 
 func TestTransitions(t *testing.T) {
 	prev := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "ImportInProgress"}, {Name: "b", Namespace: "ns", Phase: "Succeeded"}, {Name: "c", Namespace: "ns", Phase: "Succeeded"}}
-	next := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}}
+	prev = append(prev, v1alpha1.GoldenStatus{Name: "d", Namespace: "ns", Phase: "Succeeded"})
+	next := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}, {Name: "d", Namespace: "ns", Phase: "Succeeded", Retiring: true}}
 	want := []compose.Result{
 		{Severity: compose.SeverityNormal, Reason: "GoldenImported", Message: "Golden DataVolume ns/a is Succeeded: pools can clone Talos v1.0.0 from it."},
 		{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: "Golden DataVolume ns/b left the catalog and is kept while t/x pin it."},
+		{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: "Golden DataVolume ns/d left the catalog and is kept while it is in use."},
 		{Severity: compose.SeverityNormal, Reason: "GoldenRetired", Message: "Golden DataVolume ns/c is no longer in the catalog and no template pins it: deleted."},
 	}
 	if diff := cmp.Diff(want, transitions(prev, next)); diff != "" {

@@ -8,6 +8,7 @@ import (
 	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -27,13 +28,25 @@ type planned struct {
 	Raw        *composed.Unstructured
 	Unreadable error
 	PinnedBy   []string
-	Retiring   bool
+	// InUse is true when the golden carries Crossplane's in-use label: some
+	// Usage protects it, a pool's or one made by hand.
+	InUse    bool
+	Retiring bool
 }
 
+// inUse reports whether an object carries Crossplane's in-use label. Its
+// delete would be refused, and a refused delete stops Crossplane applying
+// anything of the catalog: composed resources left out of the desired state
+// are deleted before any is applied (v2.2.0
+// internal/controller/apiextensions/composite/composition_functions.go,
+// FunctionComposer.Compose, GarbageCollectComposedResources).
+func inUse(l map[string]string) bool { return l[labels.CrossplaneInUse] == "true" }
+
 // planGoldens decides which goldens are composed: every catalog entry, and
-// every golden that left the catalog while a template still pins it. A
-// readable golden that left and is pinned by nothing is retired: it is left
-// out, which deletes it. An unreadable golden is planned, for the status, but
+// every golden that left the catalog while a template still pins it or a
+// Crossplane Usage still protects it (even one the catalog knows nothing
+// of). A readable golden that left and is pinned and protected by nothing is
+// retired: it is left out, which deletes it. An unreadable golden is planned, for the status, but
 // kept as observed.
 func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
 	inCatalog := map[string]bool{}
@@ -42,8 +55,11 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 	for _, g := range goldens {
 		inCatalog[g.Name] = true
 		p := planned{Golden: g, Key: goldenKey(g.Name), Live: obs.Live[g.Name], PinnedBy: pinsFrom(req[pinsKeyPrefix+g.Name])}
+		if p.Live != nil {
+			p.InUse = inUse(p.Live.Labels)
+		}
 		if u, ok := raw[g.Name]; ok {
-			p.Raw, p.Unreadable = u, obs.Problem(goldenKey(g.Name))
+			p.Raw, p.Unreadable, p.InUse = u, obs.Problem(goldenKey(g.Name)), inUse(u.GetLabels())
 		}
 		out = append(out, p)
 	}
@@ -53,8 +69,8 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 		if inCatalog[name] {
 			continue
 		}
-		if pins := pinsFrom(req[pinsKeyPrefix+name]); len(pins) > 0 {
-			out = append(out, planned{Golden: goldenFromLive(name, dv), Key: goldenKey(name), Live: dv, PinnedBy: pins, Retiring: true})
+		if pins, used := pinsFrom(req[pinsKeyPrefix+name]), inUse(dv.Labels); len(pins) > 0 || used {
+			out = append(out, planned{Golden: goldenFromLive(name, dv), Key: goldenKey(name), Live: dv, PinnedBy: pins, InUse: used, Retiring: true})
 		}
 	}
 	for name, u := range raw {
@@ -62,7 +78,7 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 			continue
 		}
 		g := Golden{Index: -1, Name: objectName(u.GetName(), name), Namespace: u.GetNamespace()}
-		out = append(out, planned{Golden: g, Key: goldenKey(name), Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), Retiring: true})
+		out = append(out, planned{Golden: g, Key: goldenKey(name), Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), InUse: inUse(u.GetLabels()), Retiring: true})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {
