@@ -87,6 +87,18 @@ func roleBindingJSON(subjects string) string {
 	"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"workerimage-clone-default"}` + s + `}`
 }
 
+// bindingUsageJSON is the Usage that keeps the clone RoleBinding while the
+// golden lives.
+func bindingUsageJSON(golden string) string {
+	return `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default-` + labels.GoldenHash("cozy-public", golden) + `","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"by":{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","resourceRef":{"name":"` + golden + `"}},"replayDeletion":true}}`
+}
+
+// roleUsageJSON is the Usage that keeps the clone ClusterRole while the
+// RoleBinding lives; a cluster-scoped `of` names the empty namespace.
+const roleUsageJSON = `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","resourceRef":{"name":"workerimage-clone-default","namespace":""}},"by":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"replayDeletion":true}}`
+
 // vmServiceAccount is the RoleBinding subject of a namespace's VM service account.
 func vmServiceAccount(ns string) string {
 	return `{"kind":"ServiceAccount","name":"default","namespace":"` + ns + `"}`
@@ -175,16 +187,18 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted.",
+			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage not observed yet is not ready.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(oneEntry),
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
-						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
-						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
-						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+						"golden-" + goldenA:       observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
+						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
+						"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
@@ -203,10 +217,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
 						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
-						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -244,10 +261,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
 						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
-						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -276,6 +296,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + labels.GoldenHash("cozy-public", renamedB): desired(bindingUsageJSON(renamedB), fnv1.Ready_READY_FALSE),
+						"clone-usage-clusterrole":                                   desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -301,9 +323,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
-						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding":       desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -313,12 +337,16 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"UnpinnedRemovedGoldenIsRetired": {
-			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing. The RoleBinding is not observed yet, so the catalog checks again soon.",
+			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing, and the Usages that kept the clone RBAC while it was pinned are left out too (Crossplane strips their composite label, so they let go at once). The RoleBinding is not observed yet, so the catalog checks again soon.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"images":[]}`),
-					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", "")},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""),
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
+					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
 			}},

@@ -21,6 +21,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 const sid = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
@@ -432,3 +433,62 @@ func TestTransitions(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+func TestProtectRBAC(t *testing.T) {
+	g := func(name string) Golden { return Golden{Index: 0, Namespace: "cozy-public", Name: name} }
+	key := func(name string) fresource.Name {
+		return fresource.Name("clone-usage-" + labels.GoldenHash("cozy-public", name))
+	}
+	plan := []planned{
+		{Golden: g("a"), PinnedBy: []string{"t/x"}},
+		{Golden: g("b"), InUse: true, Retiring: true},
+		{Golden: g("c")},
+		{Golden: g("d"), Raw: &composed.Unstructured{}, PinnedBy: []string{"t/y"}},
+	}
+	cases := map[string]struct {
+		reason   string
+		plan     []planned
+		observed map[fresource.Name]fresource.ObservedComposed
+		enabled  bool
+		want     map[fresource.Name]fresource.Ready
+	}{
+		"PinnedAndProtectedGoldensHoldTheBinding": {
+			reason:  "A golden a template pins or a Usage protects holds the RoleBinding, and the RoleBinding the ClusterRole; an unpinned golden and one the function cannot read hold nothing. What is observed already is ready.",
+			plan:    plan,
+			enabled: true,
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				key("a"): {Resource: composed.New()},
+			},
+			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue, key("b"): fresource.ReadyFalse, "clone-usage-clusterrole": fresource.ReadyFalse},
+		},
+		"NothingPinnedNothingHeld": {
+			reason:  "With no golden pinned the RBAC needs no Usage, the ClusterRole's neither.",
+			plan:    []planned{{Golden: g("c")}},
+			enabled: true,
+			want:    map[fresource.Name]fresource.Ready{},
+		},
+		"UsagesOffKeepWhatExists": {
+			reason: "With Usages turned off in the Input none is created, and one that exists stays while it is wanted.",
+			plan:   plan,
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				key("a"): {Resource: composed.New()},
+			},
+			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			into := map[fresource.Name]*fresource.DesiredComposed{}
+			if err := protectRBAC(into, "default", "cozy-public", tc.plan, readObserved(tc.observed), tc.enabled); err != nil {
+				t.Fatal(err)
+			}
+			got := map[fresource.Name]fresource.Ready{}
+			for k, d := range into {
+				got[k] = d.Ready
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -27,8 +27,9 @@ type previousStatus struct {
 	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
-// emit turns the plan into the Output: the goldens, the clone RBAC, status,
-// conditions, results and TTL.
+// emit turns the plan into the Output: the goldens, the clone RBAC and the
+// Usages that keep it while goldens live, status, conditions, results and
+// TTL.
 func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
 	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
@@ -86,6 +87,9 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			ready = fresource.ReadyTrue
 		}
 		out.Resources[key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+	if err := protectRBAC(out.Resources, xrName, goldenNamespace, plan, obs, cfg.Usages); err != nil {
+		return compose.Output{Fatal: err}
 	}
 	// A pool whose namespace is not bound yet holds its MachineDeployment
 	// until it is; checking again soon confirms the binding as applied.

@@ -13,6 +13,7 @@ import (
 	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -24,6 +25,11 @@ const (
 	goldenKeyPrefix = "golden-"
 	keyClusterRole  = "clone-clusterrole"
 	keyRoleBinding  = "clone-rolebinding"
+	// usageKeyPrefix keys the Usages that keep the clone RBAC while goldens
+	// live: keyRoleUsage the ClusterRole's, and the prefix and a golden's
+	// label hash the RoleBinding's by that golden.
+	usageKeyPrefix = "clone-usage-"
+	keyRoleUsage   = usageKeyPrefix + "clusterrole"
 )
 
 func goldenKey(name string) fresource.Name { return fresource.Name(goldenKeyPrefix + name) }
@@ -38,6 +44,8 @@ func owns(n fresource.Name) (apiVersion, kind string, ok bool) {
 		return rbacv1.SchemeGroupVersion.String(), "ClusterRole", true
 	case n == keyRoleBinding:
 		return rbacv1.SchemeGroupVersion.String(), "RoleBinding", true
+	case strings.HasPrefix(string(n), usageKeyPrefix):
+		return clonerbac.UsageAPIVersion, clonerbac.KindUsage, true
 	}
 	return "", "", false
 }
