@@ -90,13 +90,13 @@ func roleBindingJSON(subjects string) string {
 // bindingUsageJSON is the Usage that keeps the clone RoleBinding while the
 // golden lives.
 func bindingUsageJSON(golden string) string {
-	return `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default-` + labels.GoldenHash("cozy-public", golden) + `","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+	return `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default-` + labels.GoldenHash("cozy-public", golden) + `","namespace":"cozy-public"},
 	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"by":{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","resourceRef":{"name":"` + golden + `"}},"replayDeletion":true}}`
 }
 
 // roleUsageJSON is the Usage that keeps the clone ClusterRole while the
 // RoleBinding lives; a cluster-scoped `of` names the empty namespace.
-const roleUsageJSON = `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image"}},
+const roleUsageJSON = `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public"},
 	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","resourceRef":{"name":"workerimage-clone-default","namespace":""}},"by":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"replayDeletion":true}}`
 
 // vmServiceAccount is the RoleBinding subject of a namespace's VM service account.

@@ -84,10 +84,13 @@ func RoleUsage(catalog, goldenNamespace string) *protectionv1beta1.Usage {
 		})
 }
 
+// usage carries no label: a catalog's request holds one Usage per pinned
+// golden, about 1.2 KB each on the wire, and the catalog's request is what
+// nears the 4 MiB limit first (docs/performance.md). Its name says whose it is.
 func usage(name, namespace string, of protectionv1beta1.NamespacedResource, by protectionv1beta1.Resource) *protectionv1beta1.Usage {
 	return &protectionv1beta1.Usage{
 		TypeMeta:   metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{labels.ManagedBy: labels.ManagedByValue}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: protectionv1beta1.UsageSpec{
 			Of:             of,
 			By:             &by,
