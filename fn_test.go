@@ -187,7 +187,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage not observed yet is not ready.",
+			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -221,7 +221,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
 						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
-						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
 						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
 						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
@@ -265,9 +265,9 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
 						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
-						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_FALSE),
-						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_FALSE),
-						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -296,8 +296,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")), fnv1.Ready_READY_FALSE),
-						"clone-usage-" + labels.GoldenHash("cozy-public", renamedB): desired(bindingUsageJSON(renamedB), fnv1.Ready_READY_FALSE),
-						"clone-usage-clusterrole":                                   desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
+						"clone-usage-" + labels.GoldenHash("cozy-public", renamedB): desired(bindingUsageJSON(renamedB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole":                                   desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -326,8 +326,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding":       desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
-						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_FALSE),
-						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{

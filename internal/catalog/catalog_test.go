@@ -453,13 +453,13 @@ func TestProtectRBAC(t *testing.T) {
 		want     map[fresource.Name]fresource.Ready
 	}{
 		"PinnedAndProtectedGoldensHoldTheBinding": {
-			reason:  "A golden a template pins or a Usage protects holds the RoleBinding, and the RoleBinding the ClusterRole; an unpinned golden and one the function cannot read hold nothing. What is observed already is ready.",
+			reason:  "A golden a template pins or a Usage protects holds the RoleBinding, and the RoleBinding the ClusterRole; an unpinned golden and one the function cannot read hold nothing. A Usage is ready at once: nothing waits for it.",
 			plan:    plan,
 			enabled: true,
 			observed: map[fresource.Name]fresource.ObservedComposed{
 				key("a"): {Resource: composed.New()},
 			},
-			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue, key("b"): fresource.ReadyFalse, "clone-usage-clusterrole": fresource.ReadyFalse},
+			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue, key("b"): fresource.ReadyTrue, "clone-usage-clusterrole": fresource.ReadyTrue},
 		},
 		"NothingPinnedNothingHeld": {
 			reason:  "With no golden pinned the RBAC needs no Usage, the ClusterRole's neither.",

@@ -56,11 +56,9 @@ func protectRBAC(into map[fresource.Name]*fresource.DesiredComposed, xrName, gol
 		if err != nil {
 			return fmt.Errorf("cannot compose %s: %w", w.key, err)
 		}
-		ready := fresource.ReadyFalse
-		if observed {
-			ready = fresource.ReadyTrue
-		}
-		into[w.key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+		// Ready at once: nothing waits for a Usage while the catalog lives,
+		// and a golden's first pin must not make the catalog unready.
+		into[w.key] = &fresource.DesiredComposed{Resource: c, Ready: fresource.ReadyTrue}
 	}
 	return nil
 }
