@@ -46,8 +46,8 @@ func inUse(l map[string]string) bool { return l[labels.CrossplaneInUse] == "true
 // every golden that left the catalog while a template still pins it or a
 // Crossplane Usage still protects it (even one the catalog knows nothing
 // of). A readable golden that left and is pinned and protected by nothing is
-// retired: it is left out, which deletes it. An unreadable golden is planned, for the status, but
-// kept as observed.
+// retired: it is left out, which deletes it. An unreadable golden is
+// planned, for the status, but kept as observed.
 func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
 	inCatalog := map[string]bool{}
 	raw := obs.unreadableGoldens()
