@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -26,6 +27,7 @@ const (
 	sidB     = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
 	goldenB  = "talos-worker-" + sidB + "-v1.12.4"
 	hashB    = "aadced7bf4fb98a5"
+	renamedB = "talos-worker-b-renamed" // a golden DataVolume whose name is not the one its key implies
 	inputCat = `{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input"}`
 )
 
@@ -47,7 +49,7 @@ func goldenJSON(name, sid, version, url, storage, class string) string {
 		cls = `,"storageClassName":"` + class + `"`
 	}
 	return `{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"` + name + `","namespace":"cozy-public",
-		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + map[string]string{goldenA: hashA, goldenB: hashB}[name] + `"},
+		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + map[string]string{goldenA: hashA, goldenB: hashB, renamedB: labels.GoldenHash("cozy-public", renamedB)}[name] + `"},
 		"annotations":{"cdi.kubevirt.io/storage.bind.immediate.requested":"true","workerimage.cozystack.io/golden":"cozy-public/` + name + `",
 		"workerimage.cozystack.io/schematic-id":"` + sid + `","workerimage.cozystack.io/talos-version":"` + version + `"}},
 		"spec":{"contentType":"kubevirt","source":{"http":{"url":"` + url + `"}},"storage":{"resources":{"requests":{"storage":"` + storage + `"}}` + cls + `}}}`
@@ -60,6 +62,13 @@ func observedGolden(name, sid, version, url, storage, class string) *fnv1.Resour
 }
 
 // clusterRoleJSON is the clone role limited to the named goldens.
+// inUse labels an observed object as Crossplane's usage controller does
+// when a Usage protects it.
+func inUse(r *fnv1.Resource) *fnv1.Resource {
+	r.Resource.Fields["metadata"].GetStructValue().Fields["labels"].GetStructValue().Fields["crossplane.io/in-use"] = structpb.NewStringValue("true")
+	return r
+}
+
 func clusterRoleJSON(goldens ...string) string {
 	rules := `,"rules":[]`
 	if len(goldens) > 0 {
@@ -77,6 +86,18 @@ func roleBindingJSON(subjects string) string {
 	return `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public","labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/clone-rbac":"true"}},
 	"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"workerimage-clone-default"}` + s + `}`
 }
+
+// bindingUsageJSON is the Usage that keeps the clone RoleBinding while the
+// golden lives.
+func bindingUsageJSON(golden string) string {
+	return `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default-` + labels.GoldenHash("cozy-public", golden) + `","namespace":"cozy-public"},
+	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"by":{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","resourceRef":{"name":"` + golden + `"}},"replayDeletion":true}}`
+}
+
+// roleUsageJSON is the Usage that keeps the clone ClusterRole while the
+// RoleBinding lives; a cluster-scoped `of` names the empty namespace.
+const roleUsageJSON = `{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"workerimage-clone-default","namespace":"cozy-public"},
+	"spec":{"of":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","resourceRef":{"name":"workerimage-clone-default","namespace":""}},"by":{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","resourceRef":{"name":"workerimage-clone-default"}},"replayDeletion":true}}`
 
 // vmServiceAccount is the RoleBinding subject of a namespace's VM service account.
 func vmServiceAccount(ns string) string {
@@ -166,16 +187,18 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted.",
+			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(oneEntry),
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
-						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
-						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
-						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+						"golden-" + goldenA:       observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
+						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
+						"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
@@ -194,10 +217,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
 						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
-						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -235,10 +261,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
 						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole": desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
-						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -247,13 +276,77 @@ func TestRunFunctionCatalog(t *testing.T) {
 				},
 			}},
 		},
-		"UnpinnedRemovedGoldenIsRetired": {
-			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing. The RoleBinding is not observed yet, so the catalog checks again soon.",
+		"PinnedGoldenStaysUnderTheKeyItWasObservedWith": {
+			reason: "A crafted request: the golden under key golden-<B> is a DataVolume of another name. It left the catalog and a template pins it, so it is kept, under the key it was observed with: a new key would drop the observed one, and Crossplane would delete the pinned golden. Its pins are looked up by the name of the DataVolume itself, the one templates clone.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"images":[]}`),
-					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", "")},
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", "")},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-1", labels.GoldenHash("cozy-public", renamedB))}}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(labels.GoldenHash("cozy-public", renamedB))}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","pinnedBy":["tenant-a/a-gpu-1"],"retiring":true,"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-a")), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + labels.GoldenHash("cozy-public", renamedB): desired(bindingUsageJSON(renamedB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole":                                   desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+renamedB+" (pinned by tenant-a/a-gpu-1). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"GoldenInUseIsKeptRetiringThoughNoTemplatePinsIt": {
+			reason: "A golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, here one the catalog knows nothing of), is kept and reported retiring: leaving it out would make Crossplane delete it, the webhook refuse, and the whole composition stop before anything is applied.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"images":[]}`),
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""))},
+				},
+				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","retiring":true,"ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding":       desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (no template pins it, but a Crossplane Usage still protects it (it carries crossplane.io/in-use=true) and its delete would be refused; it is deleted once that Usage is gone: kubectl get usages.protection.crossplane.io -A shows which). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"UnpinnedRemovedGoldenIsRetired": {
+			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing, and the Usages that kept the clone RBAC while it was pinned are left out too (Crossplane strips their composite label, so they let go at once). The RoleBinding is not observed yet, so the catalog checks again soon.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(`{"images":[]}`),
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""),
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
+					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
 			}},

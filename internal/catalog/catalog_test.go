@@ -313,11 +313,18 @@ func TestPlanGoldens(t *testing.T) {
 		return u
 	}
 	type planSummary struct {
+		Key        fresource.Name
 		Name       string
 		Live, Raw  bool
 		Retiring   bool
+		InUse      bool
 		PinnedBy   []string
 		Unreadable string
+	}
+	inUseDV := func(name string) map[string]any {
+		o := dvObject(name, "cozy-public")
+		o["metadata"].(map[string]any)["labels"] = map[string]any{"crossplane.io/in-use": "true"}
+		return o
 	}
 	cases := map[string]struct {
 		reason   string
@@ -330,24 +337,48 @@ func TestPlanGoldens(t *testing.T) {
 			observed: observedGoldens(dvObject("talos-worker-b-v1.0.0", "cozy-public"), dvObject("talos-worker-c-v1.0.0", "cozy-public")),
 			pins:     map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t2", "z"), kmt("t1", "y"), kmt("t1", "y")}, "pins-talos-worker-c-v1.0.0": {}},
 			want: []planSummary{
-				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
-				{Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, PinnedBy: []string{"t1/y", "t2/z"}},
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, PinnedBy: []string{"t1/y", "t2/z"}},
 			},
 		},
 		"UnreadableGoldenThatLeftIsKeptUnpinned": {
 			reason:   "The function never deletes what it cannot read, pinned or not.",
 			observed: observedGoldens(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "talos-worker-d-v1.0.0", "namespace": "cozy-public"}}),
 			want: []planSummary{
-				{Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
-				{Name: "talos-worker-d-v1.0.0", Raw: true, Retiring: true, PinnedBy: []string{}, Unreadable: "it is a v1 ConfigMap, not the cdi.kubevirt.io/v1beta1 DataVolume this function composes there"},
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-d-v1.0.0", Name: "talos-worker-d-v1.0.0", Raw: true, Retiring: true, PinnedBy: []string{}, Unreadable: "it is a v1 ConfigMap, not the cdi.kubevirt.io/v1beta1 DataVolume this function composes there"},
 			},
 		},
 		"UnreadableGoldenInTheCatalogIsKeptNotRecreated": {
 			reason: "A golden of the catalog that cannot be read is neither checked for drift nor re-created from the entry: it is kept as observed.",
 			observed: observedGoldens(map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "talos-worker-a-v1.0.0", "namespace": "cozy-public"},
 				"spec": map[string]any{"storage": "6Gi"}}),
-			want: []planSummary{{Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
+			want: []planSummary{{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", Raw: true, PinnedBy: []string{},
 				Unreadable: `cannot read DataVolume "cozy-public/talos-worker-a-v1.0.0": cannot restore struct from: string`}},
+		},
+		"GoldenInUseIsKeptUnpinned": {
+			reason:   "A golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, even one made by hand), is kept retiring: its delete would be refused, and a refused delete stops the whole composition.",
+			observed: observedGoldens(inUseDV("talos-worker-b-v1.0.0"), dvObject("talos-worker-c-v1.0.0", "cozy-public")),
+			want: []planSummary{
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-v1.0.0", Live: true, Retiring: true, InUse: true, PinnedBy: []string{}},
+			},
+		},
+		"GoldenInTheCatalogInUseIsMarked": {
+			reason:   "A golden of the catalog that carries the in-use label is marked, so that its clone permission is protected as long as it is.",
+			observed: observedGoldens(inUseDV("talos-worker-a-v1.0.0")),
+			want:     []planSummary{{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", Live: true, InUse: true, PinnedBy: []string{}}},
+		},
+		"RetiringGoldenStaysUnderTheKeyItWasObservedWith": {
+			reason: "A pinned golden whose DataVolume name is not the one its key implies keeps its observed key and its own name: a new key would drop the observed one, which deletes it.",
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				"golden-talos-worker-b-v1.0.0": {Resource: &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: dvObject("talos-worker-b-renamed", "cozy-public")}}},
+			},
+			pins: map[string][]*unstructured.Unstructured{"pins-talos-worker-b-v1.0.0": {kmt("t1", "y")}},
+			want: []planSummary{
+				{Key: "golden-talos-worker-a-v1.0.0", Name: "talos-worker-a-v1.0.0", PinnedBy: []string{}},
+				{Key: "golden-talos-worker-b-v1.0.0", Name: "talos-worker-b-renamed", Live: true, Retiring: true, PinnedBy: []string{"t1/y"}},
+			},
 		},
 	}
 	for name, tc := range cases {
@@ -355,7 +386,7 @@ func TestPlanGoldens(t *testing.T) {
 			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins)
 			sum := make([]planSummary, 0, len(got))
 			for _, p := range got {
-				sum = append(sum, planSummary{Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
+				sum = append(sum, planSummary{Key: p.Key, Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, InUse: p.InUse, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})
 			}
 			if diff := cmp.Diff(tc.want, sum); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -411,10 +442,12 @@ func TestCheckNamespace(t *testing.T) {
 
 func TestTransitions(t *testing.T) {
 	prev := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "ImportInProgress"}, {Name: "b", Namespace: "ns", Phase: "Succeeded"}, {Name: "c", Namespace: "ns", Phase: "Succeeded"}}
-	next := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}}
+	prev = append(prev, v1alpha1.GoldenStatus{Name: "d", Namespace: "ns", Phase: "Succeeded"})
+	next := []v1alpha1.GoldenStatus{{Name: "a", Namespace: "ns", Phase: "Succeeded", Version: "v1.0.0"}, {Name: "b", Namespace: "ns", Phase: "Succeeded", Retiring: true, PinnedBy: []string{"t/x"}}, {Name: "d", Namespace: "ns", Phase: "Succeeded", Retiring: true}}
 	want := []compose.Result{
 		{Severity: compose.SeverityNormal, Reason: "GoldenImported", Message: "Golden DataVolume ns/a is Succeeded: pools can clone Talos v1.0.0 from it."},
 		{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: "Golden DataVolume ns/b left the catalog and is kept while t/x pin it."},
+		{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: "Golden DataVolume ns/d left the catalog and is kept while it is in use."},
 		{Severity: compose.SeverityNormal, Reason: "GoldenRetired", Message: "Golden DataVolume ns/c is no longer in the catalog and no template pins it: deleted."},
 	}
 	if diff := cmp.Diff(want, transitions(prev, next)); diff != "" {
@@ -452,11 +485,70 @@ func TestGoldenKeepsTooSmallRecord(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := emit("catalog", "cozy-public", []planned{{Golden: g, Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t))
+			out := emit("catalog", "cozy-public", []planned{{Golden: g, Key: goldenKey(g.Name), Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t))
 			if out.Fatal != nil {
 				t.Fatal(out.Fatal)
 			}
 			got := out.Resources[goldenKey(g.Name)].Resource.GetAnnotations()[labels.AnnImportPermanentError]
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestProtectRBAC(t *testing.T) {
+	g := func(name string) Golden { return Golden{Index: 0, Namespace: "cozy-public", Name: name} }
+	key := func(name string) fresource.Name {
+		return fresource.Name("clone-usage-" + labels.GoldenHash("cozy-public", name))
+	}
+	plan := []planned{
+		{Golden: g("a"), PinnedBy: []string{"t/x"}},
+		{Golden: g("b"), InUse: true, Retiring: true},
+		{Golden: g("c")},
+		{Golden: g("d"), Raw: &composed.Unstructured{}, PinnedBy: []string{"t/y"}},
+	}
+	cases := map[string]struct {
+		reason   string
+		plan     []planned
+		observed map[fresource.Name]fresource.ObservedComposed
+		enabled  bool
+		want     map[fresource.Name]fresource.Ready
+	}{
+		"PinnedAndProtectedGoldensHoldTheBinding": {
+			reason:  "A golden a template pins or a Usage protects holds the RoleBinding, and the RoleBinding the ClusterRole; an unpinned golden and one the function cannot read hold nothing. A Usage is ready at once: nothing waits for it.",
+			plan:    plan,
+			enabled: true,
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				key("a"): {Resource: composed.New()},
+			},
+			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue, key("b"): fresource.ReadyTrue, "clone-usage-clusterrole": fresource.ReadyTrue},
+		},
+		"NothingPinnedNothingHeld": {
+			reason:  "With no golden pinned the RBAC needs no Usage, the ClusterRole's neither.",
+			plan:    []planned{{Golden: g("c")}},
+			enabled: true,
+			want:    map[fresource.Name]fresource.Ready{},
+		},
+		"UsagesOffKeepWhatExists": {
+			reason: "With Usages turned off in the Input none is created, and one that exists stays while it is wanted.",
+			plan:   plan,
+			observed: map[fresource.Name]fresource.ObservedComposed{
+				key("a"): {Resource: composed.New()},
+			},
+			want: map[fresource.Name]fresource.Ready{key("a"): fresource.ReadyTrue},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			into := map[fresource.Name]*fresource.DesiredComposed{}
+			if err := protectRBAC(into, "default", "cozy-public", tc.plan, readObserved(tc.observed), tc.enabled); err != nil {
+				t.Fatal(err)
+			}
+			got := map[fresource.Name]fresource.Ready{}
+			for k, d := range into {
+				got[k] = d.Ready
+			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -28,8 +28,9 @@ type previousStatus struct {
 	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
-// emit turns the plan into the Output: the goldens, the clone RBAC, status,
-// conditions, results and TTL.
+// emit turns the plan into the Output: the goldens, the clone RBAC and the
+// Usages that keep it while goldens live, status, conditions, results and
+// TTL.
 func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
 	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
@@ -48,7 +49,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			ready = fresource.ReadyTrue
 		}
 		if p.Raw != nil {
-			keptReady[goldenKey(p.Name)] = ready
+			keptReady[p.Key] = ready
 			continue
 		}
 		if !p.Retiring {
@@ -69,7 +70,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		if err != nil {
 			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
 		}
-		out.Resources[goldenKey(p.Name)] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+		out.Resources[p.Key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
 	}
 
 	subjects := clonerbac.AllServiceAccounts()
@@ -94,6 +95,9 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			ready = fresource.ReadyTrue
 		}
 		out.Resources[key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+	}
+	if err := protectRBAC(out.Resources, xrName, goldenNamespace, plan, obs, cfg.Usages); err != nil {
+		return compose.Output{Fatal: err}
 	}
 	// A pool whose namespace is not bound yet holds its MachineDeployment
 	// until it is; checking again soon confirms the binding as applied.

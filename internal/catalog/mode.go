@@ -71,26 +71,31 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	names := map[string]string{} // golden name -> namespace
+	// A golden's pins are asked for under the name its key implies (the
+	// entry's name, or an observed golden's key), by the label of the object
+	// templates clone: the entry's golden, or the observed DataVolume.
+	type golden struct{ namespace, name string }
+	goldens := map[string]golden{} // key name -> golden
 	if c.goldensErr == nil {
 		for _, g := range c.goldens {
-			names[g.Name] = g.Namespace
+			goldens[g.Name] = golden{g.Namespace, g.Name}
 		}
 	}
-	// Observed goldens are named by their keys; reading their namespace off the
-	// unstructured object avoids a typed conversion that Compose does anyway.
+	// Observed goldens are named by their keys; reading their namespace and
+	// name off the unstructured object avoids a typed conversion that Compose
+	// does anyway.
 	for key, oc := range c.r.Observed {
 		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
 		if !ok || oc.Resource == nil {
 			continue
 		}
-		if _, ok := names[name]; !ok {
-			names[name] = oc.Resource.GetNamespace()
+		if _, ok := goldens[name]; !ok {
+			goldens[name] = golden{oc.Resource.GetNamespace(), objectName(oc.Resource.GetName(), name)}
 		}
 	}
 	sel := required.Selectors{}
-	for name, ns := range names {
-		sel[pinsKeyPrefix+name] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, "", map[string]string{labels.Golden: labels.GoldenHash(ns, name)})
+	for name, g := range goldens {
+		sel[pinsKeyPrefix+name] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, "", map[string]string{labels.Golden: labels.GoldenHash(g.namespace, g.name)})
 	}
 	return sel, nil
 }

@@ -13,6 +13,7 @@ import (
 	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -24,6 +25,11 @@ const (
 	goldenKeyPrefix = "golden-"
 	keyClusterRole  = "clone-clusterrole"
 	keyRoleBinding  = "clone-rolebinding"
+	// usageKeyPrefix keys the Usages that keep the clone RBAC while goldens
+	// live: keyRoleUsage the ClusterRole's, and the prefix and a golden's
+	// label hash the RoleBinding's by that golden.
+	usageKeyPrefix = "clone-usage-"
+	keyRoleUsage   = usageKeyPrefix + "clusterrole"
 )
 
 func goldenKey(name string) fresource.Name { return fresource.Name(goldenKeyPrefix + name) }
@@ -38,6 +44,8 @@ func owns(n fresource.Name) (apiVersion, kind string, ok bool) {
 		return rbacv1.SchemeGroupVersion.String(), "ClusterRole", true
 	case n == keyRoleBinding:
 		return rbacv1.SchemeGroupVersion.String(), "RoleBinding", true
+	case strings.HasPrefix(string(n), usageKeyPrefix):
+		return clonerbac.UsageAPIVersion, clonerbac.KindUsage, true
 	}
 	return "", "", false
 }
@@ -83,15 +91,16 @@ func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
 	return out
 }
 
-// goldenFromLive reconstructs a golden that left the catalog from its own
-// DataVolume, so that while it is retiring the desired state repeats exactly
-// what was composed when it was created.
-func goldenFromLive(dv *cdiv1.DataVolume) Golden {
+// goldenFromLive reconstructs a golden that left the catalog, observed under
+// the key of keyName, from its own DataVolume, so that while it is retiring
+// the desired state repeats exactly what was composed when it was created:
+// its name is the DataVolume's, even where the key implies another.
+func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
 	l := liveSpecOf(dv)
 	g := Golden{
 		Index:        -1,
 		Namespace:    dv.Namespace,
-		Name:         dv.Name,
+		Name:         objectName(dv.Name, keyName),
 		SchematicID:  dv.Annotations[labels.AnnSchematicID],
 		Version:      dv.Annotations[labels.AnnTalosVersion],
 		URL:          l.URL,
@@ -105,6 +114,15 @@ func goldenFromLive(dv *cdiv1.DataVolume) Golden {
 		g.Storage = resource.Quantity{}
 	}
 	return g
+}
+
+// objectName is an observed golden's own name, else (an object observed
+// without one) the name its key implies.
+func objectName(observed, keyName string) string {
+	if observed != "" {
+		return observed
+	}
+	return keyName
 }
 
 // pinsFrom lists "<namespace>/<name>" of the templates that pin a golden,

@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // Condition types this mode reports on the catalog.
@@ -139,10 +140,15 @@ func retiringCondition(entries []planned) compose.Condition {
 	for _, e := range entries {
 		if e.Retiring {
 			why := "pinned by " + strings.Join(e.PinnedBy, ", ")
-			if len(e.PinnedBy) == 0 {
-				// Only an unreadable golden is kept unpinned: the function
-				// never deletes what it cannot read.
+			switch {
+			case len(e.PinnedBy) > 0:
+			case e.Raw != nil:
+				// The function never deletes what it cannot read.
 				why = "not a DataVolume the function can read, so it is never deleted by it; remove it by hand once nothing clones it"
+			default:
+				// Kept unpinned only while a Usage protects it: deleting it
+				// would be refused, and stop the catalog applying anything.
+				why = "no template pins it, but a Crossplane Usage still protects it (it carries " + labels.CrossplaneInUse + "=true) and its delete would be refused; it is deleted once that Usage is gone: kubectl get usages.protection.crossplane.io -A shows which"
 			}
 			retiring = append(retiring, fmt.Sprintf("%s/%s (%s)", e.Namespace, e.Name, why))
 		}
@@ -177,7 +183,11 @@ func transitions(prev, next []v1alpha1.GoldenStatus) []compose.Result {
 			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: "GoldenFailed", Message: fmt.Sprintf("Golden DataVolume %s failed to import: check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it.", ref, n.Namespace)})
 		}
 		if n.Retiring && !p.Retiring {
-			out = append(out, compose.Result{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: fmt.Sprintf("Golden DataVolume %s left the catalog and is kept while %s pin it.", ref, strings.Join(n.PinnedBy, ", "))})
+			while := strings.Join(n.PinnedBy, ", ") + " pin it"
+			if len(n.PinnedBy) == 0 {
+				while = "it is in use"
+			}
+			out = append(out, compose.Result{Severity: compose.SeverityNormal, Reason: "GoldenRetiring", Message: fmt.Sprintf("Golden DataVolume %s left the catalog and is kept while %s.", ref, while)})
 		}
 	}
 	var gone []string

@@ -65,6 +65,13 @@ const (
 	AnnDeletionAttempt = "usage.crossplane.io/deletion-attempt-with-policy"
 )
 
+// Crossplane keys. Crossplane's usage controller labels the object a Usage
+// protects with CrossplaneInUse "true", and its webhook
+// nousages.protection.crossplane.io refuses the DELETE of any object so
+// labelled (v2.2.0 internal/controller/protection/usage/reconciler.go,
+// cluster/webhookconfigurations/usage.yaml).
+const CrossplaneInUse = "crossplane.io/in-use"
+
 // CDI annotation keys. The CDI API module does not export these.
 const (
 	AnnCDIBindImmediate = "cdi.kubevirt.io/storage.bind.immediate.requested"
