@@ -159,9 +159,11 @@ func TestDeletingTheCatalogKeepsClonePermissionWhilePinned(t *testing.T) {
 		allOf(goldenKept(goldenA), rbacKept(rbac), func(ctx context.Context) error { return mayClone(ctx, ns, serviceAccount, goldenA) }))
 	t.Logf("clone permission held for %s after the catalog's deletion was refused", time.Since(start).Round(time.Second))
 
-	// The pool goes: its template and Usages go, the golden's delete is
-	// replayed, and then the RoleBinding's and the ClusterRole's.
-	cp.MustDelete(t, harness.NodePool, ns, xr.GetName())
+	// The pool goes (its deletion guard defers the delete until the pool
+	// has removed its MachineDeployment): its template and Usages go, the
+	// golden's delete is replayed, and then the RoleBinding's and the
+	// ClusterRole's.
+	deletePool(t, ns, xr.GetName(), cluster+"-"+poolName)
 	cp.WaitGone(t, gcTimeout, harness.KubevirtMachineTemplate, ns, kmt.GetName())
 	cp.WaitGone(t, gcTimeout, harness.DataVolume, goldenNamespace, goldenA)
 	cp.WaitGone(t, gcTimeout, harness.RoleBinding, goldenNamespace, rbac)
