@@ -2,9 +2,8 @@
 // real kube-apiserver and CDI's real controller and API server, all on
 // 127.0.0.1, with no Docker and no kind. What CDI needs of a cluster that
 // has no process here (a CSI provisioner, a kubelet) is played by the
-// harness's stand-ins; the controllers the function's objects feed but
-// whose work it only reads (Cluster API, the KubeVirt provider) are played
-// by the scenarios.
+// harness's stand-ins. The Cluster API core manager runs too; the providers
+// it drives (CAPK, CABPT) and the kubelet are stand-ins.
 //
 // Run it with `make e2e`. The first run builds etcd, kube-apiserver,
 // kube-controller-manager and Crossplane core from the Go module proxy (about
