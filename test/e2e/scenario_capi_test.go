@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -217,16 +218,30 @@ func TestPoolLifecycleOnRealCAPI(t *testing.T) {
 	// the counters settled() reads, all Cluster API's.
 	st := waitSettled(t, ns, md, kmt.GetName(), 1)
 	t.Logf("created: %s", st)
-	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to carry the Cluster owner reference Cluster API adds", func(ctx context.Context) error {
-		u, err := cp.Existing(ctx, harness.MachineDeployment, ns, md)
-		if err != nil {
-			return err
-		}
-		if !ownedByCluster(u, cluster) {
-			return fmt.Errorf("owners %v", u.GetOwnerReferences())
-		}
-		return nil
-	})
+	// Cluster API makes the Cluster an owner of the MachineDeployment
+	// (machinedeployment_controller.go, util.EnsureOwnerRef) and of the
+	// templates it references (reconcileExternalTemplateReference there
+	// and in machineset_controller.go), next to the XNodePool.
+	bootstrap := bootstrapTemplateOf(t, ns, md)
+	for _, o := range []struct {
+		kind schema.GroupVersionKind
+		name string
+	}{
+		{harness.MachineDeployment, md},
+		{harness.KubevirtMachineTemplate, kmt.GetName()},
+		{harness.TalosConfigTemplate, bootstrap},
+	} {
+		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s to carry the Cluster owner reference Cluster API adds", o.kind.Kind, o.name), func(ctx context.Context) error {
+			u, err := cp.Existing(ctx, o.kind, ns, o.name)
+			if err != nil {
+				return err
+			}
+			if !ownedByCluster(u, cluster) {
+				return fmt.Errorf("owners %v", u.GetOwnerReferences())
+			}
+			return nil
+		})
+	}
 
 	// Scale up and down: Cluster API adds and removes Machines on the same
 	// MachineSet and template.
@@ -288,4 +303,16 @@ func TestDeletingAPoolRemovesItsWorkersOnRealCAPI(t *testing.T) {
 		return nil
 	})
 	cp.MustGet(t, harness.Cluster, ns, cluster)
+}
+
+// bootstrapTemplateOf returns the TalosConfigTemplate the MachineDeployment
+// points at.
+func bootstrapTemplateOf(t *testing.T, ns, md string) string {
+	t.Helper()
+	u := cp.MustGet(t, harness.MachineDeployment, ns, md)
+	n, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
+	if n == "" {
+		t.Fatalf("MachineDeployment %s/%s has no bootstrap configRef", ns, md)
+	}
+	return n
 }
