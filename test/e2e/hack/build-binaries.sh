@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
-# kube-controller-manager, Crossplane core) from the Go module proxy at the
+# kube-controller-manager, Crossplane core, CDI, the Cluster API core manager)
+# from the Go module proxy at the
 # versions pinned by test/e2e/tools/*/go.mod, and caches them by version under
 # the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
 # run takes well under a second. Builds run one after the other on purpose: a
