@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
 # kube-controller-manager, Crossplane core, CDI, the Cluster API core manager)
-# from the Go module proxy at the
-# versions pinned by test/e2e/tools/*/go.mod, and caches them by version under
-# the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
+# from the Go module proxy at the versions pinned by test/e2e/tools/*/go.mod,
+# and caches them by version under the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
 # run takes well under a second. Builds run one after the other on purpose: a
 # cold kube-apiserver build alone saturates a 2-core machine for ~8 minutes.
 #
