@@ -268,35 +268,55 @@ func (s *providerStandIns) kubelet(ctx context.Context) {
 		s.logf("kubelet", "cannot list Nodes: %v", err)
 		return
 	}
-	byProviderID := map[string]bool{}
-	for _, n := range nodes.Items {
-		byProviderID[n.Spec.ProviderID] = true
+	byProviderID := map[string]*corev1.Node{}
+	for i := range nodes.Items {
+		byProviderID[nodes.Items[i].Spec.ProviderID] = &nodes.Items[i]
 	}
 	for i := range machines {
 		m := &machines[i]
 		providerID, _, _ := unstructured.NestedString(m.Object, "spec", "providerID")
-		if providerID == "" || m.GetDeletionTimestamp() != nil || byProviderID[providerID] {
+		if providerID == "" || m.GetDeletionTimestamp() != nil {
 			continue
 		}
 		name, _, _ := unstructured.NestedString(m.Object, "spec", "infrastructureRef", "name")
 		key := "Node " + name
-		node, err := s.cp.Kube.CoreV1().Nodes().Create(ctx, &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-			Spec:       corev1.NodeSpec{ProviderID: providerID},
-		}, metav1.CreateOptions{FieldManager: ProviderStandInManager})
-		if err != nil {
-			s.logf(key, "%s: cannot register: %v", key, err)
+		node := byProviderID[providerID]
+		if node == nil {
+			created, err := s.cp.Kube.CoreV1().Nodes().Create(ctx, &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+				Spec:       corev1.NodeSpec{ProviderID: providerID},
+			}, metav1.CreateOptions{FieldManager: ProviderStandInManager})
+			if err != nil {
+				s.logf(key, "%s: cannot register: %v", key, err)
+				continue
+			}
+			s.logf(key, "%s: registered with providerID %s for Machine %s", key, providerID, objectName(m))
+			node = created
+		}
+		if nodeReady(node) {
 			continue
 		}
+		// Cluster API patches the Node (labels, annotations) as soon as it
+		// finds it, so the status is written on the latest version, and
+		// retried on the next poll after a conflict.
 		now := metav1.Now()
 		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status (e2e stand-in)", LastHeartbeatTime: now, LastTransitionTime: now}}
 		node.Status.NodeInfo.KubeletVersion = "v1.35.0"
 		if _, err := s.cp.Kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{FieldManager: ProviderStandInManager}); err != nil {
-			s.logf(key, "%s: cannot report Ready: %v", key, err)
+			s.logf(key, "%s: cannot report Ready (retrying): %v", key, err)
 			continue
 		}
-		s.logf(key, "%s: registered with providerID %s for Machine %s, Ready", key, providerID, objectName(m))
+		s.logf(key, "%s: Ready", key)
 	}
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // workerDisk returns the DataVolume KubeVirt creates for the first of a
