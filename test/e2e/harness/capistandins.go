@@ -46,8 +46,9 @@ import (
 // Kubelet: a Machine with a providerID and not being deleted gets a Node
 // named after its infrastructure machine (the VM's hostname) with that
 // providerID and a Ready condition, as a Talos node's kubelet registers
-// it; Cluster API finds it by providerID, sets the Machine's nodeRef and
-// deletes the Node when it deletes the Machine.
+// it, and the pressure conditions False; Cluster API finds it by
+// providerID, sets the Machine's nodeRef and deletes the Node when it
+// deletes the Machine.
 //
 // Everything they do is logged to logs/provider-standins.log.
 
@@ -299,8 +300,26 @@ func (s *providerStandIns) kubelet(ctx context.Context) {
 		// Cluster API patches the Node (labels, annotations) as soon as it
 		// finds it, so the status is written on the latest version, and
 		// retried on the next poll after a conflict.
+		//
+		// A kubelet reports the pressure conditions False next to Ready;
+		// Cluster API v1.11 needs all four for the Machine's v1beta2
+		// NodeHealthy and Ready, hence Available
+		// (internal/controllers/machine/machine_controller_status.go,
+		// summarizeNodeConditions: "Condition not yet reported" is
+		// Unknown), and the MachineDeployment deletes old MachineSets only
+		// once its v1beta2 availableReplicas match (machinedeployment_rolling.go,
+		// mdutil.DeploymentComplete). The deprecated v1beta1 counters need
+		// only Ready.
 		now := metav1.Now()
-		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status (e2e stand-in)", LastHeartbeatTime: now, LastTransitionTime: now}}
+		cond := func(t corev1.NodeConditionType, st corev1.ConditionStatus, reason string) corev1.NodeCondition {
+			return corev1.NodeCondition{Type: t, Status: st, Reason: reason, Message: "e2e kubelet stand-in", LastHeartbeatTime: now, LastTransitionTime: now}
+		}
+		node.Status.Conditions = []corev1.NodeCondition{
+			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory"),
+			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure"),
+			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID"),
+			cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady"),
+		}
 		node.Status.NodeInfo.KubeletVersion = "v1.35.0"
 		if _, err := s.cp.Kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{FieldManager: ProviderStandInManager}); err != nil {
 			s.logf(key, "%s: cannot report Ready (retrying): %v", key, err)
