@@ -63,12 +63,12 @@ fuzz:
 .PHONY: test
 test: vet lint check-generate unit fuzz
 
-## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager and Crossplane core the e2e suite runs.
+## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager, Crossplane core, CDI and Cluster API core manager the e2e suite runs.
 .PHONY: e2e-binaries
 e2e-binaries:
 	test/e2e/hack/build-binaries.sh
 
-## e2e: end-to-end suite (test/e2e, its own module) against a real kube-apiserver and Crossplane v2.2.0 on 127.0.0.1; no Docker. Builds the control plane on its first run.
+## e2e: end-to-end suite (test/e2e, its own module) against a real kube-apiserver, Crossplane v2.2.0, CDI v1.65.0 and Cluster API v1.11.4 on 127.0.0.1; no Docker. Builds the control plane on its first run.
 .PHONY: e2e
 e2e:
 	@unformatted=$$(cd test/e2e && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/e2e: $$unformatted"; exit 1; }

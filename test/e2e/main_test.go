@@ -2,9 +2,8 @@
 // real kube-apiserver and CDI's real controller and API server, all on
 // 127.0.0.1, with no Docker and no kind. What CDI needs of a cluster that
 // has no process here (a CSI provisioner, a kubelet) is played by the
-// harness's stand-ins; the controllers the function's objects feed but
-// whose work it only reads (Cluster API, the KubeVirt provider) are played
-// by the scenarios.
+// harness's stand-ins. The Cluster API core manager runs too; the providers
+// it drives (CAPK, CABPT) and the kubelet are stand-ins.
 //
 // Run it with `make e2e`. The first run builds etcd, kube-apiserver,
 // kube-controller-manager and Crossplane core from the Go module proxy (about
@@ -61,6 +60,7 @@ const goldenNamespace = "cozy-public"
 var (
 	cp       *harness.ControlPlane
 	cdi      *harness.CDI
+	capi     *harness.CAPI
 	platform Platform
 )
 
@@ -141,7 +141,13 @@ func setUp(ctx context.Context, repoRoot string) error {
 	if err != nil {
 		return err
 	}
-	harness.StoreVersion(crds, "cluster.x-k8s.io", "v1beta1")
+	// Cluster API's CRDs keep their upstream storage version (v1beta2) and
+	// convert through the manager's webhook: the function writes v1beta1,
+	// the manager reads v1beta2.
+	if capi, err = harness.NewCAPI(cp); err != nil {
+		return err
+	}
+	capi.ConvertByWebhook(crds)
 	if cdi, err = harness.NewCDI(ctx, cp); err != nil {
 		return err
 	}
@@ -154,7 +160,14 @@ func setUp(ctx context.Context, repoRoot string) error {
 		return err
 	}
 	crds = append(append(append(crds, cdiCRDs...), snapshotCRDs...), harness.MinimalCRDs()...)
+	harness.LabelProviderContracts(crds)
 	if err := cp.InstallCRDs(ctx, crds); err != nil {
+		return err
+	}
+	// The Cluster API manager serves the conversion of its CRDs, so it
+	// starts before anything (kube-controller-manager's garbage collector
+	// among them) lists its kinds.
+	if err := capi.Start(ctx); err != nil {
 		return err
 	}
 	for _, ns := range []string{"crossplane-system", goldenNamespace} {
@@ -318,7 +331,7 @@ func dumpObjects(path string) error {
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
 		harness.DataVolume, harness.PVC, harness.PV, harness.PodKind, harness.StorageProfileKind,
 		harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
-		harness.MachineDeployment, harness.MachineSet, harness.MachineHealthCheck, harness.Role, harness.RoleBinding,
+		harness.Cluster, harness.MachineDeployment, harness.MachineSet, harness.Machine, harness.KubevirtMachine, harness.TalosConfig, harness.Node, harness.MachineHealthCheck, harness.Role, harness.RoleBinding,
 		harness.FunctionRevision, harness.Usage, harness.ConfigMap, harness.ValidatingWebhookConfiguration, harness.Event,
 	}
 	for _, k := range kinds {

@@ -61,13 +61,20 @@ func TestAutoscaledPoolLeavesReplicasToTheAutoscaler(t *testing.T) {
 	const minSize = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 	const maxSize = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
-	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to carry the autoscaler bounds and no replicas", func(ctx context.Context) error {
+	// The function leaves spec.replicas unset (the render tests pin that);
+	// Cluster API's defaulting webhook then sets a new deployment's
+	// replicas to the autoscaler's min size, and keeps the old value on
+	// every later update that leaves it unset
+	// (internal/webhooks/machinedeployment.go,
+	// calculateMachineDeploymentReplicas, v1.11.4: "defaulting always sets
+	// the replica field").
+	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to carry the autoscaler bounds and the min size Cluster API's webhook defaults replicas to", func(ctx context.Context) error {
 		u, err := deployment(ctx)
 		if err != nil {
 			return err
 		}
-		if _, set, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); set {
-			return fmt.Errorf("spec.replicas is set: %v", u.Object["spec"].(map[string]any)["replicas"])
+		if got, set, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); !set || got != 1 {
+			return fmt.Errorf("spec.replicas is %v (set %t), want 1, the min size", got, set)
 		}
 		if annotation(u, minSize) != "1" || annotation(u, maxSize) != "4" {
 			return fmt.Errorf("annotations %v", u.GetAnnotations())

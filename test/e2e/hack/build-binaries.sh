@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
-# kube-controller-manager, Crossplane core) from the Go module proxy at the
-# versions pinned by test/e2e/tools/*/go.mod, and caches them by version under
-# the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
+# kube-controller-manager, Crossplane core, CDI, the Cluster API core manager)
+# from the Go module proxy at the versions pinned by test/e2e/tools/*/go.mod,
+# and caches them by version under the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
 # run takes well under a second. Builds run one after the other on purpose: a
 # cold kube-apiserver build alone saturates a 2-core machine for ~8 minutes.
 #
@@ -103,21 +103,23 @@ fi
 cdi_version=$(pinned kubevirt.io/containerized-data-importer "$tools/cdi/go.mod")
 cdi_patch=e2e1
 cdi_ldflags="-s -w -X kubevirt.io/containerized-data-importer/pkg/version.gitVersion=$cdi_version"
-# build_cdi NAME TAG DIR PKG builds PKG from the module in DIR into
-# $cache/NAME-TAG unless it is already there.
-build_cdi() {
-  local name=$1 tag=$2 dir=$3 pkg=$4
+# build_low NAME TAG DIR LDFLAGS PKG builds PKG from the module in DIR into
+# $cache/NAME-TAG at nice 19 unless it is already there.
+build_low() {
+  local name=$1 tag=$2 dir=$3 ldflags=$4 pkg=$5
   local bin="$cache/$name-$tag"
   if [ ! -x "$bin" ]; then
     mkdir -p "$cache"
     echo "building $name $tag into $bin (once per version)" >&2
     local start=$SECONDS tmp="$bin.tmp.$$"
-    (cd "$dir" && CGO_ENABLED=0 nice -n 19 go build -trimpath -ldflags "$cdi_ldflags" -o "$tmp" "$pkg")
+    (cd "$dir" && CGO_ENABLED=0 nice -n 19 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
     mv "$tmp" "$bin"
     echo "built $name $tag in $((SECONDS - start))s" >&2
   fi
   echo "$name=$bin"
 }
+# build_cdi NAME TAG DIR PKG builds one of CDI's binaries with build_low.
+build_cdi() { build_low "$1" "$2" "$3" "$cdi_ldflags" "$4"; }
 cdi_tag="$cdi_version-$cdi_patch"
 if [ ! -x "$cache/cdi-controller-$cdi_tag" ] || [ ! -x "$cache/cdi-apiserver-$cdi_tag" ]; then
   cdi_src=$(cd "$tools/cdi" && go mod download kubevirt.io/containerized-data-importer && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
@@ -199,3 +201,37 @@ else
   echo "cdi-apiserver=$cache/cdi-apiserver-$cdi_tag"
 fi
 build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
+
+# Cluster API core manager (sigs.k8s.io/cluster-api, the module root's
+# main.go) at the version test/e2e/tools/capi/go.mod pins. Its diagnostics
+# (metrics) and health servers have flags for their address
+# (--diagnostics-address, --health-addr), but its webhook server is built
+# with webhook.Options{Port: ...} and no Host (main.go), which
+# controller-runtime binds on every interface, and there is no flag for the
+# host. So, like Crossplane core, it is built from a copy of the module
+# source whose main.go sets Host: "127.0.0.1". Bump capi_patch when the
+# patch changes so the cache rebuilds.
+capi_version=$(pinned sigs.k8s.io/cluster-api "$tools/capi/go.mod")
+capi_patch=loopback1
+capi_tag="$capi_version-$capi_patch"
+capi_ldflags="-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$capi_version -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$(echo "$capi_version" | cut -d. -f2)"
+if [ ! -x "$cache/capi-manager-$capi_tag" ]; then
+  capi_src=$(cd "$tools/capi" && go mod download sigs.k8s.io/cluster-api && go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
+  [ -n "$capi_src" ] || { echo "cannot locate the source of sigs.k8s.io/cluster-api in the module cache" >&2; exit 1; }
+  capi_work=$(mktemp -d)
+  trap 'for d in "${work:-}" "${cdi_work:-}" "${capi_work:-}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
+  cp -r "$capi_src" "$capi_work/cluster-api"
+  chmod -R u+w "$capi_work/cluster-api"
+  capi_main="$capi_work/cluster-api/main.go"
+  sed -i -e 's#^\([[:space:]]*\)Port:     webhookPort,#\1Host:     "127.0.0.1",\n\1Port:     webhookPort,#' "$capi_main"
+  if [ "$(grep -c 'Host:     "127.0.0.1",' "$capi_main")" -ne 1 ]; then
+    echo "cannot patch $capi_main to bind its webhook server to loopback: the Cluster API source changed; update build-binaries.sh" >&2
+    exit 1
+  fi
+  mkdir "$capi_work/build"
+  cp "$tools/capi/go.mod" "$tools/capi/go.sum" "$tools/capi/tools.go" "$capi_work/build/"
+  printf '\nreplace sigs.k8s.io/cluster-api => ../cluster-api\n' >> "$capi_work/build/go.mod"
+  build_low capi-manager "$capi_tag" "$capi_work/build" "$capi_ldflags" sigs.k8s.io/cluster-api
+else
+  echo "capi-manager=$cache/capi-manager-$capi_tag"
+fi

@@ -18,6 +18,8 @@ type Binaries struct {
 	APIServer         string
 	ControllerManager string
 	Crossplane        string
+	// CAPIManager is the Cluster API core manager.
+	CAPIManager string
 	// Function is the function-worker-image binary built from the repository
 	// root for this run.
 	Function string
@@ -42,9 +44,10 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 		APIServer:         paths["kube-apiserver"],
 		ControllerManager: paths["kube-controller-manager"],
 		Crossplane:        paths["crossplane-core"],
+		CAPIManager:       paths["capi-manager"],
 		Function:          filepath.Join(binDir, "function-worker-image"),
 	}
-	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane} {
+	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane, "capi-manager": b.CAPIManager} {
 		if p == "" {
 			return Binaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}

@@ -62,6 +62,7 @@ type ControlPlane struct {
 	WebhookURL string
 
 	crossplane *Process
+	capi       *CAPI
 
 	apiServerURL string
 	procs        []*Process
@@ -309,6 +310,10 @@ func (cp *ControlPlane) Stop() {
 	if cp.standIns != nil {
 		cp.standIns.stop()
 		cp.standIns = nil
+	}
+	if cp.capi != nil {
+		cp.capi.stop()
+		cp.capi = nil
 	}
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		cp.procs[i].Stop(10 * time.Second)

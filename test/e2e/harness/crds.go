@@ -140,35 +140,3 @@ func UpstreamCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	}
 	return out, nil
 }
-
-// StoreVersion makes version the storage version of every CRD of group
-// among objs. The suite runs no conversion webhooks, so a CRD that stores
-// another version than the one the function writes (Cluster API stores
-// v1beta2, the function speaks v1beta1) would convert with strategy None and
-// lose the fields whose shape differs between versions. Storing the version
-// the function speaks keeps its objects intact.
-func StoreVersion(objs []*unstructured.Unstructured, group, version string) {
-	for _, o := range objs {
-		if o.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		if g, _, _ := unstructured.NestedString(o.Object, "spec", "group"); g != group {
-			continue
-		}
-		versions, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions")
-		has := false
-		for _, v := range versions {
-			if v.(map[string]any)["name"] == version {
-				has = true
-			}
-		}
-		if !has {
-			continue
-		}
-		for _, v := range versions {
-			m := v.(map[string]any)
-			m["storage"] = m["name"] == version
-		}
-		_ = unstructured.SetNestedSlice(o.Object, versions, "spec", "versions")
-	}
-}

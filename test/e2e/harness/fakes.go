@@ -7,14 +7,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// The suite plays the controllers that have no process here and whose work
-// the function only reads: Cluster API's MachineDeployment controller
-// (MachineSets) and the KubeVirt provider with KubeVirt (a worker's
-// DataVolume). CDI is not played: it runs (cdi.go), with the provisioner
-// and kubelet stand-ins of standins.go.
+// Cluster API runs (capi.go); for a real Machine, the provider stand-ins
+// (capistandins.go) create its worker disk. What remains here is for the
+// scenarios that assert CDI's handling of a worker disk without a Cluster
+// or Machine: they create the disk CAPK and KubeVirt would create for a
+// named machine of a template, by hand. CDI is not played: it runs
+// (cdi.go), with the provisioner and kubelet stand-ins of standins.go.
 
-// FakeCAPIManager is the field manager of what the suite writes as Cluster
-// API and CAPK.
+// FakeCAPIManager is the field manager of the worker disks the scenarios
+// create by hand as CAPK and KubeVirt.
 const FakeCAPIManager = "fake-capi"
 
 // CreateWorkerDisk plays CAPK and KubeVirt for one worker of a pool: it
@@ -52,65 +53,9 @@ func (cp *ControlPlane) WorkerDisk(ctx context.Context, ns, template, machine st
 		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s does not exist", ns, template)
 	}
 	dvts, _, _ := unstructured.NestedSlice(kmt.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
-	if len(dvts) == 0 {
-		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s has no spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates", ns, template)
+	disk, err := workerDisk(dvts, ns, machine)
+	if err != nil {
+		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s: %w", ns, template, err)
 	}
-	dvt, _ := dvts[0].(map[string]any)
-	tmplName, _, _ := unstructured.NestedString(dvt, "metadata", "name")
-	spec, _, _ := unstructured.NestedMap(dvt, "spec")
-	labels, _, _ := unstructured.NestedMap(dvt, "metadata", "labels")
-	ann, _, _ := unstructured.NestedMap(dvt, "metadata", "annotations")
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": DataVolume.GroupVersion().String(),
-		"kind":       DataVolume.Kind,
-		"metadata": map[string]any{
-			"name":        machine + "-" + tmplName,
-			"namespace":   ns,
-			"labels":      labels,
-			"annotations": ann,
-		},
-		"spec": spec,
-	}}, nil
-}
-
-// CreateMachineSet plays the MachineDeployment controller: it creates a
-// MachineSet of MachineDeployment md in cluster that references the
-// KubevirtMachineTemplate infraTemplate and the bootstrap template
-// bootstrapTemplate, labelled the way Cluster API labels them.
-func (cp *ControlPlane) CreateMachineSet(ctx context.Context, ns, name, cluster, md, infraTemplate, bootstrapTemplate string) error {
-	return cp.ApplyAs(ctx, FakeCAPIManager, MustObject(fmt.Sprintf(`
-apiVersion: cluster.x-k8s.io/v1beta1
-kind: MachineSet
-metadata:
-  name: %[2]s
-  namespace: %[1]s
-  labels:
-    cluster.x-k8s.io/cluster-name: %[3]s
-    cluster.x-k8s.io/deployment-name: %[4]s
-spec:
-  clusterName: %[3]s
-  replicas: 1
-  selector:
-    matchLabels:
-      cluster.x-k8s.io/cluster-name: %[3]s
-      cluster.x-k8s.io/deployment-name: %[4]s
-  template:
-    metadata:
-      labels:
-        cluster.x-k8s.io/cluster-name: %[3]s
-        cluster.x-k8s.io/deployment-name: %[4]s
-    spec:
-      clusterName: %[3]s
-      bootstrap:
-        configRef:
-          apiVersion: bootstrap.cluster.x-k8s.io/v1alpha3
-          kind: TalosConfigTemplate
-          name: %[6]s
-          namespace: %[1]s
-      infrastructureRef:
-        apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
-        kind: KubevirtMachineTemplate
-        name: %[5]s
-        namespace: %[1]s
-`, ns, name, cluster, md, infraTemplate, bootstrapTemplate)))
+	return disk, nil
 }
