@@ -283,7 +283,6 @@ func TestPoolLifecycleOnRealCAPI(t *testing.T) {
 // The teardown a delete scenario asserts: nothing of the pool left while
 // its Cluster lives.
 func TestDeletingAPoolRemovesItsWorkersOnRealCAPI(t *testing.T) {
-	t.Skip("needs the pool teardown (issue 19 item 2)")
 	const ns, cluster = "e2e-capi-delete", "capi2"
 	sid := schematicID("capi-delete")
 	xr := realCAPIPool(t, ns, cluster, sid, 1, "20Gi")
@@ -291,7 +290,16 @@ func TestDeletingAPoolRemovesItsWorkersOnRealCAPI(t *testing.T) {
 	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
 	waitSettled(t, ns, md, kmt.GetName(), 1)
 
-	cp.MustDelete(t, harness.NodePool, ns, xr.GetName())
+	// Cluster API has made the Cluster an owner of what the pool composed.
+	for _, o := range []struct {
+		gvk  schema.GroupVersionKind
+		name string
+	}{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, kmt.GetName()}} {
+		if !ownedByKind(cp.MustGet(t, o.gvk, ns, o.name), "Cluster", cluster) {
+			t.Fatalf("%s %s/%s is not owned by Cluster %s: the scenario proves nothing", o.gvk.Kind, ns, o.name, cluster)
+		}
+	}
+	deletePool(t, ns, xr.GetName(), md)
 	cp.Eventually(t, gcTimeout, "nothing of pool "+xr.GetName()+" to be left while Cluster "+cluster+" lives", func(ctx context.Context) error {
 		left, err := cp.PoolLeftovers(ctx, ns, xr.GetName(), md)
 		if err != nil {

@@ -18,59 +18,45 @@ import (
 // MachineHealthCheck (util.EnsureOwnerRef in
 // internal/controllers/machinedeployment/machinedeployment_controller.go and
 // machinehealthcheck_controller.go, v1.11.4), so the garbage collector alone
-// never deletes them while the Cluster lives. These scenarios co-own the
-// pool's objects exactly that way and prove that every way of deleting the
-// pool removes them all the same, on the real Crossplane, webhook and
-// garbage collector.
+// never deletes them while the Cluster lives. These scenarios run on the real
+// Cluster API manager, which co-owns the pool's objects that way, and prove
+// that every way of deleting the pool removes them all the same, on the real
+// Crossplane, webhook and garbage collector.
 
-// capiStandIn is the field manager that adds Cluster API's owner references
-// where the suite does not run Cluster API's own controllers.
-const capiStandIn = "capi-owner-refs"
-
-// capiCluster creates the Cluster API Cluster name in ns (only its identity
-// matters here: it is the owner the garbage collector sees) and returns it.
+// capiCluster creates the Cluster API Cluster name in ns as the harness runs
+// it against the real Cluster API manager (CreateCluster: a control plane
+// stand-in and the kubeconfig of the suite's API server) and returns it.
 func capiCluster(t *testing.T, ns, name string) *unstructured.Unstructured {
 	t.Helper()
-	c := harness.MustObject(fmt.Sprintf(`
-apiVersion: cluster.x-k8s.io/v1beta1
-kind: Cluster
-metadata:
-  name: %s
-  namespace: %s
-spec: {}
-`, name, ns))
-	cp.MustApply(t, c)
-	deleteOnCleanup(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.CreateCluster(ctx, ns, name); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnCleanup(t, harness.MustObject(fmt.Sprintf("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata:\n  name: %s\n  namespace: %s\n", name, ns)))
 	return cp.WaitExists(t, reconcileTimeout, harness.Cluster, ns, name)
 }
 
-// coOwnAsCAPI adds cluster as an owner of the object, as util.EnsureOwnerRef
-// does: not a controller, next to the XNodePool's controller reference.
-// ownerReferences is a list map keyed by uid, so a server-side apply of the
-// one entry by another field manager adds it and keeps Crossplane's.
-func coOwnAsCAPI(t *testing.T, gvk schema.GroupVersionKind, ns, name string, cluster *unstructured.Unstructured) {
+// coOwnedByCAPI waits until Cluster API has made cluster an owner of the
+// object, as util.EnsureOwnerRef does (not a controller, next to the
+// XNodePool's controller reference): the MachineDeployment controller for
+// the deployment and the templates it references
+// (machinedeployment_controller.go, reconcileExternalTemplateReference,
+// v1.11.4), the MachineHealthCheck controller for the health check.
+func coOwnedByCAPI(t *testing.T, gvk schema.GroupVersionKind, ns, name string, cluster *unstructured.Unstructured) {
 	t.Helper()
-	o := harness.MustObject(fmt.Sprintf(`
-apiVersion: %s
-kind: %s
-metadata:
-  name: %s
-  namespace: %s
-  ownerReferences:
-  - apiVersion: cluster.x-k8s.io/v1beta1
-    kind: Cluster
-    name: %s
-    uid: %s
-`, gvk.GroupVersion(), gvk.Kind, name, ns, cluster.GetName(), cluster.GetUID()))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := cp.ApplyAs(ctx, capiStandIn, o); err != nil {
-		t.Fatal(err)
-	}
-	got := cp.MustGet(t, gvk, ns, name)
-	if len(got.GetOwnerReferences()) != 2 {
-		t.Fatalf("%s %s/%s: owner references %v, want the XNodePool's and the Cluster's", gvk.Kind, ns, name, got.GetOwnerReferences())
-	}
+	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be co-owned by Cluster %s", gvk.Kind, ns, name, cluster.GetName()), func(ctx context.Context) error {
+		got, err := cp.Existing(ctx, gvk, ns, name)
+		if err != nil {
+			return err
+		}
+		for _, r := range got.GetOwnerReferences() {
+			if r.Kind == "Cluster" && r.UID == cluster.GetUID() {
+				return nil
+			}
+		}
+		return fmt.Errorf("owner references %v", got.GetOwnerReferences())
+	})
 }
 
 // deletePool deletes an XNodePool the way kubectl does. A pool whose
@@ -140,7 +126,7 @@ func TestDeletingAPoolRemovesItsWorkersWhileTheClusterLives(t *testing.T) {
 		gvk  schema.GroupVersionKind
 		name string
 	}{{harness.MachineDeployment, md}, {harness.MachineHealthCheck, md}, {harness.KubevirtMachineTemplate, kmt.GetName()}, {harness.TalosConfigTemplate, tct}} {
-		coOwnAsCAPI(t, o.gvk, ns, o.name, cluster)
+		coOwnedByCAPI(t, o.gvk, ns, o.name, cluster)
 	}
 
 	deletePool(t, ns, xr.GetName(), md)
@@ -190,8 +176,8 @@ spec:
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, dropMD)
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, keepMD)
 	kmt := poolTemplate(t, reconcileTimeout, ns, dropPool)
-	coOwnAsCAPI(t, harness.MachineDeployment, ns, dropMD, cluster)
-	coOwnAsCAPI(t, harness.KubevirtMachineTemplate, ns, kmt.GetName(), cluster)
+	coOwnedByCAPI(t, harness.MachineDeployment, ns, dropMD, cluster)
+	coOwnedByCAPI(t, harness.KubevirtMachineTemplate, ns, kmt.GetName(), cluster)
 	keep := cp.MustGet(t, harness.MachineDeployment, ns, keepMD)
 
 	cp.MustApply(t, tenant("keep"))
@@ -215,4 +201,14 @@ spec:
 			t.Errorf("XTenantCluster %s/%s met a refused delete: %s", ns, name, e.Message)
 		}
 	}
+}
+
+// ownedByKind reports whether obj has an owner reference of kind named name.
+func ownedByKind(obj *unstructured.Unstructured, kind, name string) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.Kind == kind && r.Name == name {
+			return true
+		}
+	}
+	return false
 }

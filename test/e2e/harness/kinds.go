@@ -27,7 +27,6 @@ var (
 
 	DataVolume              = gvk("cdi.kubevirt.io", "v1beta1", "DataVolume")
 	KubevirtMachineTemplate = gvk("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtMachineTemplate")
-	Cluster                 = gvk("cluster.x-k8s.io", "v1beta1", "Cluster")
 	MachineDeployment       = gvk("cluster.x-k8s.io", "v1beta1", "MachineDeployment")
 	MachineSet              = gvk("cluster.x-k8s.io", "v1beta1", "MachineSet")
 	MachineHealthCheck      = gvk("cluster.x-k8s.io", "v1beta1", "MachineHealthCheck")
