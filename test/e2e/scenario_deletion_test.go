@@ -212,3 +212,37 @@ func ownedByKind(obj *unstructured.Unstructured, kind, name string) bool {
 	}
 	return false
 }
+
+// TestDeletingTheNamespaceRemovesItsPools: deleting a tenant namespace with a
+// running pool and its Cluster. The namespace controller deletes every
+// object in it; the XNodePool's delete is deferred by its guard until its
+// MachineDeployment is gone (which Cluster API finishes once its Machines
+// are), then replayed, and the namespace goes. Nothing is left behind in it,
+// and no Machine waits on a template that went first.
+func TestDeletingTheNamespaceRemovesItsPools(t *testing.T) {
+	requireMode(t, "NodePool")
+	const ns, clusterName = "e2e-delete-namespace", "cns"
+	inNamespace(t, ns)
+	cluster := capiCluster(t, ns, clusterName)
+	xr := poolXR(ns, clusterName, schematicID("delete-namespace"), "{factory: {}}")
+	cp.MustApply(t, xr)
+	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+	md := clusterName + "-" + poolName
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
+	coOwnedByCAPI(t, harness.MachineDeployment, ns, md, cluster)
+	coOwnedByCAPI(t, harness.KubevirtMachineTemplate, ns, kmt.GetName(), cluster)
+	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("XNodePool %s/%s to be guarded", ns, xr.GetName()), func(ctx context.Context) error {
+		p, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
+		if err != nil {
+			return err
+		}
+		if p.GetLabels()[harness.InUseLabel] != "true" {
+			return fmt.Errorf("labels %v", p.GetLabels())
+		}
+		return nil
+	})
+
+	cp.MustDelete(t, harness.Namespace, "", ns)
+	cp.WaitGone(t, 3*gcTimeout, harness.NodePool, ns, xr.GetName())
+	cp.WaitGone(t, 3*gcTimeout, harness.Namespace, "", ns)
+}
