@@ -168,10 +168,19 @@ func composedIn(ctx context.Context, ns string) (map[string][]string, error) {
 // nothingComposedIn returns a check that no object of the pool kinds
 // exists in ns.
 func nothingComposedIn(ns string) func(context.Context) error {
+	return nothingComposedBut(ns)
+}
+
+// nothingComposedBut returns a check that no object of the pool kinds but
+// the given kinds exists in ns.
+func nothingComposedBut(ns string, kinds ...string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		got, err := composedIn(ctx, ns)
 		if err != nil {
 			return err
+		}
+		for _, k := range kinds {
+			delete(got, k)
 		}
 		if len(got) > 0 {
 			return fmt.Errorf("composed in %s: %v", ns, got)

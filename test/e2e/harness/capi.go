@@ -297,7 +297,7 @@ spec:
 	})
 }
 
-// Stop stops the provider stand-ins (the manager itself is stopped with
+// stop stops the provider stand-ins (the manager itself is stopped with
 // the control plane's processes).
 func (c *CAPI) stop() {
 	if c.standIns != nil {
