@@ -53,6 +53,9 @@ func TestTenantClusterComposesPoolsAndDeletesThemButNoGolden(t *testing.T) {
 	golden := goldenName(sid)
 	readyGolden(t, "e2e-tenant", sid)
 
+	// The tenant's Cluster API Cluster, as a platform composes it beside the
+	// pools (the control plane is a stand-in, harness CreateCluster).
+	capiCluster(t, ns, name)
 	xr := tenantClusterXR(ns, name, talosVersion, sid)
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
@@ -94,23 +97,23 @@ func TestTenantClusterComposesPoolsAndDeletesThemButNoGolden(t *testing.T) {
 
 	cp.MustDelete(t, harness.TenantCluster, ns, name)
 	cp.WaitGone(t, gcTimeout, harness.TenantCluster, ns, name)
-	// This tenant has no Cluster API Cluster (the scenario composes only
-	// the pools). The garbage collector deletes each MachineDeployment, but
-	// the real MachineDeployment controller has put its finalizer on it and
-	// removes it only after reading the Cluster, which it cannot (Reconcile
-	// gets the Cluster before its deletion branch,
-	// internal/controllers/machinedeployment/machinedeployment_controller.go,
-	// v1.11.4): the deployment stays, being deleted. With a Cluster, the
-	// Cluster's owner reference keeps it instead (issue 19 item 2;
-	// TestDeletingAPoolRemovesItsWorkersOnRealCAPI).
+	// Cluster API made the tenant's Cluster an owner of each MachineDeployment
+	// and its templates, so the garbage collector alone would keep them. It
+	// deletes each XNodePool instead, which its deletion guard defers: each
+	// pool deletes its MachineDeployment (Cluster API removes its Machines
+	// first), then its templates and Usages, and its replayed delete goes
+	// through. The Cluster stays.
 	for _, pool := range []string{"clone", "http"} {
 		cp.WaitGone(t, gcTimeout, harness.NodePool, ns, name+"-"+pool)
-		waitDeletionHeldByCAPI(t, ns, name+"-"+pool)
+		cp.WaitGone(t, gcTimeout, harness.MachineDeployment, ns, name+"-"+pool)
 	}
 	for _, kmt := range templates {
 		cp.WaitGone(t, gcTimeout, harness.KubevirtMachineTemplate, ns, kmt)
 	}
-	cp.Eventually(t, gcTimeout, "every composed object in "+ns+" but the held MachineDeployments to be collected", nothingComposedBut(ns, harness.MachineDeployment.Kind))
+	cp.Eventually(t, gcTimeout, "every composed object in "+ns+" to be deleted", nothingComposedIn(ns))
+	if c := cp.MustGet(t, harness.Cluster, ns, name); c.GetDeletionTimestamp() != nil {
+		t.Errorf("Cluster %s/%s is being deleted; only its tenant cluster composite was", ns, name)
+	}
 	dv := cp.MustGet(t, harness.DataVolume, goldenNamespace, golden)
 	if dv.GetDeletionTimestamp() != nil {
 		t.Errorf("golden %s/%s is being deleted after its tenant cluster was", goldenNamespace, golden)
@@ -164,21 +167,3 @@ func controlledBy(obj, owner *unstructured.Unstructured) bool {
 	return false
 }
 
-// waitDeletionHeldByCAPI waits until MachineDeployment ns/name is being
-// deleted and held only by Cluster API's finalizer.
-func waitDeletionHeldByCAPI(t *testing.T, ns, name string) {
-	t.Helper()
-	cp.Eventually(t, gcTimeout, fmt.Sprintf("MachineDeployment %s/%s to be deleted, held by Cluster API's finalizer", ns, name), func(ctx context.Context) error {
-		u, err := cp.Get(ctx, harness.MachineDeployment, ns, name)
-		if err != nil || u == nil {
-			return err
-		}
-		if u.GetDeletionTimestamp() == nil {
-			return fmt.Errorf("not being deleted; owners %v", u.GetOwnerReferences())
-		}
-		if f := u.GetFinalizers(); len(f) != 1 || f[0] != "cluster.x-k8s.io/machinedeployment" {
-			return fmt.Errorf("being deleted with finalizers %v", f)
-		}
-		return nil
-	})
-}
