@@ -166,4 +166,3 @@ func controlledBy(obj, owner *unstructured.Unstructured) bool {
 	}
 	return false
 }
-
