@@ -60,7 +60,9 @@ const goldenNamespace = "cozy-public"
 var (
 	cp       *harness.ControlPlane
 	cdi      *harness.CDI
-	capi     *harness.CAPI
+	capi     *harness.Manager
+	cabpt    *harness.Manager
+	capk     *harness.Manager
 	platform Platform
 )
 
@@ -147,7 +149,19 @@ func setUp(ctx context.Context, repoRoot string) error {
 	if capi, err = harness.NewCAPI(cp); err != nil {
 		return err
 	}
-	capi.ConvertByWebhook(crds)
+	if cabpt, err = harness.NewCABPT(cp); err != nil {
+		return err
+	}
+	if capk, err = harness.NewCAPK(cp); err != nil {
+		return err
+	}
+	for _, m := range []*harness.Manager{capi, cabpt, capk} {
+		m.ConvertByWebhook(crds)
+	}
+	kubevirtCRDs, err := harness.KubeVirtCRDs(ctx)
+	if err != nil {
+		return err
+	}
 	if cdi, err = harness.NewCDI(ctx, cp); err != nil {
 		return err
 	}
@@ -159,15 +173,21 @@ func setUp(ctx context.Context, repoRoot string) error {
 	if err != nil {
 		return err
 	}
-	crds = append(append(append(crds, cdiCRDs...), snapshotCRDs...), harness.MinimalCRDs()...)
+	crds = append(append(append(append(crds, cdiCRDs...), snapshotCRDs...), kubevirtCRDs...), harness.MinimalCRDs()...)
 	harness.LabelProviderContracts(crds)
 	if err := cp.InstallCRDs(ctx, crds); err != nil {
 		return err
 	}
-	// The Cluster API manager serves the conversion of its CRDs, so it
-	// starts before anything (kube-controller-manager's garbage collector
-	// among them) lists its kinds.
-	if err := capi.Start(ctx); err != nil {
+	// The Cluster API managers serve the conversion of their CRDs, so they
+	// start before anything (kube-controller-manager's garbage collector
+	// among them) lists their kinds; then the KubeVirt and kubelet
+	// stand-ins below them.
+	for _, m := range []*harness.Manager{capi, cabpt, capk} {
+		if err := m.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if err := cp.StartNodeStandIns(); err != nil {
 		return err
 	}
 	for _, ns := range []string{"crossplane-system", goldenNamespace} {
@@ -331,7 +351,7 @@ func dumpObjects(path string) error {
 		{Group: "smoke.workerimage.cozystack.io", Version: "v1alpha1", Kind: "XWorkerImageCatalog"},
 		harness.DataVolume, harness.PVC, harness.PV, harness.PodKind, harness.StorageProfileKind,
 		harness.KubevirtMachineTemplate, harness.TalosConfigTemplate,
-		harness.Cluster, harness.MachineDeployment, harness.MachineSet, harness.Machine, harness.KubevirtMachine, harness.TalosConfig, harness.Node, harness.MachineHealthCheck, harness.Role, harness.RoleBinding,
+		harness.Cluster, harness.MachineDeployment, harness.MachineSet, harness.Machine, harness.KubevirtMachine, harness.VirtualMachine, harness.VirtualMachineInstance, harness.TalosConfig, harness.Node, harness.MachineHealthCheck, harness.Role, harness.RoleBinding,
 		harness.FunctionRevision, harness.Usage, harness.ConfigMap, harness.ValidatingWebhookConfiguration, harness.Event,
 	}
 	for _, k := range kinds {

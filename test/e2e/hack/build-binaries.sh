@@ -202,36 +202,51 @@ else
 fi
 build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
 
-# Cluster API core manager (sigs.k8s.io/cluster-api, the module root's
-# main.go) at the version test/e2e/tools/capi/go.mod pins. Its diagnostics
-# (metrics) and health servers have flags for their address
-# (--diagnostics-address, --health-addr), but its webhook server is built
-# with webhook.Options{Port: ...} and no Host (main.go), which
-# controller-runtime binds on every interface, and there is no flag for the
-# host. So, like Crossplane core, it is built from a copy of the module
-# source whose main.go sets Host: "127.0.0.1". Bump capi_patch when the
+# build_loopback NAME TOOLS MODULE PATCH LDFLAGS builds the main package at
+# the root of MODULE, at the version tools/TOOLS/go.mod pins, into
+# $cache/NAME-VERSION-PATCH unless it is already there. The Cluster API
+# manager and its providers build their webhook server with
+# webhook.Options{Port: ...} and no Host (main.go), which controller-runtime
+# binds on every interface, with no flag for the host (their metrics and
+# health servers do have address flags). The suite runs everything on
+# loopback only, so, like Crossplane core, each is built from a copy of its
+# module source whose main.go sets Host: "127.0.0.1". Bump PATCH when the
 # patch changes so the cache rebuilds.
-capi_version=$(pinned sigs.k8s.io/cluster-api "$tools/capi/go.mod")
-capi_patch=loopback1
-capi_tag="$capi_version-$capi_patch"
-capi_ldflags="-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$capi_version -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$(echo "$capi_version" | cut -d. -f2)"
-if [ ! -x "$cache/capi-manager-$capi_tag" ]; then
-  capi_src=$(cd "$tools/capi" && go mod download sigs.k8s.io/cluster-api && go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
-  [ -n "$capi_src" ] || { echo "cannot locate the source of sigs.k8s.io/cluster-api in the module cache" >&2; exit 1; }
-  capi_work=$(mktemp -d)
-  trap 'for d in "${work:-}" "${cdi_work:-}" "${capi_work:-}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
-  cp -r "$capi_src" "$capi_work/cluster-api"
-  chmod -R u+w "$capi_work/cluster-api"
-  capi_main="$capi_work/cluster-api/main.go"
-  sed -i -e 's#^\([[:space:]]*\)Port:     webhookPort,#\1Host:     "127.0.0.1",\n\1Port:     webhookPort,#' "$capi_main"
-  if [ "$(grep -c 'Host:     "127.0.0.1",' "$capi_main")" -ne 1 ]; then
-    echo "cannot patch $capi_main to bind its webhook server to loopback: the Cluster API source changed; update build-binaries.sh" >&2
+build_loopback() {
+  local name=$1 dir="$tools/$2" module=$3 patch=$4 ldflags=$5
+  local version; version=$(pinned "$module" "$dir/go.mod")
+  local tag="$version-$patch"
+  if [ -x "$cache/$name-$tag" ]; then
+    echo "$name=$cache/$name-$tag"
+    return
+  fi
+  local src; src=$(cd "$dir" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module")
+  [ -n "$src" ] || { echo "cannot locate the source of $module in the module cache" >&2; exit 1; }
+  local w; w=$(mktemp -d)
+  loopback_work+=("$w")
+  cp -r "$src" "$w/src"
+  chmod -R u+w "$w/src"
+  local main="$w/src/main.go"
+  sed -i -e 's#^\([[:space:]]*\)Port:\([[:space:]]*\)webhookPort,#\1Host:\2"127.0.0.1",\n\1Port:\2webhookPort,#' "$main"
+  if [ "$(grep -c 'Host:[[:space:]]*"127.0.0.1",' "$main")" -ne 1 ]; then
+    echo "cannot patch $module's main.go to bind its webhook server to loopback: the source changed; update build-binaries.sh" >&2
     exit 1
   fi
-  mkdir "$capi_work/build"
-  cp "$tools/capi/go.mod" "$tools/capi/go.sum" "$tools/capi/tools.go" "$capi_work/build/"
-  printf '\nreplace sigs.k8s.io/cluster-api => ../cluster-api\n' >> "$capi_work/build/go.mod"
-  build_low capi-manager "$capi_tag" "$capi_work/build" "$capi_ldflags" sigs.k8s.io/cluster-api
-else
-  echo "capi-manager=$cache/capi-manager-$capi_tag"
-fi
+  mkdir "$w/build"
+  cp "$dir/go.mod" "$dir/go.sum" "$dir/tools.go" "$w/build/"
+  printf '\nreplace %s => ../src\n' "$module" >> "$w/build/go.mod"
+  build_low "$name" "$tag" "$w/build" "$(printf -- "$ldflags" "$version")" "$module"
+}
+loopback_work=()
+trap 'for d in "${work:-}" "${cdi_work:-}" "${loopback_work[@]}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
+
+# The Cluster API core manager (sigs.k8s.io/cluster-api).
+capi_minor=$(pinned sigs.k8s.io/cluster-api "$tools/capi/go.mod" | cut -d. -f2)
+build_loopback capi-manager capi sigs.k8s.io/cluster-api loopback1 \
+  "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=%s -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$capi_minor"
+# The Talos bootstrap provider (CABPT) and the KubeVirt infrastructure
+# provider (CAPK), the rest of the chain from a MachineDeployment to a
+# worker's VirtualMachine. Each pins its own cluster-api and
+# controller-runtime (tools/cabpt, tools/capk).
+build_loopback cabpt-manager cabpt github.com/siderolabs/cluster-api-bootstrap-provider-talos loopback1 "-s -w"
+build_loopback capk-manager capk sigs.k8s.io/cluster-api-provider-kubevirt loopback1 "-s -w"

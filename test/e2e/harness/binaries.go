@@ -18,8 +18,10 @@ type Binaries struct {
 	APIServer         string
 	ControllerManager string
 	Crossplane        string
-	// CAPIManager is the Cluster API core manager.
-	CAPIManager string
+	// CAPIManager is the Cluster API core manager, CABPTManager the Talos
+	// bootstrap provider's and CAPKManager the KubeVirt infrastructure
+	// provider's.
+	CAPIManager, CABPTManager, CAPKManager string
 	// Function is the function-worker-image binary built from the repository
 	// root for this run.
 	Function string
@@ -45,9 +47,11 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 		ControllerManager: paths["kube-controller-manager"],
 		Crossplane:        paths["crossplane-core"],
 		CAPIManager:       paths["capi-manager"],
+		CABPTManager:      paths["cabpt-manager"],
+		CAPKManager:       paths["capk-manager"],
 		Function:          filepath.Join(binDir, "function-worker-image"),
 	}
-	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane, "capi-manager": b.CAPIManager} {
+	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane, "capi-manager": b.CAPIManager, "cabpt-manager": b.CABPTManager, "capk-manager": b.CAPKManager} {
 		if p == "" {
 			return Binaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}

@@ -85,9 +85,20 @@ func LabelProviderContracts(objs []*unstructured.Unstructured) {
 	}
 }
 
-// CAPI is the Cluster API core manager of the run.
-type CAPI struct {
+// Manager is one Cluster API manager of the run, the core's or a
+// provider's, running out of cluster against the suite's kube-apiserver
+// with the suite's admin kubeconfig (controller-runtime reads
+// $KUBECONFIG): its controllers, its admission webhooks and, where it has
+// them, its CRD conversion webhook, served on 127.0.0.1 with a serving
+// certificate from a CA of its own (in a cluster cert-manager issues it and
+// injects the CA, config/default/kustomization.yaml).
+type Manager struct {
 	cp *ControlPlane
+	// Name is the manager's config/default namePrefix without its dash
+	// (capi, cabpt, capk), which names its webhook configurations and its
+	// log, logs/<name>-manager.log.
+	Name            string
+	Module, Version string
 	// WebhookURL is https://127.0.0.1:<port> of the manager's webhook
 	// server (admission and CRD conversion).
 	WebhookURL string
@@ -96,50 +107,103 @@ type CAPI struct {
 	// Process is the running manager.
 	Process *Process
 
-	dir, certDir string
+	bin          string
+	certDir      string
 	webhookPort  int
-	standIns     *providerStandIns
+	converts     map[string]bool
+	webhookCount int
+	// args are the manager's flags besides the health, webhook port and
+	// certificate ones, which every manager names alike.
+	args []string
+	// probe proves, once the webhook configurations are registered, that
+	// the kube-apiserver calls them.
+	probe func(ctx context.Context, m *Manager) error
 }
 
-// NewCAPI allocates the manager's webhook port and issues its serving
-// certificate (IP SAN 127.0.0.1, tls.crt/tls.key, the names main.go's
-// --webhook-cert-name and --webhook-key-name default to). Nothing runs
-// yet: the CRDs must name the conversion webhook's URL before they are
-// installed.
-func NewCAPI(cp *ControlPlane) (*CAPI, error) {
-	if cp.Bin.CAPIManager == "" {
-		return nil, errors.New("no Cluster API manager binary: test/e2e/hack/build-binaries.sh printed no capi-manager path")
+// newManager allocates a manager's webhook port and issues its serving
+// certificate (IP SAN 127.0.0.1, tls.crt/tls.key, the names
+// controller-runtime's webhook server reads from --webhook-cert-dir).
+// Nothing runs yet: the CRDs must name the conversion webhook's URL before
+// they are installed.
+func newManager(cp *ControlPlane, m *Manager) (*Manager, error) {
+	if m.bin == "" {
+		return nil, fmt.Errorf("no %s manager binary: test/e2e/hack/build-binaries.sh printed no %s-manager path", m.Name, m.Name)
 	}
 	ports, err := FreeLoopbackPorts(1)
 	if err != nil {
 		return nil, err
 	}
-	c := &CAPI{cp: cp, dir: filepath.Join(cp.WorkDir, "capi"), webhookPort: ports[0]}
-	c.certDir = filepath.Join(c.dir, "serving-certs")
-	c.WebhookURL = "https://127.0.0.1:" + strconv.Itoa(c.webhookPort)
-	if err := os.MkdirAll(c.certDir, 0o700); err != nil {
+	m.cp, m.webhookPort = cp, ports[0]
+	m.certDir = filepath.Join(cp.WorkDir, m.Name, "serving-certs")
+	m.WebhookURL = "https://127.0.0.1:" + strconv.Itoa(m.webhookPort)
+	if err := os.MkdirAll(m.certDir, 0o700); err != nil {
 		return nil, err
 	}
 	ca, caPEM, err := newCA()
 	if err != nil {
 		return nil, err
 	}
-	c.CABundle = caPEM
-	if err := ca.issueTo(filepath.Join(c.certDir, "tls.crt"), filepath.Join(c.certDir, "tls.key"), "capi-webhook-service", []string{"localhost", "capi-webhook-service.capi-system.svc"}, []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth); err != nil {
+	m.CABundle = caPEM
+	svc := m.Name + "-webhook-service"
+	if err := ca.issueTo(filepath.Join(m.certDir, "tls.crt"), filepath.Join(m.certDir, "tls.key"), svc, []string{"localhost", svc + "." + m.Name + "-system.svc"}, []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth); err != nil {
 		return nil, err
 	}
-	return c, nil
+	return m, nil
+}
+
+// NewCAPI prepares the Cluster API core manager (sigs.k8s.io/cluster-api,
+// the module root's main.go). Flags (main.go and util/flags/manager.go at
+// v1.11.4): leader election is off (--leader-elect); no --namespace or
+// --watch-filter, so it watches every namespace, as a cluster's manager
+// does. Feature gates stay upstream's defaults. It converts the CRDs of
+// Cluster API's own groups (capiConvertedGroup).
+func NewCAPI(cp *ControlPlane) (*Manager, error) {
+	return newManager(cp, &Manager{
+		Name: "capi", Module: CAPIModule, Version: CAPIVersion, bin: cp.Bin.CAPIManager,
+		converts: capiConvertedGroup, webhookCount: 2,
+		args:  []string{"--leader-elect=false"},
+		probe: probeCAPI,
+	})
+}
+
+// NewCABPT prepares the Talos bootstrap provider's manager
+// (github.com/siderolabs/cluster-api-bootstrap-provider-talos v0.6.12,
+// main.go): its TalosConfig controller and its TalosConfig and
+// TalosConfigTemplate validating webhooks, and the conversion of its CRDs
+// (v1alpha2 and v1alpha3, config/crd/patches/webhook_in_*.yaml). Leader
+// election is off by default (--enable-leader-election).
+func NewCABPT(cp *ControlPlane) (*Manager, error) {
+	return newManager(cp, &Manager{
+		Name: "cabpt", Module: CABPTModule, Version: CABPTVersion, bin: cp.Bin.CABPTManager,
+		converts: map[string]bool{"bootstrap.cluster.x-k8s.io": true}, webhookCount: 1,
+		probe: probeCABPT,
+	})
+}
+
+// NewCAPK prepares the KubeVirt infrastructure provider's manager
+// (sigs.k8s.io/cluster-api-provider-kubevirt v0.11.2, main.go): its
+// KubevirtCluster and KubevirtMachine controllers and its
+// KubevirtMachineTemplate validating webhook. Its CRDs have one version
+// each. Leader election is off by default (--leader-elect); the infra
+// cluster is the one it runs against (no infraClusterSecretRef), as on a
+// cozystack management cluster.
+func NewCAPK(cp *ControlPlane) (*Manager, error) {
+	return newManager(cp, &Manager{
+		Name: "capk", Module: CAPKModule, Version: CAPKVersion, bin: cp.Bin.CAPKManager,
+		webhookCount: 1,
+		probe:        probeCAPK,
+	})
 }
 
 // ConvertByWebhook sets, in place, the conversion of every multi-version
-// CRD of Cluster API's groups among objs to the manager's /convert
-// endpoint, trusting its CA: what config/crd/patches/webhook_in_*.yaml
-// (strategy Webhook, conversionReviewVersions [v1, v1beta1], service path
-// /convert) and cert-manager's CA injection do in a cluster, with a url
-// instead of the Service. The storage version stays upstream's (v1beta2):
-// the function writes v1beta1 and the manager reads v1beta2, so every
-// object crosses the real conversion.
-func (c *CAPI) ConvertByWebhook(objs []*unstructured.Unstructured) int {
+// CRD of the manager's groups among objs to its /convert endpoint,
+// trusting its CA: what config/crd/patches/webhook_in_*.yaml (strategy
+// Webhook, conversionReviewVersions [v1, v1beta1], service path /convert)
+// and cert-manager's CA injection do in a cluster, with a url instead of
+// the Service. The storage versions stay upstream's (v1beta2 for Cluster
+// API's): the function writes v1beta1 and the manager reads v1beta2, so
+// every object crosses the real conversion.
+func (m *Manager) ConvertByWebhook(objs []*unstructured.Unstructured) int {
 	n := 0
 	for _, o := range objs {
 		if o.GetKind() != "CustomResourceDefinition" {
@@ -147,7 +211,7 @@ func (c *CAPI) ConvertByWebhook(objs []*unstructured.Unstructured) int {
 		}
 		g, _, _ := unstructured.NestedString(o.Object, "spec", "group")
 		versions, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions")
-		if !capiConvertedGroup[g] || len(versions) < 2 {
+		if !m.converts[g] || len(versions) < 2 {
 			continue
 		}
 		_ = unstructured.SetNestedField(o.Object, map[string]any{
@@ -155,8 +219,8 @@ func (c *CAPI) ConvertByWebhook(objs []*unstructured.Unstructured) int {
 			"webhook": map[string]any{
 				"conversionReviewVersions": []any{"v1", "v1beta1"},
 				"clientConfig": map[string]any{
-					"url":      c.WebhookURL + "/convert",
-					"caBundle": base64.StdEncoding.EncodeToString(c.CABundle),
+					"url":      m.WebhookURL + "/convert",
+					"caBundle": base64.StdEncoding.EncodeToString(m.CABundle),
 				},
 			},
 		}, "spec", "conversion")
@@ -165,11 +229,11 @@ func (c *CAPI) ConvertByWebhook(objs []*unstructured.Unstructured) int {
 	return n
 }
 
-// CAPIWebhookConfigurations reads the manager's webhook configurations from
-// config/webhook/manifests.yaml of the module, named as config/default's
-// namePrefix (capi-) names them.
-func CAPIWebhookConfigurations(ctx context.Context) ([]*unstructured.Unstructured, error) {
-	dir, err := ModuleDir(ctx, CAPIModule, CAPIVersion)
+// WebhookConfigurations reads the manager's webhook configurations from
+// config/webhook/manifests.yaml of its module, named as config/default's
+// namePrefix (<name>-) names them.
+func (m *Manager) WebhookConfigurations(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	dir, err := ModuleDir(ctx, m.Module, m.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -177,76 +241,64 @@ func CAPIWebhookConfigurations(ctx context.Context) ([]*unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
-	if len(objs) != 2 {
-		return nil, fmt.Errorf("%s@%s/config/webhook/manifests.yaml holds %d objects, want a Mutating and a Validating WebhookConfiguration; re-check it", CAPIModule, CAPIVersion, len(objs))
+	if len(objs) != m.webhookCount {
+		return nil, fmt.Errorf("%s@%s/config/webhook/manifests.yaml holds %d objects, want %d WebhookConfigurations; re-check it", m.Module, m.Version, len(objs), m.webhookCount)
 	}
 	for _, o := range objs {
-		o.SetName("capi-" + o.GetName())
+		o.SetName(m.Name + "-" + o.GetName())
 	}
 	return objs, nil
 }
 
 // Start starts the manager and, once it is ready, registers its webhooks
-// and proves them (WaitWebhooks), then starts the provider stand-ins.
-//
-// Flags (main.go and util/flags/manager.go at v1.11.4): leader election is
-// off by default (--leader-elect); --diagnostics-address=0 switches the
-// metrics server off (controller-runtime's "0"); --health-addr binds the
-// probes to loopback; --webhook-port and --webhook-cert-dir serve the
-// webhooks with the run's certificate (the build patches the host to
-// 127.0.0.1, hack/build-binaries.sh); no --namespace or --watch-filter, so
-// it watches every namespace, as a cluster's manager does. Feature gates
-// stay upstream's defaults. The kubeconfig is the suite's admin one
-// (controller-runtime reads $KUBECONFIG).
-func (c *CAPI) Start(ctx context.Context) error {
+// and proves them. Every manager takes --diagnostics-address=0 (Cluster
+// API's util/flags/manager.go: controller-runtime's "0" switches the
+// metrics server off), --health-addr on loopback, and --webhook-port and
+// --webhook-cert-dir with the run's certificate (the build patches the
+// host to 127.0.0.1, hack/build-binaries.sh).
+func (m *Manager) Start(ctx context.Context) error {
 	ports, err := FreeLoopbackPorts(1)
 	if err != nil {
 		return err
 	}
 	health := "127.0.0.1:" + strconv.Itoa(ports[0])
-	p, err := StartProcess(c.cp.LogDir, "capi-manager", c.cp.Bin.CAPIManager, []string{
-		"--leader-elect=false",
+	args := append([]string{
 		"--diagnostics-address=0",
 		"--health-addr=" + health,
-		"--webhook-port=" + strconv.Itoa(c.webhookPort),
-		"--webhook-cert-dir=" + c.certDir,
-	}, []string{"KUBECONFIG=" + c.cp.Kubeconfig})
+		"--webhook-port=" + strconv.Itoa(m.webhookPort),
+		"--webhook-cert-dir=" + m.certDir,
+	}, m.args...)
+	p, err := StartProcess(m.cp.LogDir, m.Name+"-manager", m.bin, args, []string{"KUBECONFIG=" + m.cp.Kubeconfig})
 	if err != nil {
 		return err
 	}
-	c.Process = p
-	c.cp.adopt(p)
-	// /readyz includes the webhook server's StartedChecker (main.go
-	// setupChecks), so it answers once the server accepts TLS.
-	if err := c.cp.waitHTTP(ctx, p, "http://"+health+"/readyz", nil, 120*time.Second); err != nil {
+	m.Process = p
+	m.cp.adopt(p)
+	// Every manager's /readyz includes a check that answers once the
+	// webhook server accepts TLS (the webhook server's StartedChecker in
+	// Cluster API's and CABPT's main.go; CAPK's ping answers once the
+	// manager runs, so its probe retries).
+	if err := m.cp.waitHTTP(ctx, p, "http://"+health+"/readyz", nil, 120*time.Second); err != nil {
 		return err
 	}
-	hooks, err := CAPIWebhookConfigurations(ctx)
+	hooks, err := m.WebhookConfigurations(ctx)
 	if err != nil {
 		return err
 	}
-	if err := URLClientConfigs(hooks, c.WebhookURL, c.CABundle); err != nil {
+	if err := URLClientConfigs(hooks, m.WebhookURL, m.CABundle); err != nil {
 		return err
 	}
-	if err := c.cp.Apply(ctx, hooks...); err != nil {
+	if err := m.cp.Apply(ctx, hooks...); err != nil {
 		return err
 	}
-	if err := c.WaitWebhooks(ctx, 60*time.Second); err != nil {
-		return err
-	}
-	c.standIns, err = startProviderStandIns(c.cp)
-	if err != nil {
-		return err
-	}
-	c.cp.capi = c
-	return nil
+	return m.probe(ctx, m)
 }
 
 // CAPIValidationWebhook is the manager's validating webhook of
 // MachineDeployments (config/webhook/manifests.yaml).
 const CAPIValidationWebhook = "validation.machinedeployment.cluster.x-k8s.io"
 
-// WaitWebhooks proves the manager's webhooks before any scenario: a
+// probeCAPI proves the core manager's webhooks before any scenario: a
 // dry-run create of a v1beta1 MachineDeployment whose selector does not
 // match its template's labels must be refused by
 // validation.machinedeployment.cluster.x-k8s.io
@@ -254,8 +306,8 @@ const CAPIValidationWebhook = "validation.machinedeployment.cluster.x-k8s.io"
 // match template labels"). The refusal needs the conversion webhook too:
 // the admission webhooks are registered for v1beta2, so the kube-apiserver
 // converts the v1beta1 request through /convert before it calls them.
-func (c *CAPI) WaitWebhooks(ctx context.Context, timeout time.Duration) error {
-	md := MustObject(`
+func probeCAPI(ctx context.Context, m *Manager) error {
+	return m.refuses(ctx, MachineDeployment, CAPIValidationWebhook, "", "a dry-run create of a MachineDeployment whose selector does not match its template", MustObject(`
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachineDeployment
 metadata:
@@ -278,18 +330,102 @@ spec:
         apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
         kind: KubevirtMachineTemplate
         name: none
+`), nil)
+}
+
+// probeCABPT: a dry-run create of a TalosConfig whose hostname source is
+// neither MachineName nor InfrastructureName must be refused by
+// vtalosconfig.cluster.x-k8s.io (api/v1alpha3/talosconfig_webhook.go,
+// validate; the CRD's schema has no enum for it, so only the webhook
+// refuses it).
+func probeCABPT(ctx context.Context, m *Manager) error {
+	return m.refuses(ctx, TalosConfig, "vtalosconfig.cluster.x-k8s.io", "", "a dry-run create of a TalosConfig with hostname source Bogus", MustObject(`
+apiVersion: bootstrap.cluster.x-k8s.io/v1alpha3
+kind: TalosConfig
+metadata:
+  name: e2e-webhook-probe
+  namespace: default
+spec:
+  generateType: worker
+  hostname:
+    source: Bogus
+`), nil)
+}
+
+// probeCAPK: a KubevirtMachineTemplate's spec is immutable
+// (pkg/webhookhandler/validator.go, "KubevirtMachineTemplateSpec is
+// immutable"): an update of a probe template's spec must be refused by
+// validation.kubevirtmachinetemplate.infrastructure.cluster.x-k8s.io. The
+// update is a real one: the handler allows every dry-run update, for
+// ClusterClass's server-side-apply dry runs.
+func probeCAPK(ctx context.Context, m *Manager) error {
+	tmpl := MustObject(`
+apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: KubevirtMachineTemplate
+metadata:
+  name: e2e-webhook-probe
+  namespace: default
+spec:
+  template:
+    spec:
+      virtualMachineTemplate:
+        spec:
+          runStrategy: Always
+          template:
+            spec:
+              domain:
+                devices: {}
 `)
-	ri, err := c.cp.Resource(MachineDeployment, "default")
+	defer func() {
+		if ri, err := m.cp.Resource(KubevirtMachineTemplate, "default"); err == nil {
+			_ = ri.Delete(context.WithoutCancel(ctx), tmpl.GetName(), metav1.DeleteOptions{})
+		}
+	}()
+	return m.refuses(ctx, KubevirtMachineTemplate, "validation.kubevirtmachinetemplate.infrastructure.cluster.x-k8s.io", "KubevirtMachineTemplateSpec is immutable", "an update of a KubevirtMachineTemplate's spec", tmpl, func(ctx context.Context) error {
+		// The create itself goes through the webhook too (CREATE is
+		// admitted), so it is retried until the server answers.
+		ri, err := m.cp.Resource(KubevirtMachineTemplate, "default")
+		if err != nil {
+			return err
+		}
+		if _, err := ri.Get(ctx, tmpl.GetName(), metav1.GetOptions{}); err == nil {
+			return nil
+		}
+		if _, err := ri.Create(ctx, tmpl.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		return nil
+	})
+}
+
+// refuses polls until a write of obj is refused by webhook (with want in
+// the message, when set): a dry-run create, or, when setUp is given, an
+// update of the object setUp created, with its spec's runStrategy changed.
+func (m *Manager) refuses(ctx context.Context, gvk schema.GroupVersionKind, webhook, want, what string, obj *unstructured.Unstructured, setUp func(context.Context) error) error {
+	ri, err := m.cp.Resource(gvk, obj.GetNamespace())
 	if err != nil {
 		return err
 	}
-	what := fmt.Sprintf("refusal by webhook %s (at %s) of a dry-run create of a MachineDeployment whose selector does not match its template", CAPIValidationWebhook, c.WebhookURL)
-	return poll(ctx, c.Process, timeout, what, func(ctx context.Context) error {
-		_, err := ri.Create(ctx, md, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	what = fmt.Sprintf("refusal by webhook %s (at %s) of %s", webhook, m.WebhookURL, what)
+	return poll(ctx, m.Process, 60*time.Second, what, func(ctx context.Context) error {
+		dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+		if setUp == nil {
+			_, err = ri.Create(ctx, obj.DeepCopy(), dry)
+		} else {
+			if err := setUp(ctx); err != nil {
+				return err
+			}
+			cur, err2 := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if err2 != nil {
+				return err2
+			}
+			_ = unstructured.SetNestedField(cur.Object, "Halted", "spec", "template", "spec", "virtualMachineTemplate", "spec", "runStrategy")
+			_, err = ri.Update(ctx, cur, metav1.UpdateOptions{})
+		}
 		switch {
 		case err == nil:
-			return errors.New("dry-run create allowed")
-		case strings.Contains(err.Error(), fmt.Sprintf("admission webhook %q denied the request", CAPIValidationWebhook)):
+			return errors.New("dry-run write allowed")
+		case strings.Contains(err.Error(), fmt.Sprintf("admission webhook %q denied the request", webhook)) && strings.Contains(err.Error(), want):
 			return nil
 		default:
 			return err
@@ -297,28 +433,27 @@ spec:
 	})
 }
 
-// stop stops the provider stand-ins (the manager itself is stopped with
-// the control plane's processes).
-func (c *CAPI) stop() {
-	if c.standIns != nil {
-		c.standIns.stop()
-		c.standIns = nil
-	}
-}
-
 // CreateCluster creates, in ns, what a tenant's Cluster is made of for the
-// Cluster API controllers the suite runs: a TalosControlPlane, initialized
-// and ready at Kubernetes v1.35.0, standing in for the Talos control plane
-// provider (CACPPT controllers/taloscontrolplane_controller.go sets
-// status.initialized once the first control plane node bootstrapped and
-// status.ready when the API answers; the v1beta1 contract fields Cluster
-// API reads, internal/contract/controlplane.go); a v1beta2 Cluster with it
-// as controlPlaneRef and no infrastructureRef (the Cluster controller then
-// marks the infrastructure provisioned, cluster_controller_phases.go
-// reconcileInfrastructure); and the <name>-kubeconfig Secret (key value,
-// labelled with the cluster name, the only Secrets the manager's cache
-// holds, main.go) that points at the suite's own API server, the workload
-// cluster where the kubelet stand-in registers the Nodes.
+// Cluster API controllers the suite runs:
+//   - a TalosControlPlane, initialized and ready at Kubernetes v1.35.0,
+//     standing in for the Talos control plane provider (CACPPT
+//     controllers/taloscontrolplane_controller.go sets status.initialized
+//     once the first control plane node bootstrapped and status.ready when
+//     the API answers; the v1beta1 contract fields Cluster API reads,
+//     internal/contract/controlplane.go);
+//   - a KubevirtCluster, which CAPK's own controller provisions: the
+//     control plane's load-balancer Service (ClusterIP, whose address
+//     becomes the control plane endpoint), the cluster nodes' SSH keys
+//     Secret, status.ready (controllers/kubevirtcluster_controller.go);
+//   - a v1beta2 Cluster with both as its references (the Cluster
+//     controller marks the infrastructure provisioned from the
+//     KubevirtCluster and copies its endpoint,
+//     cluster_controller_phases.go reconcileInfrastructure);
+//   - the <name>-kubeconfig Secret (key value, labelled with the cluster
+//     name, the only Secrets the managers' caches hold) that points at the
+//     suite's own API server, the workload cluster where the kubelet
+//     stand-in registers the Nodes, where CAPK patches their providerID
+//     and where Cluster API reads them.
 func (cp *ControlPlane) CreateCluster(ctx context.Context, ns, name string) error {
 	tcp := MustObject(fmt.Sprintf(`
 apiVersion: controlplane.cluster.x-k8s.io/v1alpha3
@@ -330,14 +465,14 @@ spec:
   version: v1.35.0
   replicas: 1
 `, ns, name))
-	if err := cp.ApplyAs(ctx, ProviderStandInManager, tcp); err != nil {
+	if err := cp.ApplyAs(ctx, NodeStandInManager, tcp); err != nil {
 		return err
 	}
 	tcp.Object["status"] = map[string]any{
 		"initialized": true, "ready": true, "version": "v1.35.0",
 		"replicas": int64(1), "readyReplicas": int64(1), "updatedReplicas": int64(1),
 	}
-	if err := cp.ApplyStatus(ctx, ProviderStandInManager, tcp); err != nil {
+	if err := cp.ApplyStatus(ctx, NodeStandInManager, tcp); err != nil {
 		return err
 	}
 	kubeconfig, err := os.ReadFile(cp.Kubeconfig)
@@ -359,6 +494,16 @@ type: cluster.x-k8s.io/secret
 		return err
 	}
 	return cp.Apply(ctx, MustObject(fmt.Sprintf(`
+apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: KubevirtCluster
+metadata:
+  name: %[2]s
+  namespace: %[1]s
+spec:
+  controlPlaneServiceTemplate:
+    spec:
+      type: ClusterIP
+`, ns, name)), MustObject(fmt.Sprintf(`
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: Cluster
 metadata:
@@ -369,6 +514,10 @@ spec:
     apiGroup: controlplane.cluster.x-k8s.io
     kind: TalosControlPlane
     name: %[2]s-control-plane
+  infrastructureRef:
+    apiGroup: infrastructure.cluster.x-k8s.io
+    kind: KubevirtCluster
+    name: %[2]s
 `, ns, name)))
 }
 

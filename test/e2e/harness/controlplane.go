@@ -62,11 +62,11 @@ type ControlPlane struct {
 	WebhookURL string
 
 	crossplane *Process
-	capi       *CAPI
 
 	apiServerURL string
 	procs        []*Process
 	standIns     *standIns
+	nodes        *nodeStandIns
 }
 
 // New prepares a control plane: it builds (or finds cached) binaries and
@@ -311,9 +311,9 @@ func (cp *ControlPlane) Stop() {
 		cp.standIns.stop()
 		cp.standIns = nil
 	}
-	if cp.capi != nil {
-		cp.capi.stop()
-		cp.capi = nil
+	if cp.nodes != nil {
+		cp.nodes.stop()
+		cp.nodes = nil
 	}
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		cp.procs[i].Stop(10 * time.Second)

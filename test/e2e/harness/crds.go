@@ -18,6 +18,8 @@ const (
 	CAPIVersion       = "v1.11.4"
 	CAPKModule        = "sigs.k8s.io/cluster-api-provider-kubevirt"
 	CAPKVersion       = "v0.11.2"
+	CABPTModule       = "github.com/siderolabs/cluster-api-bootstrap-provider-talos"
+	CABPTVersion      = "v0.6.12"
 )
 
 // MinimalCRD returns a structural CRD for a kind whose real CRD the suite
@@ -74,14 +76,12 @@ func protectedGroup(group string) bool {
 }
 
 // MinimalCRDs are the kinds the function composes or reads whose project
-// (the Talos bootstrap and control-plane providers, KubeVirt's instance
-// types) the suite does not pull in. CDI's
+// (the Talos control-plane provider, KubeVirt's instance types) the suite
+// does not pull in. CDI's
 // kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds the
 // ones CDI's module ships (SnapshotCRDs).
 func MinimalCRDs() []*unstructured.Unstructured {
 	return []*unstructured.Unstructured{
-		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfigTemplate", "talosconfigtemplates", "Namespaced"),
-		MinimalCRD("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig", "talosconfigs", "Namespaced"),
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
 		// A node pool requires its instance type (the kubelet
 		// reservations are computed from its size), and Crossplane fails
@@ -114,14 +114,15 @@ func SnapshotCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
-// UpstreamCRDs reads the CRDs of Crossplane, Cluster API and the KubeVirt
-// provider from their modules, downloading them through the module proxy on
+// UpstreamCRDs reads the CRDs of Crossplane, Cluster API, the KubeVirt and
+// Talos bootstrap providers from their modules, downloading them through the module proxy on
 // a cold module cache.
 func UpstreamCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	sources := []struct{ module, version, dir string }{
 		{CrossplaneModule, CrossplaneVersion, "cluster/crds"},
 		{CAPIModule, CAPIVersion, "config/crd/bases"},
 		{CAPKModule, CAPKVersion, "config/crd/bases"},
+		{CABPTModule, CABPTVersion, "config/crd/bases"},
 	}
 	var out []*unstructured.Unstructured
 	for _, s := range sources {

@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Cluster API runs (capi.go); for a real Machine, the provider stand-ins
-// (capistandins.go) create its worker disk. What remains here is for the
+// Cluster API, CABPT and CAPK run (capi.go); for a real Machine, the
+// KubeVirt stand-in (capistandins.go) creates its worker disk. What remains here is for the
 // scenarios that assert CDI's handling of a worker disk without a Cluster
 // or Machine: they create the disk CAPK and KubeVirt would create for a
 // named machine of a template, by hand. CDI is not played: it runs
@@ -58,4 +58,31 @@ func (cp *ControlPlane) WorkerDisk(ctx context.Context, ns, template, machine st
 		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s: %w", ns, template, err)
 	}
 	return disk, nil
+}
+
+// workerDisk returns the DataVolume KubeVirt creates for the first of a
+// VirtualMachine template's dataVolumeTemplates when CAPK names the VM vm:
+// <vm>-<template name> (CAPK pkg/kubevirt/utils.go
+// prefixDataVolumeTemplates), with the template's labels, annotations and
+// spec (KubeVirt pkg/storage/types/dv.go).
+func workerDisk(dvts []any, ns, vm string) (*unstructured.Unstructured, error) {
+	if len(dvts) == 0 {
+		return nil, fmt.Errorf("no virtualMachineTemplate.spec.dataVolumeTemplates")
+	}
+	dvt, _ := dvts[0].(map[string]any)
+	tmplName, _, _ := unstructured.NestedString(dvt, "metadata", "name")
+	spec, _, _ := unstructured.NestedMap(dvt, "spec")
+	labels, _, _ := unstructured.NestedMap(dvt, "metadata", "labels")
+	ann, _, _ := unstructured.NestedMap(dvt, "metadata", "annotations")
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": DataVolume.GroupVersion().String(),
+		"kind":       DataVolume.Kind,
+		"metadata": map[string]any{
+			"name":        vm + "-" + tmplName,
+			"namespace":   ns,
+			"labels":      labels,
+			"annotations": ann,
+		},
+		"spec": spec,
+	}}, nil
 }

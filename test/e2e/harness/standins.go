@@ -2,12 +2,7 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -99,64 +94,21 @@ const (
 
 // standIns is the running provisioner and kubelet stand-ins.
 type standIns struct {
-	cp     *ControlPlane
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	mu  sync.Mutex
-	log *os.File
-	// acted remembers the last log line per object, so that a repeated
-	// failure is logged once.
-	acted map[string]string
+	cp *ControlPlane
+	*loop
 }
 
 // StartStandIns starts the provisioner and kubelet stand-ins. They log what
 // they do to logs/standins.log and stop with the control plane.
 func (cp *ControlPlane) StartStandIns() error {
-	f, err := os.Create(filepath.Join(cp.LogDir, "standins.log"))
+	l, err := newLoop(cp.LogDir, "standins.log")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &standIns{cp: cp, cancel: cancel, done: make(chan struct{}), log: f, acted: map[string]string{}}
+	s := &standIns{cp: cp, loop: l}
 	cp.standIns = s
-	go s.run(ctx)
+	l.start(s.provision, s.kubelet)
 	return nil
-}
-
-func (s *standIns) stop() {
-	s.cancel()
-	<-s.done
-	_ = s.log.Close()
-}
-
-func (s *standIns) logf(key, format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.acted[key] == line {
-		return
-	}
-	s.acted[key] = line
-	_, _ = fmt.Fprintf(s.log, "%s %s\n", time.Now().Format("15:04:05.000"), line)
-}
-
-// run polls rather than watches: the cluster holds a few dozen objects,
-// and a poll every 300 ms keeps the stand-ins simple and the reactions
-// well under the scenarios' bounds.
-func (s *standIns) run(ctx context.Context) {
-	defer close(s.done)
-	for {
-		step, cancel := context.WithTimeout(ctx, 20*time.Second)
-		s.provision(step)
-		s.kubelet(step)
-		cancel()
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
 }
 
 func (s *standIns) provision(ctx context.Context) {
