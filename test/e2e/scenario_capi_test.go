@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
@@ -243,6 +246,14 @@ func TestPoolLifecycleOnRealCAPI(t *testing.T) {
 		})
 	}
 
+	// CABPT generated the worker's machine config from the pool's
+	// TalosConfigTemplate and the Cluster (controllers/
+	// talosconfig_controller.go genConfigs, then the strategic patches):
+	// a worker whose control plane endpoint is the one CAPK's
+	// KubevirtCluster controller published, with the pool's installer and
+	// kubelet reservations.
+	checkBootstrapData(t, ns, cluster, md, bootstrap)
+
 	// Scale up and down: Cluster API adds and removes Machines on the same
 	// MachineSet and template.
 	for _, step := range []struct {
@@ -323,4 +334,53 @@ func bootstrapTemplateOf(t *testing.T, ns, md string) string {
 		t.Fatalf("MachineDeployment %s/%s has no bootstrap configRef", ns, md)
 	}
 	return n
+}
+
+// checkBootstrapData reads the bootstrap data Secret of a Machine of md
+// (written by the real CABPT) and checks it against the TalosConfigTemplate
+// tmpl and the Cluster: machine type worker, the control plane endpoint of
+// the KubevirtCluster, and what the template's strategic patches set (the
+// installer image and the kubelet's kubeReserved).
+func checkBootstrapData(t *testing.T, ns, cluster, md, tmpl string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	machines, err := cp.List(ctx, harness.Machine, ns, harness.DeploymentNameLabel+"="+md)
+	if err != nil || len(machines) == 0 {
+		t.Fatalf("no Machine of %s/%s: %v", ns, md, err)
+	}
+	secretName, _, _ := unstructured.NestedString(machines[0].Object, "spec", "bootstrap", "dataSecretName")
+	secret, err := cp.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("bootstrap data Secret of Machine %s: %v", machines[0].GetName(), err)
+	}
+	var config map[string]any
+	if err := yaml.Unmarshal(secret.Data["value"], &config); err != nil {
+		t.Fatalf("bootstrap data of Machine %s is not YAML: %v", machines[0].GetName(), err)
+	}
+	kvc := cp.MustGet(t, harness.KubevirtCluster, ns, cluster)
+	host, _, _ := unstructured.NestedString(kvc.Object, "spec", "controlPlaneEndpoint", "host")
+	tc := cp.MustGet(t, harness.TalosConfigTemplate, ns, tmpl)
+	patches, _, _ := unstructured.NestedStringSlice(tc.Object, "spec", "template", "spec", "strategicPatches")
+	var installer string
+	for _, p := range patches {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(p), &m); err == nil {
+			if img, ok, _ := unstructured.NestedString(m, "machine", "install", "image"); ok {
+				installer = img
+			}
+		}
+	}
+	got := map[string]any{}
+	got["type"], _, _ = unstructured.NestedString(config, "machine", "type")
+	got["endpoint"], _, _ = unstructured.NestedString(config, "cluster", "controlPlane", "endpoint")
+	got["installer"], _, _ = unstructured.NestedString(config, "machine", "install", "image")
+	_, got["kubeReserved"], _ = unstructured.NestedMap(config, "machine", "kubelet", "extraConfig", "kubeReserved")
+	want := map[string]any{"type": "worker", "endpoint": "https://" + host + ":6443", "installer": installer, "kubeReserved": true}
+	if host == "" || installer == "" {
+		t.Fatalf("KubevirtCluster endpoint host %q, template installer %q: both must be set", host, installer)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("machine config CABPT wrote for Machine %s (-want +got):\n%s", machines[0].GetName(), diff)
+	}
 }

@@ -13,6 +13,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 tools="$here/../tools"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/function-worker-image/bin"
 
+# One build at a time per cache: a second run (the e2e suite's own, while
+# .ci/run's early background run is still building, or another checkout's
+# suite) waits for the first and then finds its binaries cached.
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+if ! flock -n 9; then
+  echo "waiting for another build-binaries.sh run to finish (lock $cache/.build.lock)" >&2
+  flock 9
+fi
+
 # pinned MODULE GOMOD prints the version GOMOD requires for MODULE.
 pinned() {
   local v

@@ -36,6 +36,7 @@ var (
 	Cluster            = gvk("cluster.x-k8s.io", "v1beta2", "Cluster")
 	Machine            = gvk("cluster.x-k8s.io", "v1beta1", "Machine")
 	KubevirtMachine    = gvk("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtMachine")
+	KubevirtCluster    = gvk("infrastructure.cluster.x-k8s.io", "v1alpha1", "KubevirtCluster")
 	TalosConfig        = gvk("bootstrap.cluster.x-k8s.io", "v1alpha3", "TalosConfig")
 	TalosControlPlane  = gvk("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane")
 	Node               = gvk("", "v1", "Node")
