@@ -17,11 +17,13 @@ import (
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
 
-// Scenarios on the real Cluster API core manager (v1.11.4): the function
-// composes the MachineDeployment and its templates, and Cluster API's own
-// controllers make the MachineSets, Machines and status counters from
-// them. The providers and the kubelet are the stand-ins of
-// harness/capistandins.go; the worker disks are CDI's clones of the golden.
+// Scenarios on the real Cluster API core manager (v1.11.4) and its real
+// providers, CABPT v0.6.12 and CAPK v0.11.2: the function composes the
+// MachineDeployment and its templates; Cluster API's own controllers make
+// the MachineSets, Machines and status counters from them, CABPT the
+// bootstrap data, CAPK the VirtualMachines. KubeVirt and the kubelet are
+// the stand-ins of harness/nodestandins.go; the worker disks are CDI's
+// clones of the golden.
 
 // capiTimeout bounds Cluster API (and the stand-ins, and CDI's clone of a
 // worker disk) taking a MachineDeployment to a state: the MachineSet, the

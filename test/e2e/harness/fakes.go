@@ -8,7 +8,7 @@ import (
 )
 
 // Cluster API, CABPT and CAPK run (capi.go); for a real Machine, the
-// KubeVirt stand-in (capistandins.go) creates its worker disk. What remains here is for the
+// KubeVirt stand-in (nodestandins.go) creates its worker disk. What remains here is for the
 // scenarios that assert CDI's handling of a worker disk without a Cluster
 // or Machine: they create the disk CAPK and KubeVirt would create for a
 // named machine of a template, by hand. CDI is not played: it runs
