@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -324,6 +325,141 @@ func TestDeletingAPoolRemovesItsWorkersOnRealCAPI(t *testing.T) {
 		return nil
 	})
 	cp.MustGet(t, harness.Cluster, ns, cluster)
+}
+
+// workerDisks returns the worker disks the chain made in ns for the Machines
+// Cluster API made from MachineDeployment md on template kmt: the
+// DataVolumes in ns that carry the labels of kmt's first
+// dataVolumeTemplate (the function's pool and golden labels, which
+// KubeVirt copies onto the disk, pkg/storage/types/dv.go), sorted by name.
+// Each must be named <infrastructure machine>-<template name> after one of
+// md's Machines (CAPK pkg/kubevirt/utils.go prefixDataVolumeTemplates
+// names the VM's DataVolume templates so); a labelled DataVolume that
+// belongs to none is an error, so nothing made by hand passes for the
+// chain's. Machines are read first: a disk is only made for a Machine that
+// exists.
+func workerDisks(ctx context.Context, ns, md string, kmt *unstructured.Unstructured) ([]unstructured.Unstructured, error) {
+	dvts, _, _ := unstructured.NestedSlice(kmt.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	if len(dvts) == 0 {
+		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s has no dataVolumeTemplates", ns, kmt.GetName())
+	}
+	dvt, _ := dvts[0].(map[string]any)
+	tmplName, _, _ := unstructured.NestedString(dvt, "metadata", "name")
+	lbls, _, _ := unstructured.NestedStringMap(dvt, "metadata", "labels")
+	if tmplName == "" || len(lbls) == 0 {
+		return nil, fmt.Errorf("KubevirtMachineTemplate %s/%s: the first dataVolumeTemplate has name %q and labels %v; the pool's disks cannot be told apart", ns, kmt.GetName(), tmplName, lbls)
+	}
+	var sel []string
+	for k, v := range lbls {
+		sel = append(sel, k+"="+v)
+	}
+	sort.Strings(sel)
+	machines, err := cp.List(ctx, harness.Machine, ns, harness.DeploymentNameLabel+"="+md)
+	if err != nil {
+		return nil, err
+	}
+	owners := map[string]string{}
+	for _, m := range machines {
+		infra, _, _ := unstructured.NestedString(m.Object, "spec", "infrastructureRef", "name")
+		if infra != "" {
+			owners[infra+"-"+tmplName] = m.GetName()
+		}
+	}
+	dvs, err := cp.List(ctx, harness.DataVolume, ns, strings.Join(sel, ","))
+	if err != nil {
+		return nil, err
+	}
+	var stray []string
+	for _, dv := range dvs {
+		if _, ok := owners[dv.GetName()]; !ok {
+			stray = append(stray, dv.GetName())
+		}
+	}
+	if len(stray) > 0 {
+		return nil, fmt.Errorf("DataVolumes %v carry the pool's labels %v but belong to no Machine of %s (its disks would be %v)", stray, sel, md, owners)
+	}
+	sort.Slice(dvs, func(i, j int) bool { return dvs[i].GetName() < dvs[j].GetName() })
+	return dvs, nil
+}
+
+// waitWorkerDisks waits until the chain (Cluster API's MachineSet and
+// Machine, the bootstrap and infrastructure providers, KubeVirt) has made
+// exactly want worker disks for MachineDeployment md on template kmt, and
+// returns their names, sorted.
+func waitWorkerDisks(t *testing.T, ns, md string, kmt *unstructured.Unstructured, want int) []string {
+	t.Helper()
+	var names []string
+	cp.Eventually(t, capiTimeout, fmt.Sprintf("the chain to make %d worker disk(s) for the Machines of %s/%s on %s", want, ns, md, kmt.GetName()), func(ctx context.Context) error {
+		dvs, err := workerDisks(ctx, ns, md, kmt)
+		if err != nil {
+			return err
+		}
+		names = names[:0]
+		for _, dv := range dvs {
+			names = append(names, dv.GetName())
+		}
+		if len(names) != want {
+			s, err := readDeployment(ctx, ns, md)
+			return errors.Join(fmt.Errorf("worker disks %v; %s", names, s), err)
+		}
+		return nil
+	})
+	for _, n := range names {
+		dv := cp.MustGet(t, harness.DataVolume, ns, n)
+		t.Logf("worker disk %s/%s made by the chain, owned by %v, labels %v", ns, n, ownerNamesOf(dv), dv.GetLabels())
+	}
+	return names
+}
+
+func ownerNamesOf(u *unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range u.GetOwnerReferences() {
+		out = append(out, o.Kind+"/"+o.Name)
+	}
+	return out
+}
+
+// refusalReasons are the reasons of the Warning events with which the
+// controllers along the chain record that a create or update of theirs was
+// refused: Cluster API's MachineDeployment and MachineSet controllers
+// (FailedCreate, FailedUpdate, FailedScale:
+// internal/controllers/machinedeployment/machinedeployment_sync.go and
+// machineset/machineset_controller.go, v1.11.4) and KubeVirt's VM
+// controller for a worker's DataVolume (FailedDataVolumeCreate,
+// UnauthorizedDataVolumeCreate: pkg/virt-controller/watch/vm/vm.go,
+// v1.7.0).
+var refusalReasons = map[string]bool{
+	"FailedCreate": true, "FailedUpdate": true, "FailedScale": true,
+	"FailedDataVolumeCreate": true, "UnauthorizedDataVolumeCreate": true,
+}
+
+// nothingRefusedIn fails the test if anything along the chain was refused
+// in ns: a Warning event with one of refusalReasons, or one whose message
+// quotes an admission webhook denying a request (Crossplane records a
+// composed resource it could not apply so, on the composite; Cluster
+// API's, CDI's and KubeVirt's webhooks answer "admission webhook ...
+// denied the request"; the KubeVirt stand-in records its refusals as
+// virt-controller does, harness/nodestandins.go).
+func nothingRefusedIn(t *testing.T, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, err := cp.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("cannot list the events in %s: %v", ns, err)
+	}
+	for _, e := range evs.Items {
+		if e.Type != "Warning" {
+			continue
+		}
+		if refusalReasons[e.Reason] || (strings.Contains(e.Message, "admission webhook") && strings.Contains(e.Message, "denied the request")) {
+			from := e.Source.Component
+			if from == "" {
+				from = e.ReportingController
+			}
+			t.Errorf("refused along the way in %s: Warning %s on %s %s (x%d, from %s): %s", ns, e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Count, from, e.Message)
+		}
+	}
 }
 
 // bootstrapTemplateOf returns the TalosConfigTemplate the MachineDeployment

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,24 +96,22 @@ func TestCDIImportsAGolden(t *testing.T) {
 // allowed): CDI's clone planner chooses csi-clone with no fallback, the
 // clone completes (a CSI clone of the golden's PVC in the golden
 // namespace, rebound to the worker's PVC and grown to its size), and the
-// pool reports CloneHealthy=True.
+// pool reports CloneHealthy=True. The disk is the chain's: the pool's
+// Cluster runs on the real Cluster API, which makes the MachineSet and
+// the Machine from the pool's MachineDeployment, and the provider chain
+// makes the Machine's disk from the template (scenario_capi_test.go).
 func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	const ns, cluster, catalog = "e2e-cdi-csi-clone", "c13", "e2e-cdi-csi-clone"
 	inNamespace(t, ns)
+	capiCluster(t, ns, cluster)
 	sid := schematicID("cdi-csi-clone")
 	readyGolden(t, catalog, sid)
 	xr, kmt := builtinPool(t, ns, cluster, sid)
 	md := cluster + "-" + poolName
-	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	disk, err := cp.CreateWorkerDisk(ctx, ns, kmt.GetName(), md+"-0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	disk := waitWorkerDisks(t, ns, md, kmt, 1)[0]
 	pvc := waitClonePlanned(t, ns, disk)
 	if got := pvc.GetAnnotations()[annCloneType]; got != "csi-clone" {
 		t.Errorf("CDI planned worker disk %s/%s as %q, want csi-clone; PVC annotations %v", ns, disk, got, pvc.GetAnnotations())
@@ -120,8 +119,8 @@ func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
 	if got, ok := pvc.GetAnnotations()[annCloneFallbackReason]; ok {
 		t.Errorf("CDI fell back for worker disk %s/%s: %s=%q", ns, disk, annCloneFallbackReason, got)
 	}
-	dv := waitDataVolumePhase(t, ns, disk, phaseSucceeded)
-	pvc = cp.MustGet(t, harness.PVC, ns, disk)
+	waitDataVolumePhase(t, ns, disk, phaseSucceeded)
+	dv, pvc := waitCloneSettled(t, ns, disk)
 	// The node pool reads clone health off the DataVolumes alone (issue 14):
 	// CDI's clone controller copies the claim's cloneType onto the
 	// DataVolume (pvc-clone-controller.go).
@@ -137,35 +136,134 @@ func TestCDIClonesAWorkerDiskByCSIClone(t *testing.T) {
 	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "NoCloneProblems" {
 		t.Errorf("CloneHealthy reason %v, want NoCloneProblems", c["reason"])
 	}
+	nothingRefusedIn(t, ns)
 }
 
-// A worker disk whose clone source does not exist (the golden it names is
-// gone): CDI leaves the phase alone and sets reason CloneWithoutSource on
-// the DataVolume's Bound and Ready conditions
-// (pkg/controller/datavolume/pvc-clone-controller.go
+// crossNamespaceFinalizer is the finalizer CDI puts on a DataVolume that
+// clones from another namespace by its populator and removes once the clone
+// Succeeded and its VolumeCloneSource is cleaned up (pkg/controller/
+// datavolume/clone-controller-base.go, pvc-clone-controller.go, v1.65.0).
+const crossNamespaceFinalizer = "cdi.kubevirt.io/dataVolumeFinalizer"
+
+// waitCloneSettled waits until CDI is done with the cloned DataVolume
+// ns/name, and returns it and its PVC as CDI leaves them. CDI writes the
+// phase Succeeded before it has tidied up after the clone: the reconciles
+// that follow remove its cross-namespace finalizer and set the Bound
+// condition from the rebound claim, which was Pending a moment earlier.
+func waitCloneSettled(t *testing.T, ns, name string) (dv, pvc *unstructured.Unstructured) {
+	t.Helper()
+	cp.Eventually(t, importTimeout, fmt.Sprintf("CDI to finish with cloned DataVolume %s/%s (Succeeded, Bound, its finalizer gone, the PVC Bound)", ns, name), func(ctx context.Context) error {
+		d, err := cp.Existing(ctx, harness.DataVolume, ns, name)
+		if err != nil {
+			return err
+		}
+		p, err := cp.Existing(ctx, harness.PVC, ns, name)
+		if err != nil {
+			return err
+		}
+		phase, _, _ := unstructured.NestedString(d.Object, "status", "phase")
+		pvcPhase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+		if phase != phaseSucceeded || harness.ConditionStatus(d, "Bound") != "True" || harness.ConditionStatus(d, "Ready") != "True" ||
+			slices.Contains(d.GetFinalizers(), crossNamespaceFinalizer) || pvcPhase != "Bound" {
+			return fmt.Errorf("DataVolume phase %q, finalizers %v, conditions %s; PVC %q", phase, d.GetFinalizers(), harness.ConditionsString(d), pvcPhase)
+		}
+		dv, pvc = d, p
+		return nil
+	})
+	return dv, pvc
+}
+
+// A worker disk whose clone source does not exist: CDI leaves the phase
+// alone and sets reason CloneWithoutSource on the DataVolume's Bound and
+// Ready conditions (pkg/controller/datavolume/pvc-clone-controller.go
 // validateCloneAndSourcePVC), and that reason surfaces in the pool's
-// CloneHealthy condition.
+// CloneHealthy condition, naming the disk.
+//
+// The disk is the chain's, in a state a platform reaches. While a pool's
+// Usages protect its golden, every deletion of the golden is refused, so
+// the source can only go where the pool composes none: on a platform whose
+// Crossplane runs without Usages, where the Input says usages.enabled:
+// false (input/v1beta1 UsageOptions). There the goldens are kept by the
+// catalog's retention alone, and deleting the catalog deletes them. A
+// worker Cluster API makes after that still gets its disk: KubeVirt's VM
+// controller creates a dataVolumeTemplate's DataVolume whose source PVC is
+// missing (it records SourcePVCNotAvailabe and goes on) as long as the VM's
+// service account may clone it (pkg/virt-controller/watch/vm/vm.go
+// handleCloneDataVolume, authorizeDataVolume, v1.7.0), which takes clone
+// RBAC that outlives the catalog: the platform's own. So: the pool runs on
+// a copy of the shipped Composition with usages disabled, and the platform
+// grants the namespace's service account the clone itself; the pool's
+// first worker clones the golden; the catalog is deleted, and the golden
+// with it; the pool scales to two, and the second Machine's disk, made by
+// the chain, waits for a source that is gone.
 func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	const ns, cluster, catalog = "e2e-cdi-no-source", "c14", "e2e-cdi-no-source"
+	const serviceAccount = "default"
 	inNamespace(t, ns)
+	capiCluster(t, ns, cluster)
 	sid := schematicID("cdi-no-source")
+	golden := goldenName(sid)
 	readyGolden(t, catalog, sid)
-	xr, kmt := builtinPool(t, ns, cluster, sid)
-	md := cluster + "-" + poolName
-	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
+	platformCloneGrant(t, ns, serviceAccount, golden)
 
-	missing := goldenName(sid) + "-gone"
+	comp := compositionWithoutUsages(t)
+	pool := func(replicas int64) *unstructured.Unstructured {
+		xr := poolXR(ns, cluster, sid, "{builtin: {}}")
+		_ = unstructured.SetNestedField(xr.Object, replicas, "spec", "replicas")
+		_ = unstructured.SetNestedField(xr.Object, comp, "spec", "crossplane", "compositionRef", "name")
+		return xr
+	}
+	xr := pool(1)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName())
+	if d := diskSourceOf(kmt); d.CloneFrom != goldenNamespace+"/"+golden {
+		t.Fatalf("KubevirtMachineTemplate %s/%s: system disk %+v, want a clone of %s/%s", ns, kmt.GetName(), d, goldenNamespace, golden)
+	}
+	md := cluster + "-" + poolName
+
+	// The first worker clones the golden: the pool has a finished clone,
+	// so the golden's fate no longer holds it (internal/nodepool/gate.go).
+	first := waitWorkerDisks(t, ns, md, kmt, 1)[0]
+	waitDataVolumePhase(t, ns, first, phaseSucceeded)
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "CloneHealthy", "True")
+	// Nothing protects the golden: the pool composed no Usage (and so no
+	// deletion guard either), and the golden is not in use.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	disk, err := cp.CreateWorkerDiskWith(ctx, ns, kmt.GetName(), md+"-0", func(dv *unstructured.Unstructured) {
-		_ = unstructured.SetNestedField(dv.Object, missing, "spec", "source", "pvc", "name")
-	})
-	if err != nil {
-		t.Fatal(err)
+	if us, err := cp.List(ctx, harness.Usage, ns, harness.CompositeLabel+"="+xr.GetName()); err != nil || len(us) > 0 {
+		t.Fatalf("pool %s/%s on Composition %s composed Usages %v (%v); the scenario needs a pool without them", ns, xr.GetName(), comp, len(us), err)
 	}
-	var reason string
+	if l := cp.MustGet(t, harness.DataVolume, goldenNamespace, golden).GetLabels(); l[harness.InUseLabel] != "" {
+		t.Fatalf("golden %s is labelled %s=%s with no Usage of the pool", golden, harness.InUseLabel, l[harness.InUseLabel])
+	}
+
+	// The catalog goes, and the garbage collector takes its golden and
+	// the golden's PVC, the clone source, with it; then the catalog's clone
+	// RBAC, whose Usages end with the golden. The platform's grant stays:
+	// the service account may clone the golden, asked as KubeVirt asks.
+	cp.MustDelete(t, harness.WorkerImageCatalog, "", catalog)
+	cp.WaitGone(t, gcTimeout, harness.DataVolume, goldenNamespace, golden)
+	cp.WaitGone(t, gcTimeout, harness.PVC, goldenNamespace, golden)
+	for _, k := range cloneRBAC {
+		cp.WaitGone(t, gcTimeout, k.gvk, k.ns, "workerimage-clone-"+catalog)
+	}
+	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("service account %s/%s to be allowed to clone %s/%s by the platform's grant", ns, serviceAccount, goldenNamespace, golden), func(ctx context.Context) error {
+		return mayClone(ctx, ns, serviceAccount, golden)
+	})
+
+	// A second worker: Cluster API makes its Machine from the same
+	// template, and the chain its disk, a clone of the golden that is gone.
+	cp.MustApply(t, pool(2))
+	var disk string
+	for _, n := range waitWorkerDisks(t, ns, md, kmt, 2) {
+		if n != first {
+			disk = n
+		}
+	}
+	var reason, phase string
 	cp.Eventually(t, importTimeout, fmt.Sprintf("CDI to report worker disk %s/%s waiting for its source", ns, disk), func(ctx context.Context) error {
 		dv, err := cp.Existing(ctx, harness.DataVolume, ns, disk)
 		if err != nil {
@@ -176,13 +274,89 @@ func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
 			return fmt.Errorf("conditions %s", harness.ConditionsString(dv))
 		}
 		reason, _ = c["message"].(string)
+		phase, _, _ = unstructured.NestedString(dv.Object, "status", "phase")
 		return nil
 	})
-	t.Logf("CDI on worker disk %s/%s: CloneWithoutSource %q", ns, disk, reason)
+	t.Logf("CDI on worker disk %s/%s: CloneWithoutSource %q, phase %q", ns, disk, reason, phase)
 	got := cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "CloneHealthy", "False", disk, "CloneWithoutSource")
 	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "CloneWithoutSource" {
 		t.Errorf("CloneHealthy reason %v, want CloneWithoutSource", c["reason"])
 	}
+	nothingRefusedIn(t, ns)
+}
+
+// compositionWithoutUsages applies, for the test, a copy of the shipped
+// XNodePool Composition whose Input sets usages.enabled: false, as a
+// platform whose Crossplane runs without Usages configures it, and returns
+// its name. The XRD's defaultCompositionRef keeps every other pool on the
+// shipped one; a pool opts in by spec.crossplane.compositionRef.
+func compositionWithoutUsages(t *testing.T) string {
+	t.Helper()
+	var shipped *unstructured.Unstructured
+	for _, o := range platform.Objects {
+		if o.GroupVersionKind().GroupKind() == harness.Composition.GroupKind() {
+			if k, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "kind"); k == harness.NodePool.Kind {
+				shipped = o
+			}
+		}
+	}
+	if shipped == nil {
+		t.Fatalf("no Composition for %s among the platform's objects (%s)", harness.NodePool.Kind, platform.Source)
+	}
+	comp := shipped.DeepCopy()
+	comp.SetName("e2e-xnodepools-without-usages")
+	steps, _, _ := unstructured.NestedSlice(comp.Object, "spec", "pipeline")
+	if len(steps) != 1 {
+		t.Fatalf("Composition %s has %d pipeline steps; the scenario edits the function's one", shipped.GetName(), len(steps))
+	}
+	step := steps[0].(map[string]any)
+	if err := unstructured.SetNestedField(step, false, "input", "usages", "enabled"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(comp.Object, steps, "spec", "pipeline"); err != nil {
+		t.Fatal(err)
+	}
+	cp.MustApply(t, comp)
+	deleteOnCleanup(t, comp)
+	return comp.GetName()
+}
+
+// platformCloneGrant grants service account sa of ns the clone of golden
+// as a platform that manages clone RBAC itself does: a ClusterRole with
+// create on cdi.kubevirt.io datavolumes/source for the golden and a
+// RoleBinding of it in the golden namespace, neither the catalog's.
+func platformCloneGrant(t *testing.T, ns, sa, golden string) {
+	t.Helper()
+	name := "e2e-platform-clone-" + ns
+	role := harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: %s
+rules:
+- apiGroups: [cdi.kubevirt.io]
+  resources: [datavolumes/source]
+  resourceNames: [%s]
+  verbs: [create]
+`, name, golden))
+	binding := harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: %[1]s
+  namespace: %[2]s
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: %[1]s
+subjects:
+- kind: ServiceAccount
+  name: %[3]s
+  namespace: %[4]s
+`, name, goldenNamespace, sa, ns))
+	cp.MustApply(t, role, binding)
+	deleteOnCleanup(t, binding)
+	deleteOnCleanup(t, role)
 }
 
 // CDI's DataVolume mutating webhook authorizes a clone by asking whether

@@ -401,6 +401,7 @@ func TestDeletingTheCatalogKeepsPinnedGoldens(t *testing.T) {
 	requireMode(t, "NodePool")
 	const ns, cluster, catalog = "e2e-catalog-delete", "c8", "e2e-catalog-delete"
 	inNamespace(t, ns)
+	capiCluster(t, ns, cluster)
 	sidA, sidB := schematicID("catalog-delete-a"), schematicID("catalog-delete-b")
 	goldenA, goldenB := goldenName(sidA), goldenName(sidB)
 	// CDI creates each golden's PVC (controlled by its DataVolume), so
@@ -414,13 +415,11 @@ func TestDeletingTheCatalogKeepsPinnedGoldens(t *testing.T) {
 	waitGoldenPinned(t, xr, kmt, goldenA)
 	md := cluster + "-" + poolName
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
-	// One worker cloned the golden: the pool has a finished clone, so the
-	// catalog's RBAC going with it must not hold the pool.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := cp.CreateWorkerDisk(ctx, ns, kmt.GetName(), md+"-0"); err != nil {
-		t.Fatal(err)
-	}
+	// One worker cloned the golden: Cluster API made the pool's Machine,
+	// the chain its disk, and CDI cloned it, so the pool has a finished
+	// clone and the catalog's RBAC going with it must not hold the pool.
+	disk := waitWorkerDisks(t, ns, md, kmt, 1)[0]
+	waitDataVolumePhase(t, ns, disk, phaseSucceeded)
 	dvA := cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenA)
 	if l := cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenB).GetLabels(); l[harness.InUseLabel] != "" {
 		t.Fatalf("golden %s, which no template clones, is labelled %s=%s", goldenB, harness.InUseLabel, l[harness.InUseLabel])
@@ -478,6 +477,7 @@ func TestDeletingTheCatalogKeepsPinnedGoldens(t *testing.T) {
 	cp.Eventually(t, reconcileTimeout, "Crossplane to log the replayed delete of golden "+goldenA, func(context.Context) error {
 		return logHasLine(cp.LogDir+"/crossplane.log", "Replaying deletion of the used resource", goldenA)
 	})
+	nothingRefusedIn(t, ns)
 }
 
 // A client's DELETE of a golden a template clones from, of its DataVolume

@@ -27,7 +27,7 @@ import (
 //     mounts none) for create on cdi.kubevirt.io datavolumes/source named
 //     as the source PVC in its namespace (CDI's authorize_utils.go); a
 //     refusal is a Warning event UnauthorizedDataVolumeCreate on the VM and
-//     no DataVolume. Otherwise the DataVolume is created as
+//     no DataVolume, a failed create a Warning FailedDataVolumeCreate. Otherwise the DataVolume is created as
 //     CreateDataVolumeManifest and pkg/storage/types/dv.go
 //     GenerateDataVolumeFromTemplate make it: the template's name, labels
 //     (plus kubevirt.io/created-by, the VM's uid), annotations (plus
@@ -68,6 +68,7 @@ const (
 	cdiAllowClaimAdoptionAnn      = "cdi.kubevirt.io/allowClaimAdoption"
 	unauthorizedDataVolumeCreate  = "UnauthorizedDataVolumeCreate"
 	successfulDataVolumeCreate    = "SuccessfulDataVolumeCreate"
+	failedDataVolumeCreate        = "FailedDataVolumeCreate"
 	e2eNodeName                   = "e2e-node"
 	disksNotLiveMigratable        = "DisksNotLiveMigratable"
 	kubevirtVMIMigratableCondType = "LiveMigratable"
@@ -151,6 +152,7 @@ func (s *nodeStandIns) dataVolumes(ctx context.Context, vm *unstructured.Unstruc
 			continue
 		}
 		if err := s.cp.ApplyAs(ctx, NodeStandInManager, dv); err != nil {
+			s.event(ctx, vm, corev1.EventTypeWarning, failedDataVolumeCreate, fmt.Sprintf("Error creating DataVolume %s: %v", name, err))
 			return false, fmt.Errorf("cannot create DataVolume %s: %w", name, err)
 		}
 		s.event(ctx, vm, corev1.EventTypeNormal, successfulDataVolumeCreate, "Created DataVolume "+name)
