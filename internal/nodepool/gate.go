@@ -217,6 +217,9 @@ type gateInput struct {
 	DiskSize  resource.Quantity
 	GoldenDV  *cdiv1.DataVolume
 	GoldenPVC *corev1.PersistentVolumeClaim
+	// Golden is cdistate.Of(GoldenDV, GoldenPVC), classified once by the
+	// caller, which reads it again for the clone plan's waiver.
+	Golden    cdistate.State
 	Cloned    bool
 	PoolClass class
 	// GoldenClass is resolved by the caller with the same default.
@@ -228,11 +231,10 @@ type gateInput struct {
 // the first gate would have held), there is nothing to compare the class and
 // size with.
 func gateClone(in gateInput) *hold {
-	state := cdistate.Of(in.GoldenDV, in.GoldenPVC)
-	if h := gateOnGolden(in.Pool, in.Image, state, in.Cloned); h != nil {
+	if h := gateOnGolden(in.Pool, in.Image, in.Golden, in.Cloned); h != nil {
 		return h
 	}
-	if state.Kind == cdistate.Missing {
+	if in.Golden.Kind == cdistate.Missing {
 		return nil
 	}
 	if h := gateOnStorageClass(in.Pool, in.Image, in.PoolClass, in.GoldenClass); h != nil {

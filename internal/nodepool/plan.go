@@ -78,7 +78,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		clone := poolClone(p, img, w.WorkerDVs)
 		gate = gateInput{
 			Pool: p, Image: img, DiskSize: s.DiskSize,
-			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC,
+			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
 			// A ready MachineSet on a template of this golden, or (when the
 			// disks were read) a finished clone among them.
 			Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
@@ -123,7 +123,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
 			pl.Hold = gateOnClonePlan(preflightInput{
 				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
-				GoldenWaived: gate.Cloned && !cdistate.Of(w.GoldenDV, w.GoldenPVC).Ready(), Recheck: r.Config.InProgressTTL,
+				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,
 			}, pl.ClonePlan)
 		}
 	}

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-
 	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
@@ -101,28 +98,17 @@ func teardownOf(xr *composite.Unstructured) teardown {
 // cluster-scoped composite behind a claim cannot be guarded by its
 // namespaced MachineDeployment.
 func renderDeletionGuard(xr *composite.Unstructured, p pool, deploymentAPIVersion string) *protectionv1beta1.Usage {
-	return &protectionv1beta1.Usage{
-		TypeMeta: metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        p.DeploymentName() + "-deletion-guard",
-			Namespace:   p.Namespace,
-			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
-			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+	return poolUsage(p, p.DeploymentName()+"-deletion-guard",
+		protectionv1beta1.NamespacedResource{
+			APIVersion:  xr.GetAPIVersion(),
+			Kind:        xr.GetKind(),
+			ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: xr.GetName()},
 		},
-		Spec: protectionv1beta1.UsageSpec{
-			Of: protectionv1beta1.NamespacedResource{
-				APIVersion:  xr.GetAPIVersion(),
-				Kind:        xr.GetKind(),
-				ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: xr.GetName()},
-			},
-			By: &protectionv1beta1.Resource{
-				APIVersion:  deploymentAPIVersion,
-				Kind:        KindMachineDeployment,
-				ResourceRef: &protectionv1beta1.ResourceRef{Name: p.DeploymentName()},
-			},
-			ReplayDeletion: ptr.To(true),
-		},
-	}
+		protectionv1beta1.Resource{
+			APIVersion:  deploymentAPIVersion,
+			Kind:        KindMachineDeployment,
+			ResourceRef: &protectionv1beta1.ResourceRef{Name: p.DeploymentName()},
+		})
 }
 
 // guardDeletion adds the deletion guard to a desired state that holds the
@@ -138,16 +124,7 @@ func (pl plan) guardDeletion(into map[resource.Name]*resource.DesiredComposed, x
 		}
 		return nil
 	}
-	obj, err := compose.ToDesired(renderDeletionGuard(xr, pl.Pool, capiAPIVersion(pl.ClusterAPI)), compose.DropEmpty())
-	if err != nil {
-		return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), resourceDeletionGuard, err)
-	}
-	ready := resource.ReadyFalse
-	if _, ok := pl.Observed.Resources[resourceDeletionGuard]; ok {
-		ready = resource.ReadyTrue
-	}
-	into[resourceDeletionGuard] = &resource.DesiredComposed{Resource: obj, Ready: ready}
-	return nil
+	return pl.emitUsage(into, resourceDeletionGuard, renderDeletionGuard(xr, pl.Pool, capiAPIVersion(pl.ClusterAPI)))
 }
 
 // composeTeardown is the whole output of a pool asked to go. It decides from

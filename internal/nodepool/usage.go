@@ -82,35 +82,61 @@ func cloneSource(u *composed.Unstructured) (namespace, name string, ok bool) {
 	return namespace, name, ok && namespace != "" && name != ""
 }
 
+// poolUsage is a Usage the pool composes in its own namespace: `by` in use
+// of `of`, with replayDeletion, labelled as the pool's and annotated with
+// it. Callers add what is particular to theirs (a reason, more annotations).
+func poolUsage(p pool, name string, of protectionv1beta1.NamespacedResource, by protectionv1beta1.Resource) *protectionv1beta1.Usage {
+	return &protectionv1beta1.Usage{
+		TypeMeta: metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   p.Namespace,
+			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Annotations: map[string]string{labels.AnnPool: p.Ref()},
+		},
+		Spec: protectionv1beta1.UsageSpec{
+			Of:             of,
+			By:             &by,
+			ReplayDeletion: ptr.To(true),
+		},
+	}
+}
+
+// emitUsage serialises a Usage into the desired state as resource n, ready
+// once it is observed.
+func (pl plan) emitUsage(into map[resource.Name]*resource.DesiredComposed, n resource.Name, u *protectionv1beta1.Usage) error {
+	obj, err := compose.ToDesired(u, compose.DropEmpty())
+	if err != nil {
+		return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), n, err)
+	}
+	ready := resource.ReadyFalse
+	if _, ok := pl.Observed.Resources[n]; ok {
+		ready = resource.ReadyTrue
+	}
+	into[n] = &resource.DesiredComposed{Resource: obj, Ready: ready}
+	return nil
+}
+
 // renderUsages are the Usages of one clone template's golden, one per
 // protected object of the golden, in the template's namespace.
 func renderUsages(p pool, template, goldenNamespace, golden string) []*protectionv1beta1.Usage {
 	out := make([]*protectionv1beta1.Usage, 0, len(usageTargets))
 	for _, t := range usageTargets {
 		reason := fmt.Sprintf("node pool %s clones its worker disks from golden image %s/%s through template %s", p.Ref(), goldenNamespace, golden, template)
-		out = append(out, &protectionv1beta1.Usage{
-			TypeMeta: metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:        template + "-" + t.suffix,
-				Namespace:   p.Namespace,
-				Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
-				Annotations: map[string]string{labels.AnnPool: p.Ref(), labels.AnnGolden: labels.GoldenRef(goldenNamespace, golden)},
+		u := poolUsage(p, template+"-"+t.suffix,
+			protectionv1beta1.NamespacedResource{
+				APIVersion:  t.apiVersion,
+				Kind:        t.kind,
+				ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: golden, Namespace: ptr.To(goldenNamespace)},
 			},
-			Spec: protectionv1beta1.UsageSpec{
-				Of: protectionv1beta1.NamespacedResource{
-					APIVersion:  t.apiVersion,
-					Kind:        t.kind,
-					ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: golden, Namespace: ptr.To(goldenNamespace)},
-				},
-				By: &protectionv1beta1.Resource{
-					APIVersion:  InfraAPIVersion,
-					Kind:        KindKubevirtMachineTmpl,
-					ResourceRef: &protectionv1beta1.ResourceRef{Name: template},
-				},
-				Reason:         &reason,
-				ReplayDeletion: ptr.To(true),
-			},
-		})
+			protectionv1beta1.Resource{
+				APIVersion:  InfraAPIVersion,
+				Kind:        KindKubevirtMachineTmpl,
+				ResourceRef: &protectionv1beta1.ResourceRef{Name: template},
+			})
+		u.Annotations[labels.AnnGolden] = labels.GoldenRef(goldenNamespace, golden)
+		u.Spec.Reason = &reason
+		out = append(out, u)
 	}
 	return out
 }
@@ -143,15 +169,9 @@ func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, e
 		}
 	}
 	for n, u := range want {
-		obj, err := compose.ToDesired(u, compose.DropEmpty())
-		if err != nil {
-			return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), n, err)
+		if err := pl.emitUsage(into, n, u); err != nil {
+			return err
 		}
-		ready := resource.ReadyFalse
-		if _, ok := pl.Observed.Resources[n]; ok {
-			ready = resource.ReadyTrue
-		}
-		into[n] = &resource.DesiredComposed{Resource: obj, Ready: ready}
 	}
 	if !enabled {
 		// Never delete protection that exists while its template is kept:

@@ -77,6 +77,24 @@ func deletePool(t *testing.T, ns, name, deployment string) {
 	}
 }
 
+// waitLabelledInUse waits until Crossplane has labelled the object in use
+// (crossplane.io/in-use=true), which its usage controller does once a Usage
+// of it is in force: from then on its webhook refuses the object's deletes.
+// For an XNodePool, that Usage is the pool's deletion guard.
+func waitLabelledInUse(t *testing.T, gvk schema.GroupVersionKind, ns, name string) {
+	t.Helper()
+	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be labelled %s=true", gvk.Kind, ns, name, harness.InUseLabel), func(ctx context.Context) error {
+		o, err := cp.Existing(ctx, gvk, ns, name)
+		if err != nil {
+			return err
+		}
+		if o.GetLabels()[harness.InUseLabel] != "true" {
+			return fmt.Errorf("labels are %v", o.GetLabels())
+		}
+		return nil
+	})
+}
+
 // waitPoolRemoved waits until the pool and everything it composed are gone
 // while the Cluster stays, and checks that the pool reported its removal.
 func waitPoolRemoved(t *testing.T, ns, pool, deployment string, templates []string, cluster *unstructured.Unstructured) {
@@ -112,16 +130,7 @@ func TestDeletingAPoolRemovesItsWorkersWhileTheClusterLives(t *testing.T) {
 	tct := bootstrapTemplateOf(t, ns, md)
 
 	// The guard is enforced: Crossplane labelled the XNodePool in use.
-	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("XNodePool %s/%s to be labelled %s by its deletion guard", ns, xr.GetName(), harness.InUseLabel), func(ctx context.Context) error {
-		p, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
-		if err != nil {
-			return err
-		}
-		if p.GetLabels()[harness.InUseLabel] != "true" {
-			return fmt.Errorf("labels %v", p.GetLabels())
-		}
-		return nil
-	})
+	waitLabelledInUse(t, harness.NodePool, ns, xr.GetName())
 	for _, o := range []struct {
 		gvk  schema.GroupVersionKind
 		name string
@@ -231,16 +240,7 @@ func TestDeletingTheNamespaceRemovesItsPools(t *testing.T) {
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, ns, md)
 	coOwnedByCAPI(t, harness.MachineDeployment, ns, md, cluster)
 	coOwnedByCAPI(t, harness.KubevirtMachineTemplate, ns, kmt.GetName(), cluster)
-	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("XNodePool %s/%s to be guarded", ns, xr.GetName()), func(ctx context.Context) error {
-		p, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
-		if err != nil {
-			return err
-		}
-		if p.GetLabels()[harness.InUseLabel] != "true" {
-			return fmt.Errorf("labels %v", p.GetLabels())
-		}
-		return nil
-	})
+	waitLabelledInUse(t, harness.NodePool, ns, xr.GetName())
 
 	cp.MustDelete(t, harness.Namespace, "", ns)
 	cp.WaitGone(t, 3*gcTimeout, harness.NodePool, ns, xr.GetName())
