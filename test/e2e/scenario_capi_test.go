@@ -313,18 +313,39 @@ func TestDeletingAPoolRemovesItsWorkersOnRealCAPI(t *testing.T) {
 			t.Fatalf("%s %s/%s is not owned by Cluster %s: the scenario proves nothing", o.gvk.Kind, ns, o.name, cluster)
 		}
 	}
+	// What the chain made for the worker, down to its VM, disk and Node.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	workers, err := cp.WorkerObjects(ctx, ns, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, w := range workers {
+		kinds[w.Kind.Kind] = true
+	}
+	for _, k := range []string{"TalosConfig", "Secret", "KubevirtMachine", "VirtualMachine", "VirtualMachineInstance", "DataVolume", "PersistentVolumeClaim", "Node"} {
+		if !kinds[k] {
+			t.Fatalf("the worker of %s/%s has no %s before the delete (%v): the scenario proves nothing", ns, md, k, workers)
+		}
+	}
 	deletePool(t, ns, xr.GetName(), md)
 	cp.Eventually(t, gcTimeout, "nothing of pool "+xr.GetName()+" to be left while Cluster "+cluster+" lives", func(ctx context.Context) error {
 		left, err := cp.PoolLeftovers(ctx, ns, xr.GetName(), md)
 		if err != nil {
 			return err
 		}
-		if len(left) > 0 {
+		gone, err := cp.Remaining(ctx, workers)
+		if err != nil {
+			return err
+		}
+		if left = append(left, gone...); len(left) > 0 {
 			return fmt.Errorf("left: %v", left)
 		}
 		return nil
 	})
 	cp.MustGet(t, harness.Cluster, ns, cluster)
+	nothingRefusedIn(t, ns)
 }
 
 // workerDisks returns the worker disks the chain made in ns for the Machines

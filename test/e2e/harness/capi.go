@@ -437,7 +437,8 @@ func (m *Manager) refuses(ctx context.Context, gvk schema.GroupVersionKind, webh
 // CreateCluster creates, in ns, what a tenant's Cluster is made of for the
 // Cluster API controllers the suite runs:
 //   - a TalosControlPlane, initialized and ready at Kubernetes v1.35.0,
-//     standing in for the Talos control plane provider (CACPPT
+//     with no Machines (so externally managed, see below), standing in for
+//     the Talos control plane provider (CACPPT
 //     controllers/taloscontrolplane_controller.go sets status.initialized
 //     once the first control plane node bootstrapped and status.ready when
 //     the API answers; the v1beta1 contract fields Cluster API reads,
@@ -472,6 +473,14 @@ spec:
 	tcp.Object["status"] = map[string]any{
 		"initialized": true, "ready": true, "version": "v1.35.0",
 		"replicas": int64(1), "readyReplicas": int64(1), "updatedReplicas": int64(1),
+		// The suite's control plane has no Machines. To Cluster API that is
+		// an externally managed control plane (Kamaji's, as cozystack runs
+		// it, reports externalManagedControlPlane), and only then does it
+		// delete a worker's Node with its Machine: with neither control
+		// plane Machines nor this flag it keeps every Node
+		// (internal/controllers/machine/machine_controller.go
+		// isDeleteNodeAllowed, v1.11.4).
+		"externalManagedControlPlane": true,
 	}
 	if err := cp.ApplyStatus(ctx, NodeStandInManager, tcp); err != nil {
 		return err
@@ -561,5 +570,82 @@ func (cp *ControlPlane) PoolLeftovers(ctx context.Context, ns, xr, deployment st
 		}
 	}
 	sort.Strings(left)
+	return left, nil
+}
+
+// ObjectRef names one object of the cluster.
+type ObjectRef struct {
+	Kind            schema.GroupVersionKind
+	Namespace, Name string
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind.Kind + " " + r.Name
+	}
+	return r.Kind.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// WorkerObjects returns what the chain made for each current Machine of
+// the MachineDeployment deployment in ns: its TalosConfig and bootstrap
+// data Secret (CABPT), its KubevirtMachine (Cluster API, from the
+// template), the VirtualMachine CAPK made and its VMI, the worker disks
+// (the VM's dataVolumeTemplates) and their PVCs, and its Node. A delete
+// scenario takes them before the delete and waits for them to be gone.
+func (cp *ControlPlane) WorkerObjects(ctx context.Context, ns, deployment string) ([]ObjectRef, error) {
+	machines, err := cp.List(ctx, Machine, ns, DeploymentNameLabel+"="+deployment)
+	if err != nil {
+		return nil, err
+	}
+	var out []ObjectRef
+	add := func(k schema.GroupVersionKind, ns, name string) {
+		if name != "" {
+			out = append(out, ObjectRef{k, ns, name})
+		}
+	}
+	for _, m := range machines {
+		bootstrap, _, _ := unstructured.NestedString(m.Object, "spec", "bootstrap", "configRef", "name")
+		secret, _, _ := unstructured.NestedString(m.Object, "spec", "bootstrap", "dataSecretName")
+		infra, _, _ := unstructured.NestedString(m.Object, "spec", "infrastructureRef", "name")
+		node, _, _ := unstructured.NestedString(m.Object, "status", "nodeRef", "name")
+		add(TalosConfig, ns, bootstrap)
+		add(Secret, ns, secret)
+		add(KubevirtMachine, ns, infra)
+		add(Node, "", node)
+		if infra == "" {
+			continue
+		}
+		vm, err := cp.Get(ctx, VirtualMachine, ns, infra)
+		if err != nil {
+			return nil, err
+		}
+		if vm == nil {
+			continue
+		}
+		add(VirtualMachine, ns, infra)
+		add(VirtualMachineInstance, ns, infra)
+		dvts, _, _ := unstructured.NestedSlice(vm.Object, "spec", "dataVolumeTemplates")
+		for _, t := range dvts {
+			name, _, _ := unstructured.NestedString(t.(map[string]any), "metadata", "name")
+			add(DataVolume, ns, name)
+			add(PVC, ns, name)
+		}
+	}
+	return out, nil
+}
+
+// Remaining returns, of refs, those that still exist (being deleted
+// counts).
+func (cp *ControlPlane) Remaining(ctx context.Context, refs []ObjectRef) ([]string, error) {
+	var left []string
+	for _, r := range refs {
+		u, err := cp.Get(ctx, r.Kind, r.Namespace, r.Name)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			left = append(left, r.String())
+		}
+	}
 	return left, nil
 }

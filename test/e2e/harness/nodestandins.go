@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The node stand-ins play, as a goroutine of the test binary, the parts of
@@ -54,7 +55,8 @@ import (
 // Node whose KubeletReadyAnnotation says otherwise is reported that way
 // instead, as a kubelet that lost its node would be, for the
 // MachineHealthCheck scenarios. Cluster API deletes the Node with its
-// Machine.
+// Machine; a kubelet registers once, so the Node is not registered again
+// while the VM shuts down.
 //
 // Everything they do is logged to logs/node-standins.log.
 
@@ -77,6 +79,12 @@ const (
 type nodeStandIns struct {
 	cp *ControlPlane
 	*loop
+	// registered are the VMIs whose kubelet registered its Node. A kubelet
+	// registers once, at start (pkg/kubelet/kubelet_node_status.go
+	// registerWithAPIServer, until registrationCompleted); a Node deleted
+	// under a running kubelet, as Cluster API deletes a deleted Machine's
+	// while the VM shuts down, stays deleted.
+	registered map[types.UID]bool
 }
 
 // StartNodeStandIns starts the KubeVirt and kubelet stand-ins; they stop
@@ -86,7 +94,7 @@ func (cp *ControlPlane) StartNodeStandIns() error {
 	if err != nil {
 		return err
 	}
-	s := &nodeStandIns{cp: cp, loop: l}
+	s := &nodeStandIns{cp: cp, loop: l, registered: map[types.UID]bool{}}
 	cp.nodes = s
 	l.start(s.virtualMachines, s.kubelet)
 	return nil
@@ -367,6 +375,9 @@ func (s *nodeStandIns) kubelet(ctx context.Context) {
 		key := "Node " + name
 		node, err := s.cp.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		switch {
+		case apierrors.IsNotFound(err) && s.registered[vmi.GetUID()]:
+			s.logf(key, "%s: deleted; the kubelet of VirtualMachineInstance %s does not register again", key, objectName(vmi))
+			continue
 		case apierrors.IsNotFound(err):
 			node, err = s.cp.Kube.CoreV1().Nodes().Create(ctx, &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
@@ -380,6 +391,7 @@ func (s *nodeStandIns) kubelet(ctx context.Context) {
 			s.logf(key, "%s: %v", key, err)
 			continue
 		}
+		s.registered[vmi.GetUID()] = true
 		s.report(ctx, node, key)
 	}
 }
