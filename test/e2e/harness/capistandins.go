@@ -48,7 +48,8 @@ import (
 // providerID and a Ready condition, as a Talos node's kubelet registers
 // it, and the pressure conditions False; Cluster API finds it by
 // providerID, sets the Machine's nodeRef and deletes the Node when it
-// deletes the Machine.
+// deletes the Machine. A test can make it report Ready=False or Unknown
+// instead (KubeletReadyAnnotation, SetKubeletReady).
 //
 // Everything they do is logged to logs/provider-standins.log.
 
@@ -294,7 +295,8 @@ func (s *providerStandIns) kubelet(ctx context.Context) {
 			s.logf(key, "%s: registered with providerID %s for Machine %s", key, providerID, objectName(m))
 			node = created
 		}
-		if nodeReady(node) {
+		want, reason := kubeletReady(node)
+		if readyStatus(node) == want {
 			continue
 		}
 		// Cluster API patches the Node (labels, annotations) as soon as it
@@ -318,24 +320,60 @@ func (s *providerStandIns) kubelet(ctx context.Context) {
 			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory"),
 			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure"),
 			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID"),
-			cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady"),
+			cond(corev1.NodeReady, want, reason),
 		}
 		node.Status.NodeInfo.KubeletVersion = "v1.35.0"
 		if _, err := s.cp.Kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{FieldManager: ProviderStandInManager}); err != nil {
-			s.logf(key, "%s: cannot report Ready (retrying): %v", key, err)
+			s.logf(key, "%s: cannot report Ready=%s (retrying): %v", key, want, err)
 			continue
 		}
-		s.logf(key, "%s: Ready", key)
+		s.logf(key, "%s: Ready=%s", key, want)
 	}
 }
 
-func nodeReady(n *corev1.Node) bool {
+// readyStatus is the status of n's Ready condition, "" when it has none.
+func readyStatus(n *corev1.Node) corev1.ConditionStatus {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
+			return c.Status
 		}
 	}
-	return false
+	return ""
+}
+
+// KubeletReadyAnnotation on a Node overrides the Ready status the kubelet
+// stand-in reports for it: "False" is a kubelet that reports its node not
+// ready, "Unknown" a node that died (the node lifecycle controller, not run
+// here, writes Unknown once the kubelet stops posting; it would mark the
+// pressure conditions Unknown too, which the stand-in leaves False: a
+// MachineHealthCheck reads only the conditions it lists, Ready here). The
+// stand-in writes that status once, with a new lastTransitionTime, and keeps
+// it while the annotation stays; without it (or with any other value) it
+// reports True again.
+const KubeletReadyAnnotation = "e2e.workerimage.cozystack.io/kubelet-ready"
+
+// kubeletReady is the Ready status (and reason) the kubelet stand-in
+// reports for n: True unless a test overrode it with KubeletReadyAnnotation.
+func kubeletReady(n *corev1.Node) (corev1.ConditionStatus, string) {
+	switch s := corev1.ConditionStatus(n.Annotations[KubeletReadyAnnotation]); s {
+	case corev1.ConditionFalse:
+		return s, "KubeletNotReady"
+	case corev1.ConditionUnknown:
+		return s, "NodeStatusUnknown"
+	}
+	return corev1.ConditionTrue, "KubeletReady"
+}
+
+// SetKubeletReady makes the kubelet stand-in report Ready=status ("False"
+// or "Unknown") for Node node from its next poll on, or True again for "".
+func (cp *ControlPlane) SetKubeletReady(ctx context.Context, node string, status corev1.ConditionStatus) error {
+	value := "null"
+	if status != "" {
+		value = fmt.Sprintf("%q", status)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, KubeletReadyAnnotation, value)
+	_, err := cp.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	return err
 }
 
 // workerDisk returns the DataVolume KubeVirt creates for the first of a
