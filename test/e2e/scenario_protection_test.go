@@ -275,6 +275,8 @@ type timeline struct {
 	mu     sync.Mutex
 	seen   []sighting
 	broken []string
+	// resumed lists the watches that ended early and were resumed.
+	resumed []string
 }
 
 // follow starts one watch per target and records their events until the
@@ -295,7 +297,9 @@ func follow(t *testing.T, targets ...followed) *timeline {
 			opts.FieldSelector = "metadata.name=" + f.name
 		}
 		// No resourceVersion: the watch first sends the objects that exist
-		// as ADDED, then every change.
+		// as ADDED, then every change. Bookmarks keep the last
+		// resourceVersion current between changes.
+		opts.AllowWatchBookmarks = true
 		w, err := ri.Watch(ctx, opts)
 		if err != nil {
 			t.Fatalf("cannot watch %s %s: %v", f.gvk.Kind, joinName(f.ns, f.name), err)
@@ -303,22 +307,46 @@ func follow(t *testing.T, targets ...followed) *timeline {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer w.Stop()
-			for ev := range w.ResultChan() {
-				u, ok := ev.Object.(*unstructured.Unstructured)
-				tl.mu.Lock()
-				if ev.Type == watch.Error || !ok {
-					tl.broken = append(tl.broken, fmt.Sprintf("watch of %s %s: %s %v", f.gvk.Kind, joinName(f.ns, f.name), ev.Type, ev.Object))
-				} else {
-					rev, _ := strconv.ParseInt(u.GetResourceVersion(), 10, 64)
-					tl.seen = append(tl.seen, sighting{At: time.Now(), Type: ev.Type, Obj: u, Rev: rev})
+			what := f.gvk.Kind + " " + joinName(f.ns, f.name)
+			for rv := ""; ; {
+				for ev := range w.ResultChan() {
+					u, ok := ev.Object.(*unstructured.Unstructured)
+					tl.mu.Lock()
+					switch {
+					case ev.Type == watch.Error || !ok:
+						tl.broken = append(tl.broken, fmt.Sprintf("watch of %s: %s %v", what, ev.Type, ev.Object))
+					case ev.Type == watch.Bookmark:
+						rv = u.GetResourceVersion()
+					default:
+						rv = u.GetResourceVersion()
+						rev, _ := strconv.ParseInt(rv, 10, 64)
+						tl.seen = append(tl.seen, sighting{At: time.Now(), Type: ev.Type, Obj: u, Rev: rev})
+					}
+					tl.mu.Unlock()
 				}
-				tl.mu.Unlock()
-			}
-			if ctx.Err() == nil {
+				w.Stop()
+				if ctx.Err() != nil {
+					return
+				}
+				// The server or the connection ended the watch (a loaded
+				// machine can miss client-go's HTTP/2 health check and
+				// drop the connection every watch shares). Resume from
+				// the last resourceVersion seen, as client-go's
+				// RetryWatcher does: no write is lost; an expired
+				// resourceVersion comes back as an Error event above.
 				tl.mu.Lock()
-				tl.broken = append(tl.broken, fmt.Sprintf("watch of %s %s ended early", f.gvk.Kind, joinName(f.ns, f.name)))
+				tl.resumed = append(tl.resumed, fmt.Sprintf("%s at resourceVersion %q", what, rv))
 				tl.mu.Unlock()
+				o := opts
+				o.ResourceVersion = rv
+				if w, err = ri.Watch(ctx, o); err != nil {
+					if ctx.Err() == nil {
+						tl.mu.Lock()
+						tl.broken = append(tl.broken, fmt.Sprintf("watch of %s ended early and cannot be resumed: %v", what, err))
+						tl.mu.Unlock()
+					}
+					return
+				}
 			}
 		}()
 	}

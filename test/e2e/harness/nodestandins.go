@@ -351,10 +351,40 @@ func (s *nodeStandIns) event(ctx context.Context, obj *unstructured.Unstructured
 	}
 }
 
-// KubeletReadyAnnotation, on a Node, makes the kubelet stand-in report the
-// Node's Ready condition with this status (False or Unknown) instead of
-// True, as a kubelet whose node failed would.
-const KubeletReadyAnnotation = "kubelet.e2e.workerimage.cozystack.io/ready"
+// KubeletReadyAnnotation on a Node overrides the Ready status the kubelet
+// stand-in reports for it: "False" is a kubelet that reports its node not
+// ready, "Unknown" a node that died (the node lifecycle controller, not run
+// here, writes Unknown once the kubelet stops posting; it would mark the
+// pressure conditions Unknown too, which the stand-in leaves False: a
+// MachineHealthCheck reads only the conditions it lists, Ready here). The
+// stand-in writes that status once, with a new lastTransitionTime, and keeps
+// it while the annotation stays; without it (or with any other value) it
+// reports True again.
+const KubeletReadyAnnotation = "e2e.workerimage.cozystack.io/kubelet-ready"
+
+// kubeletReady is the Ready status (and reason) the kubelet stand-in
+// reports for n: True unless a test overrode it with KubeletReadyAnnotation.
+func kubeletReady(n *corev1.Node) (corev1.ConditionStatus, string) {
+	switch s := corev1.ConditionStatus(n.Annotations[KubeletReadyAnnotation]); s {
+	case corev1.ConditionFalse:
+		return s, "KubeletNotReady"
+	case corev1.ConditionUnknown:
+		return s, "NodeStatusUnknown"
+	}
+	return corev1.ConditionTrue, "KubeletReady"
+}
+
+// SetKubeletReady makes the kubelet stand-in report Ready=status ("False"
+// or "Unknown") for Node node from its next poll on, or True again for "".
+func (cp *ControlPlane) SetKubeletReady(ctx context.Context, node string, status corev1.ConditionStatus) error {
+	value := "null"
+	if status != "" {
+		value = fmt.Sprintf("%q", status)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, KubeletReadyAnnotation, value)
+	_, err := cp.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	return err
+}
 
 func (s *nodeStandIns) kubelet(ctx context.Context) {
 	vmis, err := s.cp.List(ctx, VirtualMachineInstance, "", "")
@@ -399,11 +429,7 @@ func (s *nodeStandIns) kubelet(ctx context.Context) {
 // report writes the Node's conditions when they differ from what the
 // kubelet stand-in reports.
 func (s *nodeStandIns) report(ctx context.Context, node *corev1.Node, key string) {
-	ready := corev1.ConditionTrue
-	reason := "KubeletReady"
-	if v := corev1.ConditionStatus(node.Annotations[KubeletReadyAnnotation]); v == corev1.ConditionFalse || v == corev1.ConditionUnknown {
-		ready, reason = v, "E2EKubeletReadyAnnotation"
-	}
+	ready, reason := kubeletReady(node)
 	if nodeCondition(node, corev1.NodeReady) == ready && nodeCondition(node, corev1.NodeMemoryPressure) == corev1.ConditionFalse {
 		return
 	}
