@@ -133,4 +133,5 @@ spec:
 		}
 		return nil
 	})
+	nothingRefusedIn(t, ns)
 }

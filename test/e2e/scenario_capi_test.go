@@ -292,6 +292,7 @@ func TestPoolLifecycleOnRealCAPI(t *testing.T) {
 	waitRolledOff(t, ns, md, kmt.GetName(), newTmpl, 1)
 	cp.MustGet(t, harness.KubevirtMachineTemplate, ns, newTmpl)
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "True")
+	nothingRefusedIn(t, ns)
 }
 
 // The teardown a delete scenario asserts: nothing of the pool left while

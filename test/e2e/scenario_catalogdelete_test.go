@@ -179,4 +179,5 @@ func TestDeletingTheCatalogKeepsClonePermissionWhilePinned(t *testing.T) {
 	if err := mayClone(context.Background(), ns, serviceAccount, goldenA); err == nil {
 		t.Errorf("service account %s/%s may still clone %s after the clone RBAC is gone", ns, serviceAccount, goldenA)
 	}
+	nothingRefusedIn(t, ns)
 }

@@ -145,6 +145,7 @@ func TestDeletingAPoolRemovesItsWorkersWhileTheClusterLives(t *testing.T) {
 	cp.Eventually(t, reconcileTimeout, "Crossplane to log the replayed delete of XNodePool "+xr.GetName(), func(context.Context) error {
 		return logHasLine(cp.LogDir+"/crossplane.log", "Replaying deletion of the used resource", xr.GetName())
 	})
+	nothingRefusedIn(t, ns)
 }
 
 // TestRemovingAPoolFromATenantClusterRemovesItsWorkers: a pool that leaves
@@ -210,6 +211,7 @@ spec:
 			t.Errorf("XTenantCluster %s/%s met a refused delete: %s", ns, name, e.Message)
 		}
 	}
+	nothingRefusedIn(t, ns)
 }
 
 // ownedByKind reports whether obj has an owner reference of kind named name.

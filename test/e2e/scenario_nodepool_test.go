@@ -385,6 +385,7 @@ func TestHTTPPoolSwitchesToBuiltinKeepingTheOldTemplateWhileReferenced(t *testin
 	waitRolledOff(t, ns, md, httpKMT.GetName(), cloneKMT, 1)
 	cp.MustGet(t, harness.KubevirtMachineTemplate, ns, cloneKMT)
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "True")
+	nothingRefusedIn(t, ns)
 }
 
 // Scenario 5: removing a catalog entry whose golden a pool pins keeps the
