@@ -226,6 +226,8 @@ func redact(v any) any {
 //   - then "Note this will patch both pre-generated and user-provided
 //     configs": each strategicPatches entry through configpatcher.LoadPatch
 //     and configpatcher.Apply onto that data, encoded again;
+//   - so Secret <cluster>-talos, which getSecretsBundle (controllers/
+//     secrets.go) writes on the generating path, is never written;
 //   - writeBootstrapData writes it as key value of Secret
 //     <machine>-bootstrap-data (controllers/secrets.go), controlled by the
 //     TalosConfig, which the Machine's spec.bootstrap.dataSecretName names.
@@ -373,6 +375,13 @@ func TestJoinPoolBootsOnRealCABPT(t *testing.T) {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("bootstrap data of Machine %s: %s is %v, want %v", m.GetName(), c.what, redact(c.got), redact(c.want))
 		}
+	}
+	// CABPT never took the generating path: genConfigs reads the Talos
+	// secrets bundle through getSecretsBundle, which writes Secret
+	// <cluster>-talos when it is absent (controllers/secrets.go); the
+	// Join path leaves it unwritten.
+	if _, err := cp.Kube.CoreV1().Secrets(ns).Get(ctx, cluster+"-talos", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Secret %s/%s-talos (CABPT's generated secrets bundle) exists or cannot be read (%v): CABPT generated a config for a Join pool", ns, cluster, err)
 	}
 	nothingRefusedIn(t, ns)
 }
