@@ -76,13 +76,18 @@ func protectedGroup(group string) bool {
 }
 
 // MinimalCRDs are the kinds the function composes or reads whose project
-// (the Talos control-plane provider, KubeVirt's instance types) the suite
-// does not pull in. CDI's
+// (the Talos control-plane provider, Kamaji's control plane, KubeVirt's
+// instance types) the suite does not pull in. CDI's
 // kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds the
 // ones CDI's module ships (SnapshotCRDs).
 func MinimalCRDs() []*unstructured.Unstructured {
 	return []*unstructured.Unstructured{
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
+		// A Join pool requires its cluster's control plane (the Input's
+		// join.controlPlaneKind, Kamaji's KamajiControlPlane by default)
+		// by name, for the version guard; Crossplane fails a reconcile
+		// whose required kind is not served.
+		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha1", "KamajiControlPlane", "kamajicontrolplanes", "Namespaced"),
 		// A node pool requires its instance type (the kubelet
 		// reservations are computed from its size), and Crossplane fails
 		// a reconcile whose required kind is not served.

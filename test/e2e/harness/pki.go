@@ -139,6 +139,14 @@ func NewPKI(dir string) (*PKI, error) {
 // CAData is the PEM of the CA certificate, for kubeconfigs and clients.
 func (p *PKI) CAData() []byte { return p.caPEM }
 
+// NewCACertificate returns the PEM of a fresh self-signed CA certificate,
+// for a scenario that publishes a cluster's CA (the Join facts' Talos and
+// Kubernetes CAs): a real certificate, which the function checks it is.
+func NewCACertificate() ([]byte, error) {
+	_, pemBytes, err := newCA()
+	return pemBytes, err
+}
+
 func newCA() (*issuer, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
