@@ -40,12 +40,7 @@ func realCAPIPool(t *testing.T, ns, cluster, sid string, replicas int64, diskSiz
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	inNamespace(t, ns)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := cp.CreateCluster(ctx, ns, cluster); err != nil {
-		t.Fatal(err)
-	}
-	deleteOnCleanup(t, harness.MustObject(fmt.Sprintf("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata:\n  name: %s\n  namespace: %s\n", cluster, ns)))
+	capiCluster(t, ns, cluster)
 	readyGolden(t, ns, sid)
 	xr := sizedPool(ns, cluster, sid, replicas, diskSize)
 	cp.MustApply(t, xr)

@@ -248,12 +248,7 @@ func TestJoinPoolBootsOnRealCABPT(t *testing.T) {
 	const ns, cluster = "e2e-join", "join1"
 	sid := schematicID("join-cabpt")
 	inNamespace(t, ns)
-	setUpCtx, cancelSetUp := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancelSetUp()
-	if err := cp.CreateCluster(setUpCtx, ns, cluster); err != nil {
-		t.Fatal(err)
-	}
-	deleteOnCleanup(t, harness.MustObject(fmt.Sprintf("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata:\n  name: %s\n  namespace: %s\n", cluster, ns)))
+	capiCluster(t, ns, cluster)
 	facts := publishJoinFacts(t, ns, cluster)
 	readyGolden(t, ns, sid)
 	xr := sizedPool(ns, cluster, sid, 1, "20Gi")

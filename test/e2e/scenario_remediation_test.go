@@ -291,12 +291,7 @@ func TestMachineHealthCheckRemediatesAnUnhealthyWorkerOnRealCAPI(t *testing.T) {
 	sid := schematicID("capi-mhc")
 	golden := goldenName(sid)
 	inNamespace(t, ns)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := cp.CreateCluster(ctx, ns, cluster); err != nil {
-		t.Fatal(err)
-	}
-	deleteOnCleanup(t, harness.MustObject(fmt.Sprintf("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata:\n  name: %s\n  namespace: %s\n", cluster, ns)))
+	capiCluster(t, ns, cluster)
 	waitInfrastructureReady(t, ns, cluster)
 	readyGolden(t, ns, sid)
 	xr := sizedPool(ns, cluster, sid, 2, "20Gi")
