@@ -6,7 +6,8 @@ package matrix
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cozystack/function-worker-image/internal/compose"
@@ -73,23 +74,24 @@ type Result struct {
 // Check looks up talosVersion's minor and tests kubernetesVersion against it.
 // Both must already be validated; an unparsable version yields Unknown.
 func (t Table) Check(talosVersion, kubernetesVersion string) Result {
-	minor, ok := rules.MinorString(talosVersion)
+	talos, ok := rules.ParseMinor(talosVersion)
 	if !ok {
 		return Result{Verdict: Unknown}
 	}
+	minor := talos.String()
 	row, ok := t[minor]
 	if !ok {
 		return Result{Verdict: Unknown, TalosMinor: minor}
 	}
 	res := Result{TalosMinor: minor, Supported: row.minors()}
-	kMaj, kMin, ok := rules.Minor(kubernetesVersion)
+	k, ok := rules.ParseMinor(kubernetesVersion)
 	if !ok {
 		res.Verdict = Unsupported
 		return res
 	}
-	loMaj, loMin, _ := rules.Minor(row.Min)
-	hiMaj, hiMin, _ := rules.Minor(row.Max)
-	if less(kMaj, kMin, loMaj, loMin) || less(hiMaj, hiMin, kMaj, kMin) {
+	lo, _ := rules.ParseMinor(row.Min)
+	hi, _ := rules.ParseMinor(row.Max)
+	if k.Compare(lo) < 0 || hi.Compare(k) < 0 {
 		res.Verdict = Unsupported
 	}
 	return res
@@ -103,33 +105,24 @@ func (r Result) Message(kubernetesVersion, talosVersion, remedy string) string {
 
 // Minors returns the Talos minors in the table, oldest first.
 func (t Table) Minors() []string {
-	out := make([]string, 0, len(t))
-	for k := range t {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		ai, aj, _ := rules.Minor(out[i])
-		bi, bj, _ := rules.Minor(out[j])
-		return less(ai, aj, bi, bj)
+	return slices.SortedStableFunc(maps.Keys(t), func(a, b string) int {
+		va, _ := rules.ParseMinor(a)
+		vb, _ := rules.ParseMinor(b)
+		return va.Compare(vb)
 	})
-	return out
 }
 
 func (r Row) minors() []string {
-	loMaj, loMin, ok1 := rules.Minor(r.Min)
-	hiMaj, hiMin, ok2 := rules.Minor(r.Max)
-	if !ok1 || !ok2 || loMaj != hiMaj || hiMin-loMin > 100 {
+	lo, ok1 := rules.ParseMinor(r.Min)
+	hi, ok2 := rules.ParseMinor(r.Max)
+	if !ok1 || !ok2 || lo.Major != hi.Major || hi.Minor-lo.Minor > 100 {
 		return []string{r.Min + "-" + r.Max}
 	}
 	var out []string
-	for m := loMin; m <= hiMin; m++ {
-		out = append(out, fmt.Sprintf("v%d.%d", loMaj, m))
+	for v := lo; v.Minor <= hi.Minor; v.Minor++ {
+		out = append(out, v.String())
 	}
 	return out
-}
-
-func less(aMaj, aMin, bMaj, bMin int) bool {
-	return aMaj < bMaj || (aMaj == bMaj && aMin < bMin)
 }
 
 // The SupportMatrix condition, defined once for every mode that checks the

@@ -2,8 +2,6 @@ package nodepool
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -76,11 +74,6 @@ func (j *joinPlan) bootstrapSpec(spec TalosConfigSpec, release string) (TalosCon
 	return spec, hash, nil
 }
 
-// controlPlaneMinor reads the minor of a control plane's spec.version, with
-// or without the v (Kamaji writes v1.35.6). ok is false when there is none,
-// which skips the guard, as the chart does.
-var controlPlaneMinor = regexp.MustCompile(`^v?(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.|$)`)
-
 // hold is the Join mode's hold, or nil. The guard comes first: a pool
 // ahead of its control plane must wait even when its facts are there.
 //
@@ -90,11 +83,10 @@ var controlPlaneMinor = regexp.MustCompile(`^v?(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9
 // fresh cluster and of an upgrade that bumps the control plane and the pools
 // in one edit.
 func (j *joinPlan) hold(p pool, s shape) *hold {
-	if m := controlPlaneMinor.FindStringSubmatch(j.Facts.ControlPlaneVersion); j.Facts.ControlPlaneFound && m != nil {
-		cpMajor, _ := strconv.Atoi(m[1])
-		cpMinor, _ := strconv.Atoi(m[2])
-		poolMajor, poolMinor, ok := rules.Minor(s.KubernetesVersion.Value)
-		if ok && (poolMajor > cpMajor || (poolMajor == cpMajor && poolMinor > cpMinor)) {
+	// A control plane version without a minor skips the guard, as the
+	// chart does.
+	if cp, ok := rules.LeadingMinor(j.Facts.ControlPlaneVersion); j.Facts.ControlPlaneFound && ok {
+		if v, ok := rules.ParseMinor(s.KubernetesVersion.Value); ok && v.Compare(cp) > 0 {
 			return &hold{Reason: ReasonControlPlaneBehind, Message: msgControlPlaneBehind(p, j.Refs, s.KubernetesVersion, j.Facts.ControlPlaneVersion)}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
-	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // ConditionSupportMatrix reports the Talos/Kubernetes pairing check.
@@ -17,7 +16,7 @@ const ConditionSupportMatrix = matrix.ConditionType
 // bad pairing is fatal; a Talos minor the table does not list is allowed and
 // reported, because refusing every new Talos release would block upgrades.
 func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Condition, error) {
-	k8s, _ := rules.MinorString(s.KubernetesVersion.Value)
+	k8s := s.KubernetesVersion.Value // a minor, validated where it was set
 	checks := []struct {
 		talos  setting
 		remedy string

@@ -15,9 +15,9 @@ func SupportMatrixRow(path *field.Path, talos, minKubernetes, maxKubernetes stri
 	if len(errs) > 0 {
 		return errs
 	}
-	loMajor, loMinor, _ := Minor(minKubernetes)
-	hiMajor, hiMinor, _ := Minor(maxKubernetes)
-	if loMajor > hiMajor || (loMajor == hiMajor && loMinor > hiMinor) {
+	lo, _ := ParseMinor(minKubernetes)
+	hi, _ := ParseMinor(maxKubernetes)
+	if lo.Compare(hi) > 0 {
 		return field.ErrorList{field.Invalid(path.Child("minKubernetes"), minKubernetes, "is above maxKubernetes "+maxKubernetes+", so the row matches no Kubernetes minor; swap them")}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -70,27 +71,50 @@ func TalosMinor(path *field.Path, v string) field.ErrorList {
 	return field.ErrorList{field.Invalid(path, Quoted(v), "is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros")}
 }
 
-// Minor is the (major, minor) of a version these rules accepted: a Talos
-// release or minor, or a Kubernetes minor. ok is false for anything else,
-// so a caller can never compare a version that slipped past its rule.
-func Minor(v string) (major, minor int, ok bool) {
-	for _, re := range []*regexp.Regexp{talosRelease, kubernetesMinor} {
-		m := re.FindStringSubmatch(v)
-		if m == nil {
-			continue
-		}
-		major, err1 := strconv.Atoi(m[1])
-		minor, err2 := strconv.Atoi(m[2])
-		return major, minor, err1 == nil && err2 == nil
-	}
-	return 0, 0, false
+// Version is the (major, minor) of a Talos or Kubernetes version: every
+// check the function makes on a version (the support matrix, the installer
+// naming, the Join control-plane guard) compares these two numbers alone.
+type Version struct{ Major, Minor int }
+
+// Compare orders versions by major, then minor, as cmp.Compare does.
+func (v Version) Compare(o Version) int {
+	return cmp.Or(cmp.Compare(v.Major, o.Major), cmp.Compare(v.Minor, o.Minor))
 }
 
-// MinorString is "vMAJOR.MINOR" of a version Minor accepts.
-func MinorString(v string) (string, bool) {
-	major, minor, ok := Minor(v)
-	if !ok {
-		return "", false
+// String is vMAJOR.MINOR, how a minor is written.
+func (v Version) String() string { return fmt.Sprintf("v%d.%d", v.Major, v.Minor) }
+
+// ParseMinor is the Version of a version these rules accepted: a Talos
+// release or minor, or a Kubernetes minor. ok is false for anything else,
+// so a caller can never compare a version that slipped past its rule.
+func ParseMinor(v string) (Version, bool) {
+	for _, re := range []*regexp.Regexp{talosRelease, kubernetesMinor} {
+		if m := re.FindStringSubmatch(v); m != nil {
+			return atoiVersion(m[1], m[2])
+		}
 	}
-	return fmt.Sprintf("v%d.%d", major, minor), true
+	return Version{}, false
+}
+
+// leadingMinor is a version's leading major.minor, with or without the v,
+// ended by a dot or the string.
+var leadingMinor = regexp.MustCompile(`^v?` + number + `\.` + number + `(\.|$)`)
+
+// LeadingMinor is the Version a version that no rule here checked starts
+// with, such as a control plane's spec.version (Kamaji writes v1.35.6, the
+// kubernetes-nodes chart reads 1.35 too). ok is false when there is none.
+func LeadingMinor(v string) (Version, bool) {
+	m := leadingMinor.FindStringSubmatch(v)
+	if m == nil {
+		return Version{}, false
+	}
+	return atoiVersion(m[1], m[2])
+}
+
+// atoiVersion converts numbers the patterns bounded to nine digits, which
+// always fit an int.
+func atoiVersion(major, minor string) (Version, bool) {
+	maj, err1 := strconv.Atoi(major)
+	mnr, err2 := strconv.Atoi(minor)
+	return Version{Major: maj, Minor: mnr}, err1 == nil && err2 == nil
 }

@@ -114,9 +114,54 @@ func TestMinorOfAcceptedVersionsOnly(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, ok := MinorString(tc.v)
+			v, ok := ParseMinor(tc.v)
+			got := ""
+			if ok {
+				got = v.String()
+			}
 			if got != tc.want || ok != tc.ok {
-				t.Errorf("MinorString(%q) = %q, %t; want %q, %t: a version that slipped past its rule must never be compared", tc.v, got, ok, tc.want, tc.ok)
+				t.Errorf("ParseMinor(%q) = %q, %t; want %q, %t: a version that slipped past its rule must never be compared", tc.v, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestVersionCompare(t *testing.T) {
+	cases := map[string]struct {
+		a, b Version
+		want int
+	}{
+		"Equal":            {Version{1, 12}, Version{1, 12}, 0},
+		"MinorsAreNumbers": {Version{1, 100}, Version{1, 12}, 1},
+		"MajorFirst":       {Version{1, 99}, Version{2, 0}, -1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.a.Compare(tc.b); got != tc.want {
+				t.Errorf("%v.Compare(%v) = %d, want %d", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLeadingMinor(t *testing.T) {
+	cases := map[string]struct {
+		v    string
+		want Version
+		ok   bool
+	}{
+		"KamajiRelease": {"v1.35.6", Version{1, 35}, true},
+		"WithoutV":      {"1.34", Version{1, 34}, true},
+		"DistroSuffix":  {"v1.33.2+k3s1", Version{1, 33}, true},
+		"NoMinor":       {"v1", Version{}, false},
+		"JunkAfter":     {"v1.35junk", Version{}, false},
+		"Empty":         {"", Version{}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := LeadingMinor(tc.v)
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
+				t.Errorf("LeadingMinor(%q) = %v, %t; want ok %t (-want +got):\n%s", tc.v, got, ok, tc.ok, diff)
 			}
 		})
 	}

@@ -83,11 +83,8 @@ func DefaultInstallerRepository(factoryURL, platform, version string) (string, e
 // version without a vMAJOR.MINOR prefix counts as the newest release, so that
 // a Talos version this function cannot read gets the current behaviour.
 func AtLeast(version string, major, minor int) bool {
-	vmaj, vmin, ok := rules.Minor(version)
-	if !ok {
-		return true
-	}
-	return vmaj > major || (vmaj == major && vmin >= minor)
+	v, ok := rules.ParseMinor(version)
+	return !ok || v.Compare(rules.Version{Major: major, Minor: minor}) >= 0
 }
 
 // InstallerPlatform is the platform of an Image Factory installer repository,

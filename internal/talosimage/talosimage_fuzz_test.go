@@ -95,7 +95,7 @@ func goldenNameProblems(schematic, version string) string {
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return fmt.Sprintf("accepted schematicID %q and version %q build golden name %q, not a DNS-1123 subdomain: %v", schematic, version, name, errs)
 	}
-	if _, _, ok := rules.Minor(version); !ok {
+	if _, ok := rules.ParseMinor(version); !ok {
 		return fmt.Sprintf("accepted version %q has no numeric minor", version)
 	}
 	return ""
