@@ -34,7 +34,7 @@ func goldensCondition(goldens []planned) compose.Condition {
 			continue
 		}
 		total++
-		ref := e.Namespace + "/" + e.Name
+		ref := labels.GoldenRef(e.Namespace, e.Name)
 		if e.Raw != nil {
 			unreadable = append(unreadable, fmt.Sprintf("golden DataVolume %s cannot be read (%v), so it is kept exactly as it is, neither checked for drift nor re-created: fix it, or delete it so the catalog re-creates it", ref, e.Unreadable))
 			continue
@@ -165,12 +165,12 @@ func retiringCondition(entries []planned) compose.Condition {
 func transitions(prev, next []v1alpha1.GoldenStatus) []compose.Result {
 	before := map[string]v1alpha1.GoldenStatus{}
 	for _, p := range prev {
-		before[p.Namespace+"/"+p.Name] = p
+		before[labels.GoldenRef(p.Namespace, p.Name)] = p
 	}
 	var out []compose.Result
 	seen := map[string]bool{}
 	for _, n := range next {
-		ref := n.Namespace + "/" + n.Name
+		ref := labels.GoldenRef(n.Namespace, n.Name)
 		seen[ref] = true
 		p, had := before[ref]
 		if !had {

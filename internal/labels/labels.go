@@ -75,7 +75,6 @@ const CrossplaneInUse = "crossplane.io/in-use"
 // CDI annotation keys. The CDI API module does not export these.
 const (
 	AnnCDIBindImmediate = "cdi.kubevirt.io/storage.bind.immediate.requested"
-	AnnCDIUsePopulator  = "cdi.kubevirt.io/storage.usePopulator"
 	// AnnCDICloneType is set by CDI on a clone target PVC: copy, snapshot or csi-clone.
 	AnnCDICloneType = "cdi.kubevirt.io/cloneType"
 	// AnnCDICloneFallbackReason is set by CDI when it falls back to a host-assisted copy.
@@ -98,9 +97,13 @@ func GoldenRef(namespace, name string) string { return namespace + "/" + name }
 // GoldenHash is the Golden label value of a golden.
 func GoldenHash(namespace, name string) string { return Hash(GoldenRef(namespace, name)) }
 
+// PoolName is "<cluster>-<pool>", the name of a pool's XNodePool (when a
+// tenant cluster composes it) and of its MachineDeployment.
+func PoolName(cluster, pool string) string { return cluster + "-" + pool }
+
 // PoolRef is the "<namespace>/<cluster>-<pool>" annotation value of a pool.
 func PoolRef(namespace, cluster, pool string) string {
-	return namespace + "/" + cluster + "-" + pool
+	return namespace + "/" + PoolName(cluster, pool)
 }
 
 // PoolHash is the Pool label value of a pool.

@@ -48,7 +48,7 @@ func TestSourceTypeOf(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, sourceTypeOf(tc.os)); diff != "" {
+			if diff := cmp.Diff(tc.want, poolspec.SourceTypeOf(tc.os)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -67,9 +67,9 @@ func TestResolveOSImage(t *testing.T) {
 			reason: "Without osImage and spec.talos the Input's defaults are imported over HTTP.",
 			want: image{
 				Source:      SourceHTTP,
-				SchematicID: setting{defaults.TalosSchematicID, "Input talos.schematicID"},
-				Version:     setting{defaults.TalosVersion, "Input talos.version"},
-				FactoryURL:  setting{defaults.ImageFactoryURL, "Input talos.imageFactoryURL"},
+				SchematicID: setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:     setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:  setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
 				URL:         "https://factory.talos.dev/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/openstack-amd64.raw.xz",
 			},
 		},
@@ -81,9 +81,9 @@ func TestResolveOSImage(t *testing.T) {
 			},
 			want: image{
 				Source:      SourceHTTP,
-				SchematicID: setting{"abc", "spec.osImage.factory.schematicID"},
-				Version:     setting{"v1.13.2", "spec.talos.version"},
-				FactoryURL:  setting{"http://mirror.local/", "spec.osImage.factory.imageFactoryURL"},
+				SchematicID: setting{Value: "abc", Field: "spec.osImage.factory.schematicID"},
+				Version:     setting{Value: "v1.13.2", Field: "spec.talos.version"},
+				FactoryURL:  setting{Value: "http://mirror.local/", Field: "spec.osImage.factory.imageFactoryURL"},
 				URL:         "http://mirror.local/image/abc/v1.13.2/openstack-amd64.raw.xz",
 			},
 		},
@@ -92,9 +92,9 @@ func TestResolveOSImage(t *testing.T) {
 			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
 			want: image{
 				Source:          SourceClone,
-				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
-				Version:         setting{defaults.TalosVersion, "Input talos.version"},
-				FactoryURL:      setting{defaults.ImageFactoryURL, "Input talos.imageFactoryURL"},
+				SchematicID:     setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:         setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:      setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
 				GoldenNamespace: defaults.GoldenNamespace,
 				GoldenName:      goldenName,
 			},
@@ -107,9 +107,9 @@ func TestResolveOSImage(t *testing.T) {
 			},
 			want: image{
 				Source:          SourceClone,
-				SchematicID:     setting{defaults.TalosSchematicID, "Input talos.schematicID"},
-				Version:         setting{defaults.TalosVersion, "Input talos.version"},
-				FactoryURL:      setting{"not a url", "spec.talos.imageFactoryURL"},
+				SchematicID:     setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:         setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:      setting{Value: "not a url", Field: "spec.talos.imageFactoryURL"},
 				GoldenNamespace: defaults.GoldenNamespace,
 				GoldenName:      goldenName,
 			},
@@ -280,7 +280,7 @@ func TestResolveShape(t *testing.T) {
 			if refusedAt(t, tc.reason, tc.spec, tc.wantField) {
 				return
 			}
-			got := resolveShape(tc.spec, testConfig(t))
+			got := resolveShapeOf(t, tc.spec, testConfig(t))
 			if diff := cmp.Diff(tc.want, tc.check(got)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -290,9 +290,9 @@ func TestResolveShape(t *testing.T) {
 
 func TestCheckSupportMatrix(t *testing.T) {
 	sh := func(k8s, talos string) shape {
-		return shape{KubernetesVersion: setting{k8s, "spec.version"}, TalosVersion: setting{talos, "spec.talos.version"}}
+		return shape{KubernetesVersion: setting{Value: k8s, Field: "spec.version"}, TalosVersion: setting{Value: talos, Field: "spec.talos.version"}}
 	}
-	img := func(v, field string) image { return image{Version: setting{v, field}} }
+	img := func(v, field string) image { return image{Version: setting{Value: v, Field: field}} }
 	cases := map[string]struct {
 		reason  string
 		shape   shape
@@ -742,7 +742,7 @@ func TestRequirementsWithoutNamespaceIsFatal(t *testing.T) {
 func refusedAt(t *testing.T, reason string, spec v1alpha1.NodePoolSpec, wantField string) bool {
 	t.Helper()
 	spec.ClusterName = fxPoolID.Cluster
-	errs := poolspec.NodePool(field.NewPath("spec"), spec, fxPoolID.Name)
+	_, errs := poolspec.NodePool(field.NewPath("spec"), spec, fxPoolID.Name, testConfig(t))
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Field)

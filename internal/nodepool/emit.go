@@ -210,7 +210,7 @@ func (pl plan) status(machineTemplate, bootstrapTemplate string) v1alpha1.NodePo
 		StorageClass: pl.StorageClass.Name,
 	}
 	if pl.Image.Source == SourceClone {
-		img.Golden = pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
+		img.Golden = pl.Image.GoldenRef()
 	} else {
 		img.ImageURL = pl.Image.URL
 	}
@@ -232,7 +232,7 @@ func (pl plan) status(machineTemplate, bootstrapTemplate string) v1alpha1.NodePo
 func (pl plan) openMessage() string {
 	from := pl.Image.URL
 	if pl.Image.Source == SourceClone {
-		from = "golden image " + pl.Image.GoldenNamespace + "/" + pl.Image.GoldenName
+		from = "golden image " + pl.Image.GoldenRef()
 	}
 	return fmt.Sprintf("Node pool %q boots Talos %s (schematic %s) from %s through template %s.",
 		pl.Pool.Ref(), pl.Image.Version.Value, pl.Image.SchematicID.Value, from, pl.MachineTemplate.Name)

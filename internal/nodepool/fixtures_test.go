@@ -9,17 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -322,3 +325,18 @@ func (w worldFixture) raw(t testing.TB) required.Raw {
 type unstructuredT = unstructured.Unstructured
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// resolveOSImage resolves spec's osImage as readPool does.
+func resolveOSImage(spec v1alpha1.NodePoolSpec, cfg config.Config) image {
+	return poolspec.ResolveImage(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg))
+}
+
+// resolveShapeOf resolves spec's shape as readPool does; spec must be valid.
+func resolveShapeOf(t testing.TB, spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
+	t.Helper()
+	p, errs := poolspec.Resolve(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg))
+	if len(errs) > 0 {
+		t.Fatalf("resolve: %v", errs)
+	}
+	return resolveShape(spec, p.Size, cfg)
+}

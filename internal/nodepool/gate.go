@@ -143,7 +143,7 @@ func gateOnGolden(p pool, img image, st cdistate.State, cloned bool) *hold {
 	if cloned || st.Ready() {
 		return nil
 	}
-	golden := img.GoldenNamespace + "/" + img.GoldenName
+	golden := img.GoldenRef()
 	switch st.Kind {
 	case cdistate.Missing:
 		return &hold{Reason: ReasonGoldenMissing, Message: msgGoldenMissing(p, golden, img)}

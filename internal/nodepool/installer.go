@@ -14,28 +14,14 @@ import (
 )
 
 // resolveInstallerRepository decides where the pool's workers pull their
-// installer from: spec.talos.installerRepository, else the Input's
-// talos.installerRepository, each verbatim; else the Image Factory installer
-// that matches the disk the pool boots, on the pool's factory, for the
-// platform of the disk image (Input image.platform) and the resolved version
-// (talosimage.DefaultInstallerRepository says why the flavour matters).
-//
-// The pool's factory is its resolved image factory URL
-// (spec.osImage.factory.imageFactoryURL, spec.talos.imageFactoryURL, the
-// Input's), on the clone path too: the golden was imported from the
-// catalog's factory, which the pool cannot see without making its template
-// depend on observed state, and a platform points its pools and catalog at
-// the same factory.
+// installer from (poolspec.Installer). It is decided only when the pool
+// composes, so a factory that makes no installer is reported by the pool.
 func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, img image) (setting, error) {
-	explicit := first(setting{spec.Talos.InstallerRepository, "spec.talos.installerRepository"}, setting{cfg.InstallerRepository, "Input talos.installerRepository"})
-	if explicit.Value != "" {
-		return explicit, nil // validated where it was set
-	}
-	repo, errs := poolspec.DefaultInstaller(field.NewPath(img.FactoryURL.Field), img.FactoryURL.Value, cfg.Platform, img.Version.Value)
+	repo, errs := poolspec.Installer(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg), img)
 	if len(errs) > 0 {
 		return setting{}, fmt.Errorf("node pool %q: %s", p.Ref(), rules.Message(errs))
 	}
-	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
+	return repo, nil
 }
 
 // ConditionInstallerMatchesDisk says whether the pool's installer is the

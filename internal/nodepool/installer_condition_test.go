@@ -21,7 +21,7 @@ func TestInstallerCondition(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := installerCondition(fxPoolID, setting{tc.repo, "spec.talos.installerRepository"}, "openstack", tc.version)
+			got := installerCondition(fxPoolID, setting{Value: tc.repo, Field: "spec.talos.installerRepository"}, "openstack", tc.version)
 			if got.Status != tc.want || got.Reason != tc.reasonW {
 				t.Errorf("%s\ngot %s/%s, want %s/%s: %s", tc.reason, got.Status, got.Reason, tc.want, tc.reasonW, got.Message)
 			}

@@ -158,7 +158,7 @@ func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
 // there, which holds the pool).
 func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
 	if s.InstanceType == "" {
-		return poolspec.ShapeSize(field.NewPath("spec"), spec), true
+		return s.Node, true
 	}
 	if it == nil {
 		return poolspec.NodeSize{}, false

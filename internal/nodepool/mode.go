@@ -18,6 +18,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -81,13 +82,13 @@ func prepare(r compose.Request) *call {
 	if c.teardown = teardownOf(r.Composite); c.teardown != "" {
 		return c
 	}
-	c.pool, c.spec, c.err = readPool(r.Composite)
+	var resolved poolspec.Pool
+	c.pool, c.spec, resolved, c.err = readPool(r.Composite, r.Config)
 	if c.err != nil {
 		return c
 	}
-	c.img = resolveOSImage(c.spec, r.Config)
-
-	c.shape = resolveShape(c.spec, r.Config)
+	c.img = resolved.Image
+	c.shape = resolveShape(c.spec, resolved.Size, r.Config)
 	in := readsInput{
 		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
@@ -122,7 +123,7 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	sel := selectors(c.pool, c.img, instanceTypeOf(c.spec.PoolShape), c.r.Config, c.reads)
+	sel := selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/decode"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -35,13 +36,13 @@ func (p pool) Ref() string { return labels.PoolRef(p.Namespace, p.Cluster, p.Nam
 func (p pool) Hash() string { return labels.PoolHash(p.Namespace, p.Cluster, p.Name) }
 
 // DeploymentName is the MachineDeployment name, "<cluster>-<pool>".
-func (p pool) DeploymentName() string { return p.Cluster + "-" + p.Name }
+func (p pool) DeploymentName() string { return labels.PoolName(p.Cluster, p.Name) }
 
 // readPool reads the composite's identity and spec once, at the edge, and
-// validates the spec with the pool's own rules (poolspec, which the tenant
-// cluster runs on the pools it composes too). Every problem is reported at
-// once, by path, with the composite named.
-func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
+// resolves the spec against the Input with the pool's own rules (poolspec,
+// which the tenant cluster resolves the pools it composes with too). Every
+// problem is reported at once, by path, with the composite named.
+func readPool(xr *composite.Unstructured, cfg config.Config) (pool, v1alpha1.NodePoolSpec, poolspec.Pool, error) {
 	spec := v1alpha1.NodePoolSpec{}
 	root := field.NewPath("spec")
 	raw := xr.Object["spec"]
@@ -56,16 +57,17 @@ func readPool(xr *composite.Unstructured) (pool, v1alpha1.NodePoolSpec, error) {
 	if p.Name == "" {
 		p.Name = strings.TrimPrefix(xr.GetName(), p.Cluster+"-")
 	}
+	var resolved poolspec.Pool
 	if len(errs) == 0 {
 		// Values are checked once they have their types: a value left out
 		// for its type would be reported again as missing.
-		errs = poolspec.NodePool(root, spec, p.Name)
+		resolved, errs = poolspec.NodePool(root, spec, p.Name, cfg)
 	}
 	if p.Namespace == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), fmt.Sprintf("an XNodePool has no namespace and no %s label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in", LabelClaimNamespace)))
 	}
 	if len(errs) > 0 {
-		return pool{}, spec, fmt.Errorf("XNodePool %q: %s", observed.Ref(&xr.Unstructured), rules.Message(errs))
+		return pool{}, spec, poolspec.Pool{}, fmt.Errorf("XNodePool %q: %s", observed.Ref(&xr.Unstructured), rules.Message(errs))
 	}
-	return p, spec, nil
+	return p, spec, resolved, nil
 }

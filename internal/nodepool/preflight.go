@@ -47,7 +47,7 @@ type cloneTarget struct {
 // read (volumeDriver), else its class's provisioner.
 func predictClone(img image, class string, diskSize resource.Quantity, w world) cloneplan.Plan {
 	in := cloneplan.Input{
-		SourceName:            img.GoldenNamespace + "/" + img.GoldenName,
+		SourceName:            img.GoldenRef(),
 		CloneStrategyOverride: w.Clone.Override,
 		SnapshotClasses:       w.Clone.SnapshotClasses,
 	}
@@ -142,7 +142,7 @@ func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume
 // already cloned a golden that is no longer ready.
 func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 	p, img, class := in.Pool, in.Image, in.Class
-	golden := img.GoldenNamespace + "/" + img.GoldenName
+	golden := img.GoldenRef()
 	fixes := strings.Join(plan.Fixes, "; or ")
 	switch {
 	case plan.Blocked != nil && plan.Blocked.Waits:

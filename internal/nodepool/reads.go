@@ -7,6 +7,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // What one call of a pool reads, and why (issue 14: ask for less).
@@ -168,7 +169,7 @@ func (cs composedState) observedClone(name string) (templateClone, bool) {
 	if !ok {
 		return templateClone{}, false
 	}
-	tc := templateClone{Golden: ns + "/" + golden}
+	tc := templateClone{Golden: labels.GoldenRef(ns, golden)}
 	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
 	for _, d := range dvts {
 		m, isMap := d.(map[string]any)
@@ -207,7 +208,7 @@ func (cs composedState) runningClass(img image) (class, bool) {
 // DataVolume for a Succeeded one (issue 14), which a large pool cannot
 // afford on every call.
 func (cs composedState) clonedByMachineSets(img image, sets []clusterv1.MachineSet) bool {
-	golden := img.GoldenNamespace + "/" + img.GoldenName
+	golden := img.GoldenRef()
 	for _, ms := range sets {
 		if ms.Status.ReadyReplicas < 1 {
 			continue

@@ -156,7 +156,7 @@ func TestWorkerDisksBound(t *testing.T) {
 // mustSpec is the validated spec of an XNodePool with spec.
 func mustSpec(t *testing.T, spec map[string]any) v1alpha1.NodePoolSpec {
 	t.Helper()
-	_, s, err := readPool(nodePoolXR(spec))
+	_, s, _, err := readPool(nodePoolXR(spec), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,11 @@ func renderVM(t *testing.T, s v1alpha1.PoolShape, in *v1beta1.Input) (*infrav1.K
 		t.Fatal(err)
 	}
 	spec := v1alpha1.NodePoolSpec{PoolShape: s, ClusterName: "demo"}
-	if errs := poolspec.NodePool(field.NewPath("spec"), spec, "md0"); len(errs) > 0 {
+	if _, errs := poolspec.NodePool(field.NewPath("spec"), spec, "md0", cfg); len(errs) > 0 {
 		return nil, errs.ToAggregate().Error()
 	}
 	p := pool{Namespace: "tenant-a", Cluster: "demo", Name: "md0"}
-	kmt, err := renderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShape(spec, cfg), "")
+	kmt, err := renderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package poolspec
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -52,11 +53,11 @@ type Reserved struct {
 	EvictionSoft             string
 }
 
-// Machine checks the pool's labels, taints, GPUs, kernel modules and kubelet
+// machine checks the pool's labels, taints, GPUs, kernel modules and kubelet
 // block at root. A pool sized by resources has its reservations checked
-// against that size here; one sized by an instance type is checked again
-// once the node pool has read the instance type.
-func Machine(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
+// against that size (node) here; one sized by an instance type is checked
+// again once the node pool has read the instance type.
+func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 		// The chart's label guards (talos-reconcile-job.yaml@27f0283).
@@ -93,25 +94,8 @@ func Machine(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 			}
 		}
 	}
-	_, e := Reservations(root, s.Kubelet, ShapeSize(root, s))
+	_, e := Reservations(root, s.Kubelet, node)
 	return append(errs, e...)
-}
-
-// ShapeSize is the node size a shape states itself: its resources, or
-// pending on its instance type (the default one when neither is set).
-func ShapeSize(root *field.Path, s v1alpha1.PoolShape) NodeSize {
-	r := s.Resources
-	if s.InstanceType != "" || r == nil || (r.CPU == "" && r.Memory == "") {
-		return NodeSize{Pending: true}
-	}
-	size := NodeSize{From: root.Child("resources").String()}
-	if m, errs := rules.Memory(nil, r.Memory); len(errs) == 0 {
-		size.MemoryBytes = m.Value()
-	}
-	if c, errs := rules.Cores(nil, r.CPU); len(errs) == 0 {
-		size.MilliCPU = int64(c) * 1000
-	}
-	return size
 }
 
 // Reservations resolves the pool's kubelet block on a node of the given
@@ -150,8 +134,8 @@ func Reservations(root *field.Path, k *v1alpha1.Kubelet, node NodeSize) (Reserve
 		KubeMemory:   memory("kubeReservedMemory", k.KubeReservedMemory),
 		SystemCPU:    cpu("systemReservedCpu", k.SystemReservedCPU),
 		KubeCPU:      cpu("kubeReservedCpu", k.KubeReservedCPU),
-		EvictionHard: or(k.EvictionHardMemory, DefaultEvictionHard),
-		EvictionSoft: or(k.EvictionSoftMemory, DefaultEvictionSoft),
+		EvictionHard: cmp.Or(k.EvictionHardMemory, DefaultEvictionHard),
+		EvictionSoft: cmp.Or(k.EvictionSoftMemory, DefaultEvictionSoft),
 	}
 	hard, e := rules.EvictionThreshold(kp.Child("evictionHardMemory"), r.EvictionHard)
 	errs = append(errs, e...)
@@ -189,11 +173,4 @@ func Reservations(root *field.Path, k *v1alpha1.Kubelet, node NodeSize) (Reserve
 
 func clamp(v, lo, hi int64) int64 {
 	return min(max(v, lo), hi)
-}
-
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

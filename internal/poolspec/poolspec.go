@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
@@ -60,39 +62,6 @@ func AsWritten(root *field.Path, raw map[string]any) (field.ErrorList, []string)
 		}
 	}
 	return errs, skip
-}
-
-// Shape checks a pool's shape at root: spec for an XNodePool,
-// spec.nodePools[<name>] for a tenant cluster. Omitted fields pass; they
-// take defaults that are validated where they are set.
-func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
-	var errs field.ErrorList
-	if s.Replicas != nil {
-		errs = append(errs, rules.Replicas(root.Child("replicas"), int64(*s.Replicas))...)
-	}
-	hasResources := s.Resources != nil && (s.Resources.CPU != "" || s.Resources.Memory != "")
-	switch {
-	case s.InstanceType != "" && hasResources:
-		errs = append(errs, field.Invalid(root.Child("resources"), field.OmitValueType{}, fmt.Sprintf("cannot be set together with instanceType %q; KubeVirt takes the VM size from one of them, so remove one", rules.Quoted(s.InstanceType))))
-	case s.InstanceType != "":
-		errs = append(errs, rules.InstanceType(root.Child("instanceType"), s.InstanceType)...)
-	case hasResources:
-		if s.Resources.Memory == "" {
-			errs = append(errs, field.Required(root.Child("resources", "memory"), "a VM without an instance type needs its memory, e.g. 4Gi"))
-		}
-		_, e := rules.Memory(root.Child("resources", "memory"), s.Resources.Memory)
-		errs = append(errs, e...)
-		_, e = rules.Cores(root.Child("resources", "cpu"), s.Resources.CPU)
-		errs = append(errs, e...)
-	}
-	_, e := rules.DiskSize(root.Child("diskSize"), s.DiskSize)
-	errs = append(errs, e...)
-	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
-	errs = append(errs, VMTemplate(root, s)...)
-	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
-	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
-	errs = append(errs, Machine(root, s)...)
-	return append(errs, CAPI(root, s)...)
 }
 
 // OSImage checks the osImage union at path: at most one member, and each
@@ -163,7 +132,7 @@ func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
 // cluster.x-k8s.io/deployment-name label, so it must be a DNS-1123 label.
 // path and value are the field the user wrote that the name is built from.
 func DeploymentName(path *field.Path, value, cluster, pool string) field.ErrorList {
-	name := cluster + "-" + pool
+	name := labels.PoolName(cluster, pool)
 	errs := validation.IsDNS1123Label(name)
 	if len(errs) == 0 {
 		return nil
@@ -186,12 +155,28 @@ func shorten(cluster, pool string) string {
 	}
 }
 
-// NodePool checks an XNodePool's spec at root (spec): its shape, its Talos
-// block, its Kubernetes version and golden namespace, and that its cluster
-// and pool names make a MachineDeployment name. pool is the pool's resolved
-// name (spec.poolName, else from the composite's name).
-func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.ErrorList {
-	errs := Shape(root, spec.PoolShape)
+// NodePool resolves an XNodePool's spec at root (spec) against the Input:
+// its shape (Resolve), its Talos block, its Kubernetes version and golden
+// namespace, and that its cluster and pool names make a MachineDeployment
+// name. pool is the pool's resolved name (spec.poolName, else from the
+// composite's name).
+func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string, cfg config.Config) (Pool, field.ErrorList) {
+	p, errs := Resolve(NodePoolLayers(root, spec, cfg))
+	errs = append(errs, nodePool(root, spec, pool)...)
+	if len(errs) > 0 {
+		return Pool{}, errs
+	}
+	return p, nil
+}
+
+// NodePoolLayers are the layers of an XNodePool's spec at root.
+func NodePoolLayers(root *field.Path, spec v1alpha1.NodePoolSpec, cfg config.Config) Layers {
+	return Layers{Root: root, Shape: spec.PoolShape, Talos: spec.Talos, TalosPath: root.Child("talos"), GoldenNamespace: spec.GoldenNamespace, Config: cfg}
+}
+
+// nodePool checks what an XNodePool's spec holds beside its shape.
+func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.ErrorList {
+	var errs field.ErrorList
 	talos := spec.Talos
 	if spec.OSImage != nil && spec.OSImage.Builtin != nil {
 		// A clone renders no HTTP source, so the pool's factory URL is

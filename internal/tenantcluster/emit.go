@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
@@ -53,7 +54,7 @@ func emit(xr *composite.Unstructured, p Plan, support compose.Condition, obs com
 	var problems []string
 	for _, pool := range p.Pools {
 		if r := reports[pool.Name]; r.StatusUnreadable != nil {
-			problems = append(problems, fmt.Sprintf("composed resource %s (%s %s): its status cannot be read: %v", pool.Resource, v1alpha1.KindNodePool, nodePoolName(p.Cluster, pool.Name), r.StatusUnreadable))
+			problems = append(problems, fmt.Sprintf("composed resource %s (%s %s): its status cannot be read: %v", pool.Resource, v1alpha1.KindNodePool, labels.PoolName(p.Cluster, pool.Name), r.StatusUnreadable))
 		}
 	}
 	problems = append(obs.Problems(), problems...)

@@ -40,9 +40,6 @@ func (Mode) Compose(r compose.Request) compose.Output {
 	prev := compose.PreviousStatus[previousStatus](xr)
 
 	p := plan(r.Config, xr.GetName(), spec)
-	if err := checkComposed(p); err != nil {
-		return fatal(xr, err)
-	}
 	support, err := checkSupport(r.Config, p.Version, p.Talos.Version)
 	if err != nil {
 		return fatal(xr, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // xNodePool is the desired XNodePool: identity and spec, nothing observed.
@@ -25,7 +26,7 @@ type xNodePool struct {
 func nodePool(cluster string, p Pool) (*resource.DesiredComposed, error) {
 	u, err := compose.ToDesired(xNodePool{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.Group + "/" + v1alpha1.Version, Kind: v1alpha1.KindNodePool},
-		ObjectMeta: metav1.ObjectMeta{Name: nodePoolName(cluster, p.Name)},
+		ObjectMeta: metav1.ObjectMeta{Name: labels.PoolName(cluster, p.Name)},
 		Spec:       p.Spec,
 	})
 	if err != nil {

@@ -1,6 +1,10 @@
 package tenantcluster
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -45,19 +49,19 @@ type Pool struct {
 func plan(cfg config.Config, cluster string, spec v1alpha1.TenantClusterSpec) Plan {
 	p := Plan{
 		Cluster: cluster,
-		Version: or(spec.Version, cfg.KubernetesVersion),
+		Version: cmp.Or(spec.Version, cfg.KubernetesVersion),
 		Talos: v1alpha1.Talos{
-			Version:             or(spec.Talos.Version, cfg.TalosVersion),
-			SchematicID:         or(spec.Talos.SchematicID, cfg.SchematicID),
-			ImageFactoryURL:     or(spec.Talos.ImageFactoryURL, cfg.ImageFactoryURL),
-			InstallerRepository: or(spec.Talos.InstallerRepository, cfg.InstallerRepository),
+			Version:             cmp.Or(spec.Talos.Version, cfg.TalosVersion),
+			SchematicID:         cmp.Or(spec.Talos.SchematicID, cfg.SchematicID),
+			ImageFactoryURL:     cmp.Or(spec.Talos.ImageFactoryURL, cfg.ImageFactoryURL),
+			InstallerRepository: cmp.Or(spec.Talos.InstallerRepository, cfg.InstallerRepository),
 			RegistryMirrors:     spec.Talos.RegistryMirrors,
 		},
 	}
-	goldenNamespace := or(spec.GoldenNamespace, cfg.GoldenNamespace)
-	for _, name := range sortedPoolNames(spec.NodePools) {
+	goldenNamespace := cmp.Or(spec.GoldenNamespace, cfg.GoldenNamespace)
+	for _, name := range slices.Sorted(maps.Keys(spec.NodePools)) {
 		shape := spec.NodePools[name]
-		shape.StorageClass = or(shape.StorageClass, spec.StorageClass)
+		shape.StorageClass = cmp.Or(shape.StorageClass, spec.StorageClass)
 		// osImage is passed on as written: the node pool mode resolves it,
 		// so the rule "omitted means HTTP" lives in one place.
 		p.Pools = append(p.Pools, Pool{
@@ -84,16 +88,4 @@ const resourcePrefix = "nodepool-"
 // another pool never renames it.
 func resourceName(pool string) resource.Name {
 	return resource.Name(resourcePrefix + pool)
-}
-
-// nodePoolName is the metadata.name of a pool's XNodePool.
-func nodePoolName(cluster, pool string) string {
-	return cluster + "-" + pool
-}
-
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

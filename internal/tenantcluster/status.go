@@ -1,6 +1,7 @@
 package tenantcluster
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -61,7 +62,7 @@ func observePool(obs compose.Observed, name resource.Name) poolReport {
 	}
 	var why []string
 	if s.Gate != nil && s.Gate.State == v1alpha1.GateHeld {
-		why = append(why, "change held: "+or(s.Gate.Reason, "no reason given"))
+		why = append(why, "change held: "+cmp.Or(s.Gate.Reason, "no reason given"))
 	}
 	if s.Replicas != nil {
 		why = append(why, fmt.Sprintf("%d/%d workers ready", deref(s.ReadyReplicas), *s.Replicas))
