@@ -156,7 +156,7 @@ func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
 // nodeSize is the size the kubelet reservations are computed from: the
 // pool's resources, else its instance type as read (nil while it is not
 // there, which holds the pool).
-func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
+func nodeSize(s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
 	if s.InstanceType == "" {
 		return s.Node, true
 	}
@@ -175,6 +175,9 @@ func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualM
 // runs rather than rolling onto reservations guessed from nothing. A
 // reservation the node cannot carry is a spec error.
 func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, size poolspec.NodeSize, ok bool) (poolspec.Reserved, *hold, error) {
+	if s.InstanceType == "" {
+		return s.Reserved, nil, nil // on the shape's own size, checked by readPool
+	}
 	if !ok {
 		size = poolspec.NodeSize{Pending: true}
 	}

@@ -101,7 +101,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	size, known := nodeSize(spec.PoolShape, s, w.Instancetype)
+	size, known := nodeSize(s, w.Instancetype)
 	reserved, sizeHold, err := resolveReservations(p, spec, s, size, known)
 	if err != nil {
 		return plan{}, err

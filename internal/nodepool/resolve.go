@@ -34,8 +34,10 @@ type shape struct {
 	// DiskSize is the worker system disk size.
 	DiskSize resource.Quantity
 	// Node is the size the shape states itself, for the kubelet
-	// reservations; pending on an instance type.
-	Node poolspec.NodeSize
+	// reservations, pending on an instance type, and the reservations on
+	// it.
+	Node     poolspec.NodeSize
+	Reserved poolspec.Reserved
 	// DeclaredClass is spec.storageClass; empty means "resolve it".
 	DeclaredClass string
 	// KubernetesVersion is spec.version, a minor.
@@ -70,6 +72,7 @@ func resolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Con
 		Memory:            size.Memory,
 		DiskSize:          size.DiskSize,
 		Node:              size.Node,
+		Reserved:          size.Reserved,
 		DeclaredClass:     spec.StorageClass,
 		KubernetesVersion: poolspec.First(setting{Value: spec.Version, Field: "spec.version"}, setting{Value: cfg.KubernetesVersion, Field: "Input talos.kubernetesVersion"}),
 		TalosVersion:      poolspec.First(setting{Value: spec.Talos.Version, Field: "spec.talos.version"}, setting{Value: cfg.TalosVersion, Field: "Input talos.version"}),

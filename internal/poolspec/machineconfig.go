@@ -54,10 +54,11 @@ type Reserved struct {
 }
 
 // machine checks the pool's labels, taints, GPUs, kernel modules and kubelet
-// block at root. A pool sized by resources has its reservations checked
-// against that size (node) here; one sized by an instance type is checked
-// again once the node pool has read the instance type.
-func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) field.ErrorList {
+// block at root, and resolves its reservations on node. A pool sized by
+// resources has them checked against that size here; one sized by an
+// instance type is checked again once the node pool has read the instance
+// type.
+func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) (Reserved, field.ErrorList) {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 		// The chart's label guards (talos-reconcile-job.yaml@27f0283).
@@ -94,8 +95,8 @@ func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) field.ErrorL
 			}
 		}
 	}
-	_, e := Reservations(root, s.Kubelet, node)
-	return append(errs, e...)
+	r, e := Reservations(root, s.Kubelet, node)
+	return r, append(errs, e...)
 }
 
 // Reservations resolves the pool's kubelet block on a node of the given

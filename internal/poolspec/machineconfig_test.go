@@ -49,7 +49,7 @@ func TestMachineAtEitherPath(t *testing.T) {
 				for _, f := range tc.want {
 					want = append(want, root.String()+f)
 				}
-				if diff := cmp.Diff(want, fields(Shape(root, tc.shape))); diff != "" {
+				if diff := cmp.Diff(want, fields(shapeErrors(root, tc.shape))); diff != "" {
 					t.Errorf("%s\nat %s, fields -want, +got:\n%s", tc.reason, root, diff)
 				}
 			}

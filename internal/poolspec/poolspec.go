@@ -1,9 +1,10 @@
-// Package poolspec is the one owner of a node pool's validation. The node
-// pool checks its own spec with it, and the tenant cluster checks each pool
-// it composes with the same functions at the pool's path there, before it
+// Package poolspec is the one parser of a node pool: Resolve (NodePool for
+// an XNodePool) checks a pool's fields and resolves them against the layers
+// it inherits, so the node pool resolves its spec with it and the tenant
+// cluster each pool it composes, at the pool's path there, before it
 // composes anything: a value the pool would refuse is refused where the
-// user wrote it, and the tenant cluster never composes an XNodePool the node
-// pool would refuse.
+// user wrote it, and both modes read the osImage and installer precedence
+// from one place.
 package poolspec
 
 import (

@@ -18,6 +18,12 @@ func fields(errs field.ErrorList) []string {
 	return out
 }
 
+// shapeErrors is what Resolve reports of a shape alone.
+func shapeErrors(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
+	_, errs := Resolve(Layers{Root: root, Shape: s})
+	return errs
+}
+
 func TestShapeAtEitherPath(t *testing.T) {
 	two := int32(2)
 	cases := map[string]struct {
@@ -45,7 +51,7 @@ func TestShapeAtEitherPath(t *testing.T) {
 				for _, f := range tc.want {
 					want = append(want, root.String()+f)
 				}
-				if diff := cmp.Diff(want, fields(Shape(root, tc.shape))); diff != "" {
+				if diff := cmp.Diff(want, fields(shapeErrors(root, tc.shape))); diff != "" {
 					t.Errorf("%s\nat %s, fields -want, +got:\n%s", tc.reason, root, diff)
 				}
 			}

@@ -167,6 +167,9 @@ type Size struct {
 	// Node is the size the kubelet reservations are computed from, pending
 	// on an instance type.
 	Node NodeSize
+	// Reserved is the kubelet reservations on Node; the node pool computes
+	// them again on the instance type's size while Node is pending.
+	Reserved Reserved
 }
 
 // Pool is a pool resolved from its layers.
@@ -200,15 +203,10 @@ func InstanceTypeOf(s v1alpha1.PoolShape) string {
 	return defaults.InstanceType
 }
 
-// Shape checks a pool's shape at root: spec for an XNodePool,
-// spec.nodePools[<name>] for a tenant cluster. Omitted fields pass; they
-// take defaults that are validated where they are set.
-func Shape(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
-	_, errs := shape(root, s, config.Config{})
-	return errs
-}
-
-// shape is Shape, keeping what it parses. cfg gives the defaults.
+// shape checks a pool's shape at root: spec for an XNodePool,
+// spec.nodePools[<name>] for a tenant cluster, keeping what it parses.
+// Omitted fields pass; they take defaults (cfg's, internal/defaults) that
+// are validated where they are set.
 func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, field.ErrorList) {
 	var errs field.ErrorList
 	size := Size{Replicas: defaults.Replicas, InstanceType: InstanceTypeOf(s), DiskSize: cfg.DiskSize, Node: NodeSize{Pending: true}}
@@ -250,6 +248,8 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 	errs = append(errs, VMTemplate(root, s)...)
 	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
-	errs = append(errs, machine(root, s, size.Node)...)
+	reserved, e := machine(root, s, size.Node)
+	size.Reserved = reserved
+	errs = append(errs, e...)
 	return size, append(errs, CAPI(root, s)...)
 }

@@ -67,7 +67,7 @@ func TestValidate(t *testing.T) {
 			want:    []string{"spec.nodePools[a]"},
 		},
 		"UnknownBootstrapModeIsNamedByPool": {
-			reason:  "A tenant cluster's pool is checked by poolspec.Shape, bootstrap mode included, at its own path.",
+			reason:  "A tenant cluster's pool is checked by poolspec.Resolve, bootstrap mode included, at its own path.",
 			cluster: "acme",
 			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"workers": {Bootstrap: &v1alpha1.Bootstrap{Mode: "Kamaji"}}}},
 			want:    []string{"spec.nodePools[workers].bootstrap.mode"},

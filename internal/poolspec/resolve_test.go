@@ -1,0 +1,169 @@
+package poolspec
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/defaults"
+)
+
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	cfg, err := config.FromInput(&v1beta1.Input{}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// tenantLayers are a tenant cluster's pool md0 under the cluster's talos.
+func tenantLayers(cfg config.Config, s v1alpha1.PoolShape, t v1alpha1.Talos) Layers {
+	spec := field.NewPath("spec")
+	return Layers{Root: spec.Child("nodePools").Key("md0"), Shape: s, Talos: t, TalosPath: spec.Child("talos"), Config: cfg}
+}
+
+func TestResolveImage(t *testing.T) {
+	cfg := testConfig(t)
+	builtin := &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{Version: "v1.12.4"}}
+	cases := map[string]struct {
+		reason string
+		layers Layers
+		want   Image
+	}{
+		"NodePoolInputDefaults": {
+			reason: "An omitted osImage imports the Input's image over HTTP.",
+			layers: NodePoolLayers(field.NewPath("spec"), v1alpha1.NodePoolSpec{}, cfg),
+			want: Image{
+				Source:      SourceHTTP,
+				SchematicID: Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:     Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:  Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				URL:         defaults.ImageFactoryURL + "/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/" + cfg.Platform + "-" + cfg.Arch + ".raw.xz",
+			},
+		},
+		"TenantPoolOverridesClusterTalos": {
+			reason: "A tenant pool's builtin version wins over the cluster's talos.version, named at the pool's path.",
+			layers: tenantLayers(cfg, v1alpha1.PoolShape{OSImage: builtin}, v1alpha1.Talos{Version: "v1.13.6", SchematicID: "abc"}),
+			want: Image{
+				Source:          SourceClone,
+				SchematicID:     Setting{Value: "abc", Field: "spec.talos.schematicID"},
+				Version:         Setting{Value: "v1.12.4", Field: "spec.nodePools[md0].osImage.builtin.version"},
+				FactoryURL:      Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				GoldenNamespace: defaults.GoldenNamespace,
+				GoldenName:      "talos-worker-abc-v1.12.4",
+			},
+		},
+		"FactoryURLOfTheMember": {
+			reason: "factory.imageFactoryURL wins over the inherited talos block.",
+			layers: tenantLayers(cfg, v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{ImageFactoryURL: "https://f.example"}}}, v1alpha1.Talos{ImageFactoryURL: "https://g.example"}),
+			want: Image{
+				Source:      SourceHTTP,
+				SchematicID: Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:     Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:  Setting{Value: "https://f.example", Field: "spec.nodePools[md0].osImage.factory.imageFactoryURL"},
+				URL:         "https://f.example/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/" + cfg.Platform + "-" + cfg.Arch + ".raw.xz",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ResolveImage(tc.layers)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestInstaller(t *testing.T) {
+	cfg := testConfig(t)
+	cases := map[string]struct {
+		reason    string
+		talos     v1alpha1.Talos
+		wantValue string
+		wantField string
+		wantErrAt []string
+	}{
+		"InheritedRepositoryVerbatim": {
+			reason: "An installer the cluster names is used as written.",
+			talos:  v1alpha1.Talos{InstallerRepository: "registry.local/installer"}, wantValue: "registry.local/installer", wantField: "spec.talos.installerRepository",
+		},
+		"DerivedFromTheFactory": {
+			reason: "Without one, the factory's installer of the disk's platform.",
+			talos:  v1alpha1.Talos{ImageFactoryURL: "https://f.example"}, wantValue: "f.example/" + cfg.Platform + "-installer", wantField: "spec.talos.imageFactoryURL and Input image.platform",
+		},
+		"FactoryThatMakesNoRepository": {
+			reason: "An IP literal cannot start an image reference; the error is at the factory URL's field.",
+			talos:  v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}, wantErrAt: []string{"spec.talos.imageFactoryURL"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := tenantLayers(cfg, v1alpha1.PoolShape{}, tc.talos)
+			got, errs := Installer(l, ResolveImage(l))
+			if diff := cmp.Diff(Setting{Value: tc.wantValue, Field: tc.wantField}, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantErrAt, fieldsOrNil(errs)); diff != "" {
+				t.Errorf("%s\nerrors at -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func fieldsOrNil(errs field.ErrorList) []string {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fields(errs)
+}
+
+func TestResolveSize(t *testing.T) {
+	cfg := testConfig(t)
+	three := int32(3)
+	memory := resource.MustParse("8Gi")
+	cases := map[string]struct {
+		reason string
+		shape  v1alpha1.PoolShape
+		want   Size
+	}{
+		"Defaults": {
+			reason: "An empty shape runs the default replicas on the default instance type and the Input's disk size.",
+			want: Size{Replicas: defaults.Replicas, InstanceType: defaults.InstanceType, DiskSize: cfg.DiskSize, Node: NodeSize{Pending: true},
+				Reserved: mustReservations(t, NodeSize{Pending: true})},
+		},
+		"Resources": {
+			reason: "A shape sized by resources is parsed once and states the node's size.",
+			shape:  v1alpha1.PoolShape{Replicas: &three, Resources: &v1alpha1.Resources{CPU: "4", Memory: "8Gi"}, DiskSize: "40Gi"},
+			want: Size{Replicas: 3, Cores: 4, Memory: &memory, DiskSize: resource.MustParse("40Gi"),
+				Node:     NodeSize{MemoryBytes: 8 << 30, MilliCPU: 4000, From: "spec.nodePools[md0].resources"},
+				Reserved: mustReservations(t, NodeSize{MemoryBytes: 8 << 30, MilliCPU: 4000})},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, errs := Resolve(tenantLayers(cfg, tc.shape, v1alpha1.Talos{}))
+			if len(errs) > 0 {
+				t.Fatalf("%s\nrefused: %v", tc.reason, errs)
+			}
+			if diff := cmp.Diff(tc.want, got.Size); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func mustReservations(t *testing.T, node NodeSize) Reserved {
+	t.Helper()
+	r, errs := Reservations(nil, nil, node)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return r
+}
