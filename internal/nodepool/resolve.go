@@ -1,8 +1,6 @@
 package nodepool
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -24,20 +22,11 @@ type setting = poolspec.Setting
 // image is what a pool's osImage resolves to (poolspec.ResolveImage).
 type image = poolspec.Image
 
-// shape is everything else a pool's spec resolves to.
+// shape is everything else a pool's spec resolves to: what poolspec sized
+// (replicas, instance type or resources, disk, kubelet reservations) and the
+// rest with its defaults.
 type shape struct {
-	Replicas     int32
-	InstanceType string
-	// Cores and Memory size the VM when no instance type is given.
-	Cores  uint32
-	Memory *resource.Quantity
-	// DiskSize is the worker system disk size.
-	DiskSize resource.Quantity
-	// Node is the size the shape states itself, for the kubelet
-	// reservations, pending on an instance type, and the reservations on
-	// it.
-	Node     poolspec.NodeSize
-	Reserved poolspec.Reserved
+	poolspec.Size
 	// DeclaredClass is spec.storageClass; empty means "resolve it".
 	DeclaredClass string
 	// KubernetesVersion is spec.version, a minor.
@@ -66,13 +55,7 @@ type shape struct {
 // validated and sized (poolspec.NodePool).
 func resolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Config) shape {
 	s := shape{
-		Replicas:          size.Replicas,
-		InstanceType:      size.InstanceType,
-		Cores:             size.Cores,
-		Memory:            size.Memory,
-		DiskSize:          size.DiskSize,
-		Node:              size.Node,
-		Reserved:          size.Reserved,
+		Size:              size,
 		DeclaredClass:     spec.StorageClass,
 		KubernetesVersion: poolspec.First(setting{Value: spec.Version, Field: "spec.version"}, setting{Value: cfg.KubernetesVersion, Field: "Input talos.kubernetesVersion"}),
 		TalosVersion:      poolspec.First(setting{Value: spec.Talos.Version, Field: "spec.talos.version"}, setting{Value: cfg.TalosVersion, Field: "Input talos.version"}),
