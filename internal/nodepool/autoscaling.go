@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // The cluster-autoscaler's Cluster API annotations on a MachineDeployment
@@ -108,7 +109,7 @@ type capacity struct {
 
 // workerCapacity computes a worker's capacity from its size, reservations
 // and node config.
-func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc nodeConfig, gpus []v1alpha1.GPU) capacity {
+func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc talosconfig.Node, gpus []v1alpha1.GPU) capacity {
 	c := capacity{Known: known && !size.Pending, GPUs: len(gpus)}
 	if !c.Known {
 		return c
@@ -124,7 +125,7 @@ func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc 
 	}
 	// KubeVirt passes NVIDIA devices through whole; inside the guest the
 	// NVIDIA (or HAMi) device plugin offers them as nvidia.com/gpu.
-	if len(gpus) > 0 && !slices.ContainsFunc(gpus, func(g v1alpha1.GPU) bool { return !strings.HasPrefix(g.Name, nvidiaPrefix) }) {
+	if len(gpus) > 0 && !slices.ContainsFunc(gpus, func(g v1alpha1.GPU) bool { return !strings.HasPrefix(g.Name, talosconfig.NVIDIAPrefix) }) {
 		c.GPUType = nvidiaGPUResource
 	}
 	c.Labels = joinSorted(nc.Labels, func(k, v string) string { return k + "=" + v })

@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // plan is everything decided for one reconcile, before anything is emitted.
@@ -106,7 +107,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	nc := resolveNodeConfig(spec.PoolShape, reserved)
+	nc := talosconfig.ResolveNode(spec.PoolShape, reserved)
 	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, nc, pl.Join); err != nil {
 		return plan{}, err
 	}

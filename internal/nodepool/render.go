@@ -17,6 +17,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -42,7 +43,7 @@ type machineTemplate struct {
 }
 
 type bootstrapTemplate struct {
-	*TalosConfigTemplate
+	*talosconfig.TalosConfigTemplate
 	Desired *composed.Unstructured
 }
 
@@ -170,14 +171,14 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (mac
 // place to the OS it booted, not to the pool default.
 // A Join pool (join non-nil) gets the complete worker config as its base
 // document, and the same patches.
-func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *joinPlan) (bootstrapTemplate, error) {
+func renderBootstrapTemplate(p pool, img image, s shape, nc talosconfig.Node, join *joinPlan) (bootstrapTemplate, error) {
 	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
-	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors, nc)
+	patches, err := talosconfig.StrategicPatches(installer, img.Version.Value, s.Mirrors, nc)
 	if err != nil {
 		return bootstrapTemplate{}, err
 	}
-	spec := TalosConfigSpec{
-		GenerateType:     generateTypeWorker,
+	spec := talosconfig.TalosConfigSpec{
+		GenerateType:     talosconfig.GenerateTypeWorker,
 		TalosVersion:     img.Version.Value,
 		StrategicPatches: patches,
 	}
@@ -187,9 +188,9 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *jo
 			return bootstrapTemplate{}, err
 		}
 	}
-	tct := &TalosConfigTemplate{
+	tct := &talosconfig.TalosConfigTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
-		Spec:     TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: spec}},
+		Spec:     talosconfig.TalosConfigTemplateSpec{Template: talosconfig.TalosConfigTemplateResource{Spec: spec}},
 	}
 	tct.ObjectMeta = templateMeta(p, "", map[string]string{labels.Pool: p.Hash()}, annotations)
 	name, desired, err := named(p, tct)
@@ -264,4 +265,24 @@ func (p pool) deploymentMeta() metav1.ObjectMeta {
 // MachineDeployment gives them.
 func (p pool) machineSelector() map[string]string {
 	return map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
+}
+
+// joinBase is the hash of a Join template apart from the facts: its spec
+// with every fact replaced by a placeholder, and the pool's factsRevision.
+// Two templates of a pool with the same base differ in facts alone, which
+// never rolls the workers by itself (see pinFacts).
+func joinBase(spec talosconfig.TalosConfigSpec, revision int64) (string, error) {
+	m, err := compose.Canonical(struct {
+		Spec     talosconfig.TalosConfigSpec `json:"spec"`
+		Revision int64                       `json:"revision"`
+	}{spec, revision}, compose.DropEmpty())
+	if err != nil {
+		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:hashLength], nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // Requirement names.
@@ -35,7 +36,7 @@ const (
 	reqSnapshotClasses = "volumesnapshotclasses"
 	reqCDI             = "cdi"
 	reqCDIConfig       = "cdiconfig"
-	// reqInstancetype (machineconfig.go) is the pool's instance type.
+	// reqInstancetype (reservations.go) is the pool's instance type.
 )
 
 // Cluster API identifiers.
@@ -47,8 +48,8 @@ const (
 	LabelDeploymentName     = "cluster.x-k8s.io/deployment-name"
 	InfraAPIVersion         = observed.InfraAPIVersion
 	KindKubevirtMachineTmpl = observed.KindKubevirtMachineTemplate
-	BootstrapAPIVersion     = "bootstrap.cluster.x-k8s.io/v1alpha3"
-	KindTalosConfigTemplate = "TalosConfigTemplate"
+	BootstrapAPIVersion     = talosconfig.APIVersion
+	KindTalosConfigTemplate = talosconfig.KindTalosConfigTemplate
 	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"
 	kindRoleBinding         = "RoleBinding"
 	kindClusterRole         = "ClusterRole"

@@ -1,6 +1,6 @@
 // Package talos proves the node pool's Talos bootstrap patches with Talos's
 // own code: the function mirrors the few CABPT fields it writes instead of
-// importing Talos' machinery (internal/nodepool/talosconfig.go), so this
+// importing Talos' machinery (internal/talosconfig), so this
 // separate module, and only it, depends on
 // github.com/siderolabs/talos/pkg/machinery, pinned in go.mod.
 //
