@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
@@ -23,8 +24,8 @@ func v1beta2Request(t *testing.T, spec map[string]any, w worldFixture, obs map[r
 // machineSetV1beta2 is a v1beta2 MachineSet of the fixture pool: refs by
 // apiGroup, kind and name.
 func machineSetV1beta2(name, kmt, tct string) *unstructured.Unstructured {
-	return obj(capiAPIVersion(v1beta1.ClusterAPIV1Beta2), KindMachineSet, fxNamespace, name, map[string]any{
-		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
+	return obj(clusterapi.APIVersion(v1beta1.ClusterAPIV1Beta2), clusterapi.KindMachineSet, fxNamespace, name, map[string]any{
+		"labels": map[string]any{clusterapi.LabelDeploymentName: fxCluster + "-" + fxPool},
 		"spec": map[string]any{
 			"clusterName": fxCluster,
 			"template": map[string]any{"spec": map[string]any{

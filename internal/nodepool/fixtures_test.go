@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
@@ -184,8 +185,8 @@ func workerPVC(name, class string) *unstructured.Unstructured {
 }
 
 func machineSet(name, kmt, tct string) *unstructured.Unstructured {
-	return obj(ClusterAPIVersion, KindMachineSet, fxNamespace, name, map[string]any{
-		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
+	return obj(clusterapi.V1Beta1APIVersion, clusterapi.KindMachineSet, fxNamespace, name, map[string]any{
+		"labels": map[string]any{clusterapi.LabelDeploymentName: fxCluster + "-" + fxPool},
 		"spec": map[string]any{
 			"clusterName": fxCluster,
 			"template": map[string]any{"spec": map[string]any{

@@ -6,6 +6,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -113,7 +114,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	}
 	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
 	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
-	applyScaling(pl.MachineDeployment, s.Scaling, workerCapacity(size, known, reserved, nc, spec.GPUs))
+	clusterapi.ApplyScaling(pl.MachineDeployment, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, nc, spec.GPUs))
 	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
 
 	// Only a new or changed disk template waits for its golden: one that is

@@ -11,10 +11,10 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
@@ -203,50 +203,11 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc talosconfig.Node, jo
 
 // templateMeta is the metadata of a content-named template.
 func templateMeta(p pool, name string, l, a map[string]string) metav1.ObjectMeta {
-	ls := map[string]string{LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
+	ls := map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
 	for k, v := range l {
 		ls[k] = v
 	}
 	return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: ls, Annotations: a}
-}
-
-// renderMachineDeployment builds the MachineDeployment that points at both
-// templates. The deployment-name label is what the pool's MachineSets are
-// read back by.
-func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
-	selector := p.machineSelector()
-	replicas := s.Replicas
-	version := s.MachineVersion
-	return &clusterv1.MachineDeployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineDeployment},
-		ObjectMeta: p.deploymentMeta(),
-		Spec: clusterv1.MachineDeploymentSpec{
-			ClusterName: p.Cluster,
-			Replicas:    &replicas,
-			Selector:    metav1.LabelSelector{MatchLabels: selector},
-			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: copyMap(selector)},
-				Spec: clusterv1.MachineSpec{
-					ClusterName: p.Cluster,
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: &corev1.ObjectReference{
-						APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace,
-					}},
-					InfrastructureRef: corev1.ObjectReference{
-						APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl, Name: machineTemplate, Namespace: p.Namespace,
-					},
-					Version: &version,
-				},
-			},
-		},
-	}
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // deploymentMeta is the identity of the pool's per-pool Cluster API objects
@@ -256,7 +217,7 @@ func (p pool) deploymentMeta() metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:        p.DeploymentName(),
 		Namespace:   p.Namespace,
-		Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+		Labels:      map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
 		Annotations: map[string]string{labels.AnnPool: p.Ref()},
 	}
 }
@@ -264,7 +225,7 @@ func (p pool) deploymentMeta() metav1.ObjectMeta {
 // machineSelector selects the pool's Machines by the labels its
 // MachineDeployment gives them.
 func (p pool) machineSelector() map[string]string {
-	return map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
+	return map[string]string{clusterapi.LabelClusterName: p.Cluster, clusterapi.LabelDeploymentName: p.DeploymentName()}
 }
 
 // joinBase is the hash of a Join template apart from the facts: its spec

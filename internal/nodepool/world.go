@@ -12,6 +12,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -39,13 +40,8 @@ const (
 	// reqInstancetype (reservations.go) is the pool's instance type.
 )
 
-// Cluster API identifiers.
+// Template and RBAC identifiers; the Cluster API ones are clusterapi's.
 const (
-	ClusterAPIVersion       = "cluster.x-k8s.io/v1beta1"
-	KindMachineDeployment   = "MachineDeployment"
-	KindMachineSet          = "MachineSet"
-	LabelClusterName        = "cluster.x-k8s.io/cluster-name"
-	LabelDeploymentName     = "cluster.x-k8s.io/deployment-name"
 	InfraAPIVersion         = observed.InfraAPIVersion
 	KindKubevirtMachineTmpl = observed.KindKubevirtMachineTemplate
 	BootstrapAPIVersion     = talosconfig.APIVersion
@@ -62,7 +58,7 @@ const (
 // moved off a golden still has clone disks to account for.
 func selectors(p pool, img image, instanceType string, cfg config.Config, rd reads) required.Selectors {
 	sel := required.Selectors{
-		reqMachineSets: required.ByLabels(capiAPIVersion(cfg.ClusterAPIVersion), KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+		reqMachineSets: required.ByLabels(clusterapi.APIVersion(cfg.ClusterAPIVersion), clusterapi.KindMachineSet, p.Namespace, map[string]string{clusterapi.LabelDeploymentName: p.DeploymentName()}),
 	}
 	if rd.Workers {
 		// The DataVolumes carry what clone health reads: CDI's clone
@@ -213,10 +209,10 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 		}
 	}
 	for _, u := range got[reqMachineSets] {
-		if u.GetNamespace() != p.Namespace || u.GetLabels()[LabelDeploymentName] != p.DeploymentName() {
+		if u.GetNamespace() != p.Namespace || u.GetLabels()[clusterapi.LabelDeploymentName] != p.DeploymentName() {
 			continue
 		}
-		ms, err := readMachineSet(u, capi)
+		ms, err := templates.ReadMachineSet(u, capi)
 		if err != nil {
 			bad(err)
 		} else {
