@@ -1,6 +1,7 @@
 package clusterapi
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,10 +41,7 @@ const (
 // APIVersion is the apiVersion of the given contract version (v1beta1 when
 // none is given).
 func APIVersion(v v1beta1.ClusterAPIVersion) string {
-	if v == "" {
-		v = v1beta1.ClusterAPIV1Beta1
-	}
-	return Group + "/" + string(v)
+	return Group + "/" + string(cmp.Or(v, v1beta1.ClusterAPIV1Beta1))
 }
 
 // IsKind reports the kinds written in the configured contract.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -184,8 +184,8 @@ func readJoinFacts(r joinRefs, got required.Resolved) joinFacts {
 		f.ControlPlaneFound = true
 		f.ControlPlaneVersion, _, _ = unstructured.NestedString(u.Object, "spec", "version")
 	}
-	sort.Strings(f.Missing)
-	sort.Strings(f.Invalid)
+	slices.Sort(f.Missing)
+	slices.Sort(f.Invalid)
 	return f
 }
 

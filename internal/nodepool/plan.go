@@ -28,7 +28,7 @@ type plan struct {
 	MachineDeployment  *clusterv1.MachineDeployment
 	MachineHealthCheck *clusterv1.MachineHealthCheck
 	// ClusterAPI is the contract version the deployment and health check
-	// are written in (capi.go).
+	// are written in (clusterapi).
 	ClusterAPI v1beta1.ClusterAPIVersion
 
 	// Hold, when set, keeps every observed resource as it is and composes

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -204,9 +205,7 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc talosconfig.Node, jo
 // templateMeta is the metadata of a content-named template.
 func templateMeta(p pool, name string, l, a map[string]string) metav1.ObjectMeta {
 	ls := map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
-	for k, v := range l {
-		ls[k] = v
-	}
+	maps.Copy(ls, l)
 	return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: ls, Annotations: a}
 }
 
