@@ -32,11 +32,26 @@ generate:
 	$(GO) generate ./...
 	cd test/schema && $(GO) test -count=1 -run '^(TestLegacyVariantIsUpToDate|TestPlatformDocIsUpToDate)$$' . -update
 
-## check-generate: fail when make generate or go mod tidy would change the tree.
+# GENERATED is where make generate writes.
+GENERATED := input package/input package/configuration docs/platform.md
+
+## check-generate: fail when make generate would change the tree (a changed or a new, untracked
+## file anywhere) or go mod tidy would change any module's go.mod or go.sum (hack/check-tidy.sh).
+## Work in progress is fine: the tree is compared before and after generating.
 .PHONY: check-generate
-check-generate: generate
-	$(GO) mod tidy
-	@git diff --exit-code -- go.mod go.sum input package/input package/configuration docs/platform.md || { echo "make generate / go mod tidy changed the tree: run make generate and commit"; exit 1; }
+check-generate:
+	@before=$$(hack/tree-state.sh) && \
+	$(MAKE) --no-print-directory generate && \
+	after=$$(hack/tree-state.sh) && \
+	{ [ "$$before" = "$$after" ] || { git status --short; echo "make generate changed the tree (see above): run make generate and commit"; exit 1; }; } && \
+	untracked=$$(git ls-files --others --exclude-standard -- $(GENERATED)) && \
+	{ [ -z "$$untracked" ] || { echo "generated but not tracked: $$untracked (git add them)"; exit 1; }; }
+	hack/check-tidy.sh
+
+## check-tree: fail when git tracks a compiled binary or a file over 1 MiB (hack/check-tree.sh).
+.PHONY: check-tree
+check-tree:
+	hack/check-tree.sh
 
 ## vet: gofmt and go vet.
 .PHONY: vet
@@ -61,7 +76,7 @@ fuzz:
 
 ## test: everything CI runs.
 .PHONY: test
-test: vet lint check-generate unit fuzz
+test: check-tree vet lint check-generate unit fuzz
 
 ## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager, Crossplane core, CDI and Cluster API core manager the e2e suite runs.
 .PHONY: e2e-binaries
