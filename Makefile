@@ -67,16 +67,22 @@ lint:
 ## unit: unit, golden-file and render tests of the function module.
 .PHONY: unit
 unit:
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 60m ./...
 
 ## fuzz: run every fuzz target of the function module for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/; a crasher is written there, commit it as a regression).
 .PHONY: fuzz
 fuzz:
 	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
-## test: everything CI runs.
+## test: everything CI runs: the e2e suite at normal priority and, beside it at nice 19, the
+## checks (hack/test.sh; TEST_LANES=serial runs them one after the other).
 .PHONY: test
-test: check-tree vet lint check-generate unit fuzz
+test:
+	@hack/test.sh
+
+## checks: everything make test runs but the e2e suite, one after the other.
+.PHONY: checks
+checks: check-tree vet lint check-generate test-schema test-talos test-packages unit fuzz
 
 ## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager, Crossplane core, CDI and Cluster API core manager the e2e suite runs.
 .PHONY: e2e-binaries
@@ -113,9 +119,6 @@ test-talos:
 	@unformatted=$$(cd test/talos && gofmt -l .); [ -z "$$unformatted" ] || { echo "gofmt needed in test/talos: $$unformatted"; exit 1; }
 	cd test/talos && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-# make test also runs the platform tests.
-test: test-schema test-talos test-packages
-
 ## bench: RunFunction benchmarks per mode and size plus per-rule micro-benchmarks,
 ## printed as a table with scaling ratios (hack/benchtable). Not part of make test.
 BENCH ?= .
@@ -136,6 +139,3 @@ load:
 	$(GO) build -o bin/loadgen ./cmd/loadgen
 	@uptime
 	bin/loadgen -function-binary bin/function-worker-image -cases $(LOADCASES) -concurrency 1,16,64 -duration $(LOADTIME)
-
-## make test includes the e2e suite (issue 5): ~2.5 min warm, ~20 min on a cold build cache.
-test: e2e
