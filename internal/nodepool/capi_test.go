@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // v1beta2Request is request with the Input asking for the v1beta2 contract.
@@ -30,7 +31,7 @@ func machineSetV1beta2(name, kmt, tct string) *unstructured.Unstructured {
 			"clusterName": fxCluster,
 			"template": map[string]any{"spec": map[string]any{
 				"clusterName":       fxCluster,
-				"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": KindTalosConfigTemplate, "name": tct}},
+				"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": tct}},
 				"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": kmt},
 			}},
 		},
@@ -65,7 +66,7 @@ func TestClusterAPIContract(t *testing.T) {
 		want := map[string]any{
 			"md.apiVersion":  "cluster.x-k8s.io/v1beta2",
 			"md.infraRef":    map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["infrastructureRef"].(map[string]any)["name"]},
-			"md.configRef":   map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": KindTalosConfigTemplate, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["bootstrap"].(map[string]any)["configRef"].(map[string]any)["name"]},
+			"md.configRef":   map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["bootstrap"].(map[string]any)["configRef"].(map[string]any)["name"]},
 			"md.maxSurge":    int64(3),
 			"md.replicas":    nil,
 			"md.status":      nil,

@@ -13,6 +13,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // The pool's Cluster API objects are clusterapi's to build and convert;
@@ -38,7 +39,7 @@ var (
 // owner made) does not convert and is reported unreadable.
 var templates = clusterapi.TemplatesOf(
 	metav1.TypeMeta{APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl},
-	metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
+	metav1.TypeMeta{APIVersion: talosconfig.APIVersion, Kind: talosconfig.KindTalosConfigTemplate},
 )
 
 // renderMachineDeployment builds the MachineDeployment that points at both
@@ -48,7 +49,7 @@ func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate
 	return clusterapi.MachineDeployment(clusterapi.Deployment{
 		Meta: p.deploymentMeta(), Cluster: p.Cluster, Selector: p.machineSelector(),
 		Replicas: s.Replicas, Version: s.MachineVersion,
-		Bootstrap:      corev1.ObjectReference{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace},
+		Bootstrap:      corev1.ObjectReference{APIVersion: talosconfig.APIVersion, Kind: talosconfig.KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace},
 		Infrastructure: corev1.ObjectReference{APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl, Name: machineTemplate, Namespace: p.Namespace},
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -191,7 +192,7 @@ func machineSet(name, kmt, tct string) *unstructured.Unstructured {
 			"clusterName": fxCluster,
 			"template": map[string]any{"spec": map[string]any{
 				"clusterName":       fxCluster,
-				"bootstrap":         map[string]any{"configRef": map[string]any{"kind": KindTalosConfigTemplate, "name": tct}},
+				"bootstrap":         map[string]any{"configRef": map[string]any{"kind": talosconfig.KindTalosConfigTemplate, "name": tct}},
 				"infrastructureRef": map[string]any{"kind": KindKubevirtMachineTmpl, "name": kmt},
 			}},
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // Composition resource names. Templates carry their own name so that the
@@ -41,7 +42,7 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	case strings.HasPrefix(s, prefixMachineTemplate):
 		return InfraAPIVersion, KindKubevirtMachineTmpl, true
 	case strings.HasPrefix(s, prefixBootstrapTemplate):
-		return BootstrapAPIVersion, KindTalosConfigTemplate, true
+		return talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate, true
 	case strings.HasPrefix(s, prefixUsage), n == resourceDeletionGuard:
 		return UsageAPIVersion, KindUsage, true
 	case n == resourceFactoryCA:

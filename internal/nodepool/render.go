@@ -190,7 +190,7 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc talosconfig.Node, jo
 		}
 	}
 	tct := &talosconfig.TalosConfigTemplate{
-		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
+		TypeMeta: metav1.TypeMeta{APIVersion: talosconfig.APIVersion, Kind: talosconfig.KindTalosConfigTemplate},
 		Spec:     talosconfig.TalosConfigTemplateSpec{Template: talosconfig.TalosConfigTemplateResource{Spec: spec}},
 	}
 	tct.ObjectMeta = templateMeta(p, "", map[string]string{labels.Pool: p.Hash()}, annotations)

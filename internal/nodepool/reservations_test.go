@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 func TestWithGPUs(t *testing.T) {
@@ -118,7 +119,7 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 			}
 			var patches string
 			for _, d := range out.Resources {
-				if d.Resource.GetKind() == KindTalosConfigTemplate {
+				if d.Resource.GetKind() == talosconfig.KindTalosConfigTemplate {
 					ps, _, _ := unstructured.NestedStringSlice(d.Resource.Object, "spec", "template", "spec", "strategicPatches")
 					patches = strings.Join(ps, "---\n")
 				}

@@ -21,7 +21,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // Requirement names.
@@ -44,12 +43,11 @@ const (
 	// reqInstancetype (reservations.go) is the pool's instance type.
 )
 
-// Template and RBAC identifiers; the Cluster API ones are clusterapi's.
+// KubeVirt template and RBAC identifiers; the Talos and Cluster API ones
+// are talosconfig's and clusterapi's.
 const (
 	InfraAPIVersion         = observed.InfraAPIVersion
 	KindKubevirtMachineTmpl = observed.KindKubevirtMachineTemplate
-	BootstrapAPIVersion     = talosconfig.APIVersion
-	KindTalosConfigTemplate = talosconfig.KindTalosConfigTemplate
 	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"
 	kindRoleBinding         = "RoleBinding"
 	kindClusterRole         = "ClusterRole"
