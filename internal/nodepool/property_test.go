@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // retentionCase is one generated reconcile of the pool, with what the
@@ -58,8 +59,8 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 			u.SetAPIVersion(InfraAPIVersion)
 			u.SetKind(KindKubevirtMachineTmpl)
 			if prefix == prefixBootstrapTemplate {
-				u.SetAPIVersion(BootstrapAPIVersion)
-				u.SetKind(KindTalosConfigTemplate)
+				u.SetAPIVersion(talosconfig.APIVersion)
+				u.SetKind(talosconfig.KindTalosConfigTemplate)
 			}
 			u.SetName(name)
 			u.SetNamespace(fxNamespace)
