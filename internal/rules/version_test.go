@@ -97,30 +97,38 @@ func TestTalosVersions(t *testing.T) {
 	}
 }
 
-func TestMinorOfAcceptedVersionsOnly(t *testing.T) {
+// TestParseVersions checks both readers of a version's minor: ParseMinor,
+// of versions the rules accepted, and LeadingMinor, of a control plane's.
+func TestParseVersions(t *testing.T) {
 	cases := map[string]struct {
-		v    string
-		want string
-		ok   bool
+		v              string
+		minor, leading string // "" when not ok
 	}{
-		"TalosRelease":    {"v1.13.6", "v1.13", true},
-		"TalosPreRelease": {"v1.14.0-rc.1", "v1.14", true},
-		"KubernetesMinor": {"v1.35", "v1.35", true},
-		"ReleaseShape":    {"v1.35.2", "v1.35", true},
-		"NumericCompare":  {"v1.100.0", "v1.100", true},
-		"LeadingZero":     {"v1.013.6", "", false},
-		"JunkSuffix":      {"v1.35junk", "", false},
-		"NoV":             {"1.35", "", false},
+		"TalosRelease":    {"v1.13.6", "v1.13", "v1.13"},
+		"TalosPreRelease": {"v1.14.0-rc.1", "v1.14", "v1.14"},
+		"KubernetesMinor": {"v1.35", "v1.35", "v1.35"},
+		"ReleaseShape":    {"v1.35.2", "v1.35", "v1.35"},
+		"NumericCompare":  {"v1.100.0", "v1.100", "v1.100"},
+		"LeadingZero":     {"v1.013.6", "", ""},
+		"JunkSuffix":      {"v1.35junk", "", ""},
+		"NoV":             {"1.35", "", "v1.35"},
+		"DistroSuffix":    {"v1.33.2+k3s1", "", "v1.33"},
+		"NoMinor":         {"v1", "", ""},
+		"Empty":           {"", "", ""},
+	}
+	str := func(v Version, ok bool) string {
+		if !ok {
+			return ""
+		}
+		return v.String()
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v, ok := ParseMinor(tc.v)
-			got := ""
-			if ok {
-				got = v.String()
+			if got := str(ParseMinor(tc.v)); got != tc.minor {
+				t.Errorf("ParseMinor(%q) = %q, want %q: a version that slipped past its rule must never be compared", tc.v, got, tc.minor)
 			}
-			if got != tc.want || ok != tc.ok {
-				t.Errorf("ParseMinor(%q) = %q, %t; want %q, %t: a version that slipped past its rule must never be compared", tc.v, got, ok, tc.want, tc.ok)
+			if got := str(LeadingMinor(tc.v)); got != tc.leading {
+				t.Errorf("LeadingMinor(%q) = %q, want %q", tc.v, got, tc.leading)
 			}
 		})
 	}
@@ -139,29 +147,6 @@ func TestVersionCompare(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := tc.a.Compare(tc.b); got != tc.want {
 				t.Errorf("%v.Compare(%v) = %d, want %d", tc.a, tc.b, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestLeadingMinor(t *testing.T) {
-	cases := map[string]struct {
-		v    string
-		want Version
-		ok   bool
-	}{
-		"KamajiRelease": {"v1.35.6", Version{1, 35}, true},
-		"WithoutV":      {"1.34", Version{1, 34}, true},
-		"DistroSuffix":  {"v1.33.2+k3s1", Version{1, 33}, true},
-		"NoMinor":       {"v1", Version{}, false},
-		"JunkAfter":     {"v1.35junk", Version{}, false},
-		"Empty":         {"", Version{}, false},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, ok := LeadingMinor(tc.v)
-			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
-				t.Errorf("LeadingMinor(%q) = %v, %t; want ok %t (-want +got):\n%s", tc.v, got, ok, tc.ok, diff)
 			}
 		})
 	}
