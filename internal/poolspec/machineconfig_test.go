@@ -44,15 +44,7 @@ func TestMachineAtEitherPath(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			for _, root := range []*field.Path{field.NewPath("spec"), field.NewPath("spec", "nodePools").Key("gpu")} {
-				want := make([]string, 0, len(tc.want))
-				for _, f := range tc.want {
-					want = append(want, root.String()+f)
-				}
-				if diff := cmp.Diff(want, fields(shapeErrors(root, tc.shape))); diff != "" {
-					t.Errorf("%s\nat %s, fields -want, +got:\n%s", tc.reason, root, diff)
-				}
-			}
+			refusedAtEitherPath(t, tc.reason, tc.shape, tc.want)
 		})
 	}
 }

@@ -18,10 +18,21 @@ func fields(errs field.ErrorList) []string {
 	return out
 }
 
-// shapeErrors is what Resolve reports of a shape alone.
-func shapeErrors(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
-	_, errs := Resolve(Layers{Root: root, Shape: s})
-	return errs
+// refusedAtEitherPath checks that Resolve refuses shape at the fields want
+// (relative to the root), at an XNodePool's spec and at a tenant cluster's
+// pool alike.
+func refusedAtEitherPath(t *testing.T, reason string, shape v1alpha1.PoolShape, want []string) {
+	t.Helper()
+	for _, root := range []*field.Path{field.NewPath("spec"), field.NewPath("spec", "nodePools").Key("gpu")} {
+		at := make([]string, 0, len(want))
+		for _, f := range want {
+			at = append(at, root.String()+f)
+		}
+		_, errs := Resolve(Layers{Root: root, Shape: shape})
+		if diff := cmp.Diff(at, fields(errs)); diff != "" {
+			t.Errorf("%s\nat %s, fields -want, +got:\n%s", reason, root, diff)
+		}
+	}
 }
 
 func TestShapeAtEitherPath(t *testing.T) {
@@ -46,15 +57,7 @@ func TestShapeAtEitherPath(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			for _, root := range []*field.Path{field.NewPath("spec"), field.NewPath("spec", "nodePools").Key("gpu")} {
-				want := make([]string, 0, len(tc.want))
-				for _, f := range tc.want {
-					want = append(want, root.String()+f)
-				}
-				if diff := cmp.Diff(want, fields(shapeErrors(root, tc.shape))); diff != "" {
-					t.Errorf("%s\nat %s, fields -want, +got:\n%s", tc.reason, root, diff)
-				}
-			}
+			refusedAtEitherPath(t, tc.reason, tc.shape, tc.want)
 		})
 	}
 }
