@@ -48,7 +48,7 @@ func TestSourceTypeOf(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, poolspec.SourceTypeOf(tc.os)); diff != "" {
+			if diff := cmp.Diff(tc.want, resolveOSImage(v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: tc.os}}, testConfig(t)).Source); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -50,16 +51,10 @@ func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Con
 	return matrix.SupportedCondition(img.Version.Value, s.KubernetesVersion.Value), nil
 }
 
+// joinAnd lists s as "a, b and c".
 func joinAnd(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
+	if len(s) < 2 {
+		return strings.Join(s, "")
 	}
-	out := s[0]
-	for _, v := range s[1 : len(s)-1] {
-		out += ", " + v
-	}
-	return out + " and " + s[len(s)-1]
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -48,16 +48,6 @@ const (
 	SourceHTTP SourceType = v1alpha1.SourceTypeHTTP
 )
 
-// SourceTypeOf is the pool's disk source. It is a function of the spec
-// alone: the source is part of the template hash, so letting observed state
-// (say, a golden appearing) flip it would roll every worker of the pool.
-func SourceTypeOf(os *v1alpha1.OSImage) SourceType {
-	if os != nil && os.Builtin != nil {
-		return SourceClone
-	}
-	return SourceHTTP
-}
-
 // Setting is a resolved value and the field it came from, so that a message
 // can point the user at the field to change.
 type Setting struct {
@@ -80,6 +70,9 @@ func at(value string, path *field.Path) Setting { return Setting{Value: value, F
 
 // Image is what a pool's osImage resolves to.
 type Image struct {
+	// Source is a function of the spec alone: it is part of the template
+	// hash, so letting observed state (say, a golden appearing) flip it
+	// would roll every worker of the pool.
 	Source      SourceType
 	SchematicID Setting
 	Version     Setting
@@ -108,13 +101,14 @@ func (i Image) GoldenRef() string { return labels.GoldenRef(i.GoldenNamespace, i
 func ResolveImage(l Layers) Image {
 	os, t, tp, cfg := l.Shape.OSImage, l.Talos, l.TalosPath, l.Config
 	img := Image{
-		Source:      SourceTypeOf(os),
+		Source:      SourceHTTP,
 		SchematicID: First(at(t.SchematicID, tp.Child("schematicID")), at(cfg.SchematicID, inputTalos.Child("schematicID"))),
 		Version:     First(at(t.Version, tp.Child("version")), at(cfg.TalosVersion, inputTalos.Child("version"))),
 		FactoryURL:  First(at(t.ImageFactoryURL, tp.Child("imageFactoryURL")), at(cfg.ImageFactoryURL, inputTalos.Child("imageFactoryURL"))),
 	}
 	switch p := l.Root.Child("osImage"); {
 	case os != nil && os.Builtin != nil:
+		img.Source = SourceClone
 		img.SchematicID = First(at(os.Builtin.SchematicID, p.Child("builtin", "schematicID")), img.SchematicID)
 		img.Version = First(at(os.Builtin.Version, p.Child("builtin", "version")), img.Version)
 	case os != nil && os.Factory != nil:
