@@ -31,7 +31,7 @@ func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	return spec, nil
 }
 
-// Prepare implements compose.Preparer: the spec is decoded and the goldens
+// Prepare implements compose.Mode: the spec is decoded and the goldens
 // resolved once per call, for Requirements and Compose alike.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	c := &call{r: r}
@@ -39,16 +39,6 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config)
 	}
 	return c
-}
-
-// Requirements implements compose.Mode.
-func (m Mode) Requirements(r compose.Request) (required.Selectors, error) {
-	return m.Prepare(r).Requirements()
-}
-
-// Compose implements compose.Mode.
-func (m Mode) Compose(r compose.Request) compose.Output {
-	return m.Prepare(r).Compose(r.Required, r.RequiredRaw)
 }
 
 // call is one call of a catalog, decoded once.

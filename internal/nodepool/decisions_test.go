@@ -19,6 +19,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -691,7 +692,8 @@ func TestRequirements(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			sel, err := Mode{}.Requirements(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			res := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			sel, err := res.Requirements, res.Err
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -719,8 +721,10 @@ func TestRequirements(t *testing.T) {
 // nothing, and both calls read the spec through the same edge.
 func TestRequirementsOfAnInvalidSpecIsFatalAsCompose(t *testing.T) {
 	xr := nodePoolXR(map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "bad"}}})
-	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
-	out := Mode{}.Compose(request(t, xr, worldFixture{}, nil))
+	r := request(t, xr, worldFixture{}, nil)
+	c := Mode{}.Prepare(r.Request)
+	_, err := c.Requirements()
+	out := c.Compose(r.Required, r.Raw)
 	if err == nil || out.Fatal == nil || err.Error() != out.Fatal.Error() {
 		t.Errorf("Requirements and Compose refuse the spec alike:\nRequirements: %v\nCompose:      %v", err, out.Fatal)
 	}
@@ -729,7 +733,7 @@ func TestRequirementsOfAnInvalidSpecIsFatalAsCompose(t *testing.T) {
 func TestRequirementsWithoutNamespaceIsFatal(t *testing.T) {
 	xr := nodePoolXR(nil)
 	xr.SetNamespace("")
-	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
+	err := composetest.Run(Mode{}, request(t, xr, worldFixture{}, nil)).Err
 	want := `XNodePool "demo-md0": metadata.namespace: Required value: an XNodePool has no namespace and no crossplane.io/claim-namespace label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in`
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("a pool with nowhere to live cannot be composed\n-want, +got:\n%s", diff)

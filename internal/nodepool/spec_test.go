@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 func TestSpecValuesAsWritten(t *testing.T) {
@@ -60,7 +62,7 @@ func TestSpecValuesAsWritten(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil)).Output
 			if diff := cmp.Diff(tc.wantErr, errString(out.Fatal)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

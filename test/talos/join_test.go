@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	fnconfig "github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
@@ -79,7 +80,7 @@ func renderJoinPool(t *testing.T, spec map[string]any, facts required.Resolved) 
 		s[k] = v
 	}
 	xr.Object["spec"] = s
-	out := nodepool.Mode{}.Compose(compose.Request{Config: cfg, Composite: xr, Required: facts})
+	out := composetest.Run(nodepool.Mode{}, composetest.Request{Request: compose.Request{Config: cfg, Composite: xr}, Required: facts}).Output
 	if out.Fatal != nil {
 		t.Fatalf("the node pool mode refused the pool: %v", out.Fatal)
 	}

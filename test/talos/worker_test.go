@@ -20,6 +20,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	fnconfig "github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
@@ -77,7 +78,7 @@ func renderPool(t *testing.T, spec map[string]any) rendered {
 	}
 	xr.Object["spec"] = s
 
-	out := nodepool.Mode{}.Compose(compose.Request{Config: cfg, Composite: xr, Required: required.Resolved{"instancetype": {u1Medium()}}})
+	out := composetest.Run(nodepool.Mode{}, composetest.Request{Request: compose.Request{Config: cfg, Composite: xr}, Required: required.Resolved{"instancetype": {u1Medium()}}}).Output
 	if out.Fatal != nil {
 		t.Fatalf("the node pool mode refused the pool: %v", out.Fatal)
 	}
