@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,7 +11,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // pinsKeyPrefix names the requirement that finds a golden's pinning templates.
@@ -26,7 +24,7 @@ type Mode struct{}
 func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	spec := v1alpha1.WorkerImageCatalogSpec{}
 	if errs := decode.Into(r.Composite.Object["spec"], field.NewPath("spec"), &spec); len(errs) > 0 {
-		return spec, fmt.Errorf("XWorkerImageCatalog %q: %s", r.Composite.GetName(), rules.Message(errs))
+		return spec, catalogError(r.Composite.GetName(), errs)
 	}
 	return spec, nil
 }

@@ -124,10 +124,10 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		if u == nil {
 			obj, err := inContract(c.obj, pl.ClusterAPI)
 			if err != nil {
-				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+				return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", c.name, err))
 			}
 			if u, err = compose.ToDesired(obj, templateShape...); err != nil {
-				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+				return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", c.name, err))
 			}
 		}
 		ready := resource.ReadyFalse
@@ -284,8 +284,8 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		conds = append(conds, c)
 	}
 	for _, c := range conds {
-		if c.Status != compose.StatusTrue && prev.condition(c.Type) != string(c.Status)+"/"+c.Reason {
-			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
+		if r, ok := compose.Transition(c, prev.Conditions); ok {
+			rs = append(rs, r)
 		}
 	}
 	return rs

@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,7 +34,7 @@ func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.C
 	}
 	repo, errs := poolspec.DefaultInstaller(field.NewPath(img.FactoryURL.Field), img.FactoryURL.Value, cfg.Platform, img.Version.Value)
 	if len(errs) > 0 {
-		return setting{}, fmt.Errorf("node pool %q: %s", p.Ref(), rules.Message(errs))
+		return setting{}, refused(p.Ref(), errors.New(rules.Message(errs)))
 	}
 	return setting{repo, img.FactoryURL.Field + " and Input image.platform"}, nil
 }

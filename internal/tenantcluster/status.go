@@ -121,10 +121,8 @@ func (p previousStatus) condition(t string) (condition, bool) {
 // support matrix does not list.
 func transitions(prev previousStatus, pools []Pool, reports map[string]poolReport, support compose.Condition) []compose.Result {
 	var out []compose.Result
-	if support.Reason == ReasonUnknownTalosMinor {
-		if c, ok := prev.condition(TypeSupportMatrix); !ok || c.Reason != support.Reason || c.Message != support.Message {
-			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosMinor, Message: support.Message})
-		}
+	if r, ok := compose.Transition(support, prev.Conditions); ok {
+		out = append(out, r)
 	}
 	for _, p := range pools {
 		was, seen := prev.Pools[p.Name]
