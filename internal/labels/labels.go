@@ -75,7 +75,6 @@ const CrossplaneInUse = "crossplane.io/in-use"
 // CDI annotation keys. The CDI API module does not export these.
 const (
 	AnnCDIBindImmediate = "cdi.kubevirt.io/storage.bind.immediate.requested"
-	AnnCDIUsePopulator  = "cdi.kubevirt.io/storage.usePopulator"
 	// AnnCDICloneType is set by CDI on a clone target PVC: copy, snapshot or csi-clone.
 	AnnCDICloneType = "cdi.kubevirt.io/cloneType"
 	// AnnCDICloneFallbackReason is set by CDI when it falls back to a host-assisted copy.

@@ -105,7 +105,7 @@ func TestClusterAPIContract(t *testing.T) {
 		if _, kept := out.Resources[machineTemplateResource(oldKMT)]; !kept {
 			t.Errorf("the old template %s a v1beta2 MachineSet references was retired", oldKMT)
 		}
-		if c := conditionOf(out, ConditionObservedReadable); c.Status != compose.StatusTrue {
+		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
 			t.Errorf("observed state unreadable: %+v", c)
 		}
 	})
@@ -118,7 +118,7 @@ func TestClusterAPIContract(t *testing.T) {
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
-		if c := conditionOf(out, ConditionObservedReadable); c.Status != compose.StatusTrue {
+		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
 			t.Errorf("a v1beta1 deployment is unreadable under v1beta2: %+v", c)
 		}
 		if got := out.Resources[resourceMachineDeployment].Resource.GetAPIVersion(); got != "cluster.x-k8s.io/v1beta2" {

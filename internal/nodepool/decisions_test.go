@@ -304,7 +304,7 @@ func TestCheckSupportMatrix(t *testing.T) {
 		"SupportedPairing": {
 			reason: "v1.13 supports v1.35.",
 			shape:  sh("v1.35", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 		},
 		"UnsupportedViaTalosVersion": {
 			reason: "Kubernetes v1.36 on Talos v1.12 is refused, pointing at talos.version.",
@@ -319,12 +319,12 @@ func TestCheckSupportMatrix(t *testing.T) {
 		"PatchOfKubernetesIgnored": {
 			reason: "A full Kubernetes release is checked by its minor.",
 			shape:  sh("v1.35.2", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35.2."},
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35.2."},
 		},
 		"UnknownMinorWarns": {
 			reason: "A Talos minor without a row passes, reported.",
 			shape:  sh("v1.35", "v1.14.0"), image: img("v1.14.0", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusUnknown, Reason: "UnknownTalosMinor",
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusUnknown, Reason: "UnknownTalosMinor",
 				Message: `Node pool "tenant-a/demo-md0": the support matrix has no row for spec.talos.version v1.14.0, so Kubernetes v1.35 is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.`},
 		},
 	}

@@ -23,7 +23,6 @@ const (
 	ReasonTemplateComposed = "TemplateComposed"
 	ReasonGateOpened       = "GateOpened"
 	ReasonTemplateChanged  = "TemplateChanged"
-	ReasonUnreadable       = compose.ReasonUnreadable
 )
 
 // emit turns the plan into the Output: desired resources, status,
@@ -290,11 +289,6 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 	}
 	return rs
 }
-
-// ConditionObservedReadable reports observed or required objects the function
-// could not read. They are ignored for decisions (never dropped), and the
-// condition makes that visible without an event on every reconcile.
-const ConditionObservedReadable = compose.ConditionObservedReadable
 
 // readableCondition covers the required objects and the pool's own observed
 // composed resources. A pool always reports it.

@@ -8,9 +8,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
-// ConditionSupportMatrix reports the Talos/Kubernetes pairing check.
-const ConditionSupportMatrix = matrix.ConditionType
-
 // checkSupportMatrix checks the Kubernetes minor against the pool's Talos
 // version and, when osImage overrides it, against the version the pool
 // actually boots: an override must not be a way around the matrix. A known

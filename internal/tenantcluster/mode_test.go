@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/matrix"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -52,7 +53,7 @@ func TestCompose(t *testing.T) {
 					},
 					Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"builtin": {}, "factory": {}, "http": {}}},
 					Conditions: []compose.Condition{
-						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 							Message: "3 of 3 node pools are not ready: builtin (not created yet); factory (not created yet); http (not created yet)."},
 					},
@@ -88,7 +89,7 @@ func TestCompose(t *testing.T) {
 						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &v1alpha1.Gate{State: "Open"}},
 					}},
 					Conditions: []compose.Condition{
-						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 							Message: "1 of 2 node pools are not ready: gpu (change held: GoldenImporting)."},
 					},
@@ -262,7 +263,7 @@ func TestClusterWithoutVersionComposesTheInputDefault(t *testing.T) {
 				},
 				Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"workers": {}}},
 				Conditions: []compose.Condition{
-					{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
+					{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
 					{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 						Message: "1 of 1 node pools are not ready: workers (not created yet)."},
 				},

@@ -112,10 +112,6 @@ type previousStatus struct {
 	Conditions []condition                    `json:"conditions,omitempty"`
 }
 
-func (p previousStatus) condition(t string) (condition, bool) {
-	return compose.ConditionOf(p.Conditions, t)
-}
-
 // transitions are the events of this call: a pool becoming ready, a ready
 // pool becoming unready, and the cluster moving onto a Talos release the
 // support matrix does not list.
