@@ -13,7 +13,7 @@ if [ ! -x "$bin" ]; then
   mkdir -p "$cache"
   echo "building $name $version into $bin (once per version)" >&2
   tmp="$bin.tmp.$$"
-  (cd "$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "-s -w" -o "$tmp" "$pkg")
+  (cd "$dir" && CGO_ENABLED=0 GOGC=${GOGC:-400} nice -n 10 go build -trimpath -ldflags "-s -w" -o "$tmp" "$pkg")
   mv "$tmp" "$bin"
 fi
 echo "$bin"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crossplane/function-sdk-go/resource"
 
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
@@ -47,8 +48,8 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 		"nodegroup: carries both size annotations and omits replicas": {
 			spec: autoscaled(nil),
 			want: []want{
-				{md, ann(AnnAutoscalerMinSize), "0"},
-				{md, ann(AnnAutoscalerMaxSize), "3"},
+				{md, ann(clusterapi.AnnAutoscalerMinSize), "0"},
+				{md, ann(clusterapi.AnnAutoscalerMaxSize), "3"},
 				{md, []string{"spec", "replicas"}, absent},
 			},
 		},
@@ -62,23 +63,23 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 		},
 		"max_node_provision_time: annotates the chart-default provision time": {
 			spec: autoscaled(nil),
-			want: []want{{md, ann(AnnMaxNodeProvisionTime), "30m"}},
+			want: []want{{md, ann(clusterapi.AnnMaxNodeProvisionTime), "30m"}},
 		},
 		"max_node_provision_time: passes a configured provision time through verbatim": {
 			spec: autoscaled(map[string]any{"maxNodeProvisionTime": "45m"}),
-			want: []want{{md, ann(AnnMaxNodeProvisionTime), "45m"}},
+			want: []want{{md, ann(clusterapi.AnnMaxNodeProvisionTime), "45m"}},
 		},
 		"max_node_provision_time: accepts a compound Go duration": {
 			spec: autoscaled(map[string]any{"maxNodeProvisionTime": "1h30m"}),
-			want: []want{{md, ann(AnnMaxNodeProvisionTime), "1h30m"}},
+			want: []want{{md, ann(clusterapi.AnnMaxNodeProvisionTime), "1h30m"}},
 		},
 		"max_node_provision_time: accepts the canonical Go rendering": {
 			spec: autoscaled(map[string]any{"maxNodeProvisionTime": "1h0m0s"}),
-			want: []want{{md, ann(AnnMaxNodeProvisionTime), "1h0m0s"}},
+			want: []want{{md, ann(clusterapi.AnnMaxNodeProvisionTime), "1h0m0s"}},
 		},
 		"max_node_provision_time: accepts a zero tail segment": {
 			spec: autoscaled(map[string]any{"maxNodeProvisionTime": "20m0s"}),
-			want: []want{{md, ann(AnnMaxNodeProvisionTime), "20m0s"}},
+			want: []want{{md, ann(clusterapi.AnnMaxNodeProvisionTime), "20m0s"}},
 		},
 		"max_node_provision_time: rejects no unit": {
 			spec: autoscaled(map[string]any{"maxNodeProvisionTime": "30"}), wantErr: `spec.maxNodeProvisionTime: Invalid value: "30": is not a whole number of s, m or h`,
@@ -156,7 +157,7 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 			want: []want{
 				{md, []string{"spec", "replicas"}, int64(4)},
 				{md, []string{"spec", "strategy", "rollingUpdate", "maxSurge"}, int64(4)},
-				{md, ann(AnnAutoscalerMaxSize), absent},
+				{md, ann(clusterapi.AnnAutoscalerMaxSize), absent},
 			},
 		},
 		"pool scaled to zero still surges by one": {
@@ -182,15 +183,15 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 		"scale from zero: allocatable capacity of a resources-sized worker": {
 			spec: autoscaled(map[string]any{"resources": map[string]any{"cpu": "2", "memory": "4Gi"}}),
 			want: []want{
-				{md, ann(AnnCapacityCPU), "1800m"},
-				{md, ann(AnnCapacityMemory), "3297Mi"},
-				{md, ann(AnnCapacityGPUCount), absent},
-				{md, ann(AnnCapacityLabels), absent},
+				{md, ann(clusterapi.AnnCapacityCPU), "1800m"},
+				{md, ann(clusterapi.AnnCapacityMemory), "3297Mi"},
+				{md, ann(clusterapi.AnnCapacityGPUCount), absent},
+				{md, ann(clusterapi.AnnCapacityLabels), absent},
 			},
 		},
 		"scale from zero: capacity of an instance-type pool from its instance type": {
 			spec: autoscaled(map[string]any{"instanceType": "u1.medium"}),
-			want: []want{{md, ann(AnnCapacityMemory), "3297Mi"}, {md, ann(AnnCapacityCPU), "900m"}},
+			want: []want{{md, ann(clusterapi.AnnCapacityMemory), "3297Mi"}, {md, ann(clusterapi.AnnCapacityCPU), "900m"}},
 		},
 		"scale from zero: GPUs, node labels and taints for pods that select them": {
 			spec: autoscaled(map[string]any{"resources": map[string]any{"cpu": "4", "memory": "16Gi"},
@@ -198,15 +199,15 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 				"labels": map[string]any{"tier": "gpu"},
 				"taints": []any{map[string]any{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}, map[string]any{"key": "spot", "effect": "PreferNoSchedule"}}}),
 			want: []want{
-				{md, ann(AnnCapacityGPUCount), "1"},
-				{md, ann(AnnCapacityGPUType), "nvidia.com/gpu"},
-				{md, ann(AnnCapacityLabels), "gpu=on,tier=gpu"},
-				{md, ann(AnnCapacityTaints), "dedicated=gpu:NoSchedule,spot=:PreferNoSchedule"},
+				{md, ann(clusterapi.AnnCapacityGPUCount), "1"},
+				{md, ann(clusterapi.AnnCapacityGPUType), "nvidia.com/gpu"},
+				{md, ann(clusterapi.AnnCapacityLabels), "gpu=on,tier=gpu"},
+				{md, ann(clusterapi.AnnCapacityTaints), "dedicated=gpu:NoSchedule,spot=:PreferNoSchedule"},
 			},
 		},
 		"minReplicas defaults to zero": {
 			spec: map[string]any{"maxReplicas": int64(5)},
-			want: []want{{md, ann(AnnAutoscalerMinSize), "0"}, {md, ann(AnnAutoscalerMaxSize), "5"}},
+			want: []want{{md, ann(clusterapi.AnnAutoscalerMinSize), "0"}, {md, ann(clusterapi.AnnAutoscalerMaxSize), "5"}},
 		},
 		"replicas with bounds is refused": {
 			spec:    autoscaled(map[string]any{"replicas": int64(2)}),

@@ -9,8 +9,10 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // v1beta2Request is request with the Input asking for the v1beta2 contract.
@@ -24,13 +26,13 @@ func v1beta2Request(t *testing.T, spec map[string]any, w worldFixture, obs map[r
 // machineSetV1beta2 is a v1beta2 MachineSet of the fixture pool: refs by
 // apiGroup, kind and name.
 func machineSetV1beta2(name, kmt, tct string) *unstructured.Unstructured {
-	return obj(capiAPIVersion(v1beta1.ClusterAPIV1Beta2), KindMachineSet, fxNamespace, name, map[string]any{
-		"labels": map[string]any{LabelDeploymentName: fxCluster + "-" + fxPool},
+	return obj(clusterapi.APIVersion(v1beta1.ClusterAPIV1Beta2), clusterapi.KindMachineSet, fxNamespace, name, map[string]any{
+		"labels": map[string]any{clusterapi.LabelDeploymentName: fxCluster + "-" + fxPool},
 		"spec": map[string]any{
 			"clusterName": fxCluster,
 			"template": map[string]any{"spec": map[string]any{
 				"clusterName":       fxCluster,
-				"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": KindTalosConfigTemplate, "name": tct}},
+				"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": tct}},
 				"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": kmt},
 			}},
 		},
@@ -65,7 +67,7 @@ func TestClusterAPIContract(t *testing.T) {
 		want := map[string]any{
 			"md.apiVersion":  "cluster.x-k8s.io/v1beta2",
 			"md.infraRef":    map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["infrastructureRef"].(map[string]any)["name"]},
-			"md.configRef":   map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": KindTalosConfigTemplate, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["bootstrap"].(map[string]any)["configRef"].(map[string]any)["name"]},
+			"md.configRef":   map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["bootstrap"].(map[string]any)["configRef"].(map[string]any)["name"]},
 			"md.maxSurge":    int64(3),
 			"md.replicas":    nil,
 			"md.status":      nil,

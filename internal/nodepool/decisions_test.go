@@ -481,7 +481,7 @@ func TestClonedByMachineSets(t *testing.T) {
 	ofGolden[machineTemplateResource("demo-md0-other")] = fnresource.ObservedComposed{Resource: other}
 	obs := readComposed(ofGolden, "")
 	ms := func(name, kmt string, ready int64) clusterv1.MachineSet {
-		set, err := readMachineSet(readyMachineSet(name, kmt, tct, ready), "")
+		set, err := templates.ReadMachineSet(readyMachineSet(name, kmt, tct, ready), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 )
@@ -121,7 +122,7 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		}
 		u := c.desired
 		if u == nil {
-			obj, err := inContract(c.obj, pl.ClusterAPI)
+			obj, err := clusterapi.InContract(c.obj, pl.ClusterAPI)
 			if err != nil {
 				return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", c.name, err))
 			}

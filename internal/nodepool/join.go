@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // The Join bootstrap mode reads a cluster's join facts: what a worker's
@@ -75,6 +76,11 @@ func joinRefsOf(p pool, c config.Join) joinRefs {
 	}
 }
 
+// cluster is the tenant cluster the worker's config joins.
+func (r joinRefs) cluster() talosconfig.JoinCluster {
+	return talosconfig.JoinCluster{Namespace: r.Namespace, Name: r.Cluster, APIServer: r.APIServer}
+}
+
 // addJoinSelectors asks for the join facts, each by name: a Join pool needs
 // nothing else, and nothing of another cluster.
 func addJoinSelectors(sel required.Selectors, r joinRefs) {
@@ -93,10 +99,7 @@ const (
 
 // joinFacts are a cluster's join facts as read, and what is wrong with them.
 type joinFacts struct {
-	MachineToken, ClusterID, ClusterSecret, BootstrapToken string
-	// TalosCA and KubernetesCA are base64 PEM, as Talos' ca.crt wants them.
-	TalosCA, KubernetesCA string
-	APIServerIP, DNSIP    string
+	talosconfig.JoinFacts
 
 	// ControlPlaneVersion is the control plane's spec.version; empty when
 	// the control plane is not there (yet) or says none.
@@ -181,8 +184,8 @@ func readJoinFacts(r joinRefs, got required.Resolved) joinFacts {
 		f.ControlPlaneFound = true
 		f.ControlPlaneVersion, _, _ = unstructured.NestedString(u.Object, "spec", "version")
 	}
-	sort.Strings(f.Missing)
-	sort.Strings(f.Invalid)
+	slices.Sort(f.Missing)
+	slices.Sort(f.Invalid)
 	return f
 }
 
@@ -219,4 +222,24 @@ func pick(us []*unstructured.Unstructured, namespace, name string) *unstructured
 		}
 	}
 	return nil
+}
+
+// changedFacts names the facts in which two configs differ, never a value.
+func changedFacts(r joinRefs, was, is talosconfig.JoinFacts) []string {
+	var out []string
+	add := func(differs bool, what string) {
+		if differs {
+			out = append(out, what)
+		}
+	}
+	ts := fmt.Sprintf("Secret %s/%s", r.Namespace, r.TalosSecrets)
+	add(was.MachineToken != is.MachineToken, "key "+keyMachineToken+" of "+ts)
+	add(was.ClusterID != is.ClusterID, "key "+keyClusterID+" of "+ts)
+	add(was.ClusterSecret != is.ClusterSecret, "key "+keyClusterSecret+" of "+ts)
+	add(was.BootstrapToken != is.BootstrapToken, "key "+keyBootstrapToken+" of "+ts)
+	add(was.TalosCA != is.TalosCA, fmt.Sprintf("key %s of Secret %s/%s", keyTalosCA, r.Namespace, r.TalosCA))
+	add(was.KubernetesCA != is.KubernetesCA, fmt.Sprintf("key %s of Secret %s/%s", keyKubernetesCA, r.Namespace, r.KubernetesCA))
+	add(was.APIServerIP != is.APIServerIP, fmt.Sprintf("spec.clusterIP of Service %s/%s", r.Namespace, r.APIServer))
+	add(was.DNSIP != is.DNSIP, fmt.Sprintf("spec.clusterIP of Service %s/%s", r.DNSNamespace, r.DNSName))
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/rules"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // AnnJoinBase marks a Join pool's TalosConfigTemplate with the hash of its
@@ -59,18 +60,18 @@ func readJoin(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got require
 // bootstrapSpec turns a Generate spec into the Join one: generateType none,
 // the complete worker config as data, the patches unchanged. It returns the
 // base hash too (joinBase).
-func (j *joinPlan) bootstrapSpec(spec TalosConfigSpec, release string) (TalosConfigSpec, string, error) {
-	spec.GenerateType = generateTypeNone
+func (j *joinPlan) bootstrapSpec(spec talosconfig.TalosConfigSpec, release string) (talosconfig.TalosConfigSpec, string, error) {
+	spec.GenerateType = talosconfig.GenerateTypeNone
 	base := spec
 	var err error
-	if base.Data, err = encodeJoinConfig(joinConfig(j.Refs, j.Config, placeholderFacts(), release)); err != nil {
+	if base.Data, err = talosconfig.JoinConfig(j.Refs.cluster(), j.Config, talosconfig.PlaceholderFacts(), release).Encode(); err != nil {
 		return spec, "", err
 	}
 	hash, err := joinBase(base, j.Revision)
 	if err != nil {
 		return spec, "", err
 	}
-	if spec.Data, err = encodeJoinConfig(joinConfig(j.Refs, j.Config, j.Facts, release)); err != nil {
+	if spec.Data, err = talosconfig.JoinConfig(j.Refs.cluster(), j.Config, j.Facts.JoinFacts, release).Encode(); err != nil {
 		return spec, "", err
 	}
 	return spec, hash, nil
@@ -130,13 +131,13 @@ func (pl *plan) pinFacts() {
 		return
 	}
 	j.Pinned = bootstrap
-	was := talosMachineConfig{}
+	was := talosconfig.MachineConfig{}
 	if data, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "data"); data != "" {
 		// An unreadable document names no fact; the condition still says
 		// that the facts changed.
 		_ = yaml.Unmarshal([]byte(data), &was)
 	}
-	j.Changed = changedFacts(j.Refs, was, joinConfig(j.Refs, j.Config, j.Facts, pl.Shape.MachineVersion))
+	j.Changed = changedFacts(j.Refs, was.Facts(), j.Facts.JoinFacts)
 	pl.MachineDeployment = renderMachineDeployment(pl.Pool, pl.Shape, pl.MachineTemplate.Name, bootstrap)
 }
 

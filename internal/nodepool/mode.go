@@ -1,13 +1,3 @@
-// Package nodepool composes an XNodePool: the content-named
-// KubevirtMachineTemplate and TalosConfigTemplate of a Talos worker pool and
-// the MachineDeployment that points at both. It decides in a fixed order:
-// resolve the osImage (resolve.go), check the support matrix
-// (supportmatrix.go), pick the disk source from the spec alone, gate a new
-// clone template on its golden's readiness, StorageClass and size (gate.go),
-// and report clone health (health.go); then it renders (render.go) and emits
-// the plan (emit.go) in one place. What each call reads is decided first,
-// from the spec, the previous status and the observed composed resources
-// (reads.go).
 package nodepool
 
 import (

@@ -7,7 +7,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // Composition resource names. Templates carry their own name so that the
@@ -34,13 +36,13 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	s := string(n)
 	switch {
 	case n == resourceMachineDeployment:
-		return ClusterAPIVersion, KindMachineDeployment, true
+		return clusterapi.V1Beta1APIVersion, clusterapi.KindMachineDeployment, true
 	case n == resourceMachineHealthCheck:
-		return ClusterAPIVersion, KindMachineHealthCheck, true
+		return clusterapi.V1Beta1APIVersion, clusterapi.KindMachineHealthCheck, true
 	case strings.HasPrefix(s, prefixMachineTemplate):
 		return InfraAPIVersion, KindKubevirtMachineTmpl, true
 	case strings.HasPrefix(s, prefixBootstrapTemplate):
-		return BootstrapAPIVersion, KindTalosConfigTemplate, true
+		return talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate, true
 	case strings.HasPrefix(s, prefixUsage), n == resourceDeletionGuard:
 		return UsageAPIVersion, KindUsage, true
 	case n == resourceFactoryCA:

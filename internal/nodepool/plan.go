@@ -3,13 +3,16 @@ package nodepool
 import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // plan is everything decided for one reconcile, before anything is emitted.
@@ -25,7 +28,7 @@ type plan struct {
 	MachineDeployment  *clusterv1.MachineDeployment
 	MachineHealthCheck *clusterv1.MachineHealthCheck
 	// ClusterAPI is the contract version the deployment and health check
-	// are written in (capi.go).
+	// are written in (clusterapi).
 	ClusterAPI v1beta1.ClusterAPIVersion
 
 	// Hold, when set, keeps every observed resource as it is and composes
@@ -49,9 +52,16 @@ type plan struct {
 	World    world
 }
 
-// decide runs the decisions in order. An error is a spec error and fatal.
+// decide reads everything first, then decides in named steps, each
+// returning its part of the plan, as Cluster API's topology controller reads
+// the current state before it computes the desired one
+// (internal/controllers/topology/cluster/current_state.go, getCurrentState).
+// An error is a spec error and fatal.
 func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	r, p, spec, img := c.r, c.pool, c.spec, c.img
+	world := readWorld(p, img, c.shape.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads)
+	join := readJoin(p, spec, r.Config, got)
+
 	s := c.shape
 	var err error
 	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
@@ -61,74 +71,124 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
-		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion,
-		World: readWorld(p, img, s.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads),
-		Join:  readJoin(p, spec, r.Config, got),
+		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion, World: world, Join: join,
+		CloneHealth: cloneHealth(p, world.WorkerDVs, c.reads, r.Config.MaxWorkerDisks),
 	}
-	w := pl.World
-	pl.CloneHealth = cloneHealth(p, w.WorkerDVs, c.reads, r.Config.MaxWorkerDisks)
-
-	var gate gateInput
-	if img.Source == SourceClone {
-		def := storageclass.Default(w.StorageClasses)
-		clone := poolClone(p, img, w.WorkerDVs)
-		gate = gateInput{
-			Pool: p, Image: img, DiskSize: s.DiskSize,
-			GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
-			// A ready MachineSet on a template of this golden, or (when the
-			// disks were read) a finished clone among them.
-			Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
-			PoolClass:   poolClassOf(c.known, clone, w.WorkerPVCs, def),
-			GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
-		}
-		pl.StorageClass = gate.PoolClass
-	} else if s.DeclaredClass != "" {
-		// An HTTP import has no source class to match; the declared class,
-		// or none (CDI's default at bind time), keeps the template a pure
-		// function of the spec.
-		pl.StorageClass = class{Name: s.DeclaredClass, From: "spec.storageClass"}
+	gate := decideGate(c, s, world)
+	pl.StorageClass = decideStorageClass(s, img, gate)
+	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name); err != nil {
+		return plan{}, err
 	}
-
-	if d := c.desired; d != nil && d.Class == pl.StorageClass.Name {
-		pl.MachineTemplate, err = d.Template, d.err
-	} else {
-		pl.MachineTemplate, err = renderMachineTemplate(p, img, s, pl.StorageClass.Name)
-	}
+	w, err := decideWorkers(p, spec, img, s, world, join, pl.MachineTemplate.Name)
 	if err != nil {
 		return plan{}, err
 	}
+	pl.BootstrapTemplate, pl.MachineDeployment, pl.MachineHealthCheck = w.Bootstrap, w.Deployment, w.HealthCheck
+	pl.Hold, pl.ClonePlan = decideHold(c, pl, gate, w.SizeHold)
+	if pl.Join != nil && pl.Hold == nil {
+		pl.pinFacts()
+	}
+	return pl, nil
+}
+
+// decideGate is what the clone gates decide a clone template from; zero on
+// the HTTP path.
+func decideGate(c *call, s shape, w world) gateInput {
+	p, img := c.pool, c.img
+	if img.Source != SourceClone {
+		return gateInput{}
+	}
+	def := storageclass.Default(w.StorageClasses)
+	clone := poolClone(p, img, w.WorkerDVs)
+	return gateInput{
+		Pool: p, Image: img, DiskSize: s.DiskSize,
+		GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
+		// A ready MachineSet on a template of this golden, or (when the
+		// disks were read) a finished clone among them.
+		Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
+		PoolClass:   poolClassOf(c.known, clone, w.WorkerPVCs, def),
+		GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
+	}
+}
+
+// decideStorageClass is the class written into the disk template: the
+// gate's pool class on the clone path. An HTTP import has no source class to
+// match; the declared class, or none (CDI's default at bind time), keeps the
+// template a pure function of the spec.
+func decideStorageClass(s shape, img image, gate gateInput) class {
+	switch {
+	case img.Source == SourceClone:
+		return gate.PoolClass
+	case s.DeclaredClass != "":
+		return class{Name: s.DeclaredClass, From: "spec.storageClass"}
+	}
+	return class{}
+}
+
+// decideMachineTemplate is the disk template for the class, reusing the one
+// Requirements rendered when the class is the one it knew.
+func decideMachineTemplate(c *call, s shape, storageClass string) (machineTemplate, error) {
+	if d := c.desired; d != nil && d.Class == storageClass {
+		return d.Template, d.err
+	}
+	return renderMachineTemplate(c.pool, c.img, s, storageClass)
+}
+
+// workers is what the pool's workers are built from beyond the disk
+// template: their Talos config, the MachineDeployment and its health check,
+// and the hold of a pool whose size is unknown.
+type workers struct {
+	Bootstrap   bootstrapTemplate
+	Deployment  *clusterv1.MachineDeployment
+	HealthCheck *clusterv1.MachineHealthCheck
+	SizeHold    *hold
+}
+
+// decideWorkers sizes the node (kubelet reservations and the autoscaler's
+// capacity from its instance type or resources), renders the Talos config
+// and builds the Cluster API objects on machineTemplate.
+func decideWorkers(p pool, spec v1alpha1.NodePoolSpec, img image, s shape, w world, join *joinPlan, machineTemplate string) (workers, error) {
 	size, known := nodeSize(spec.PoolShape, s, w.Instancetype)
 	reserved, sizeHold, err := resolveReservations(p, spec, s, size, known)
 	if err != nil {
-		return plan{}, err
+		return workers{}, err
 	}
-	nc := resolveNodeConfig(spec.PoolShape, reserved)
-	if pl.BootstrapTemplate, err = renderBootstrapTemplate(p, img, s, nc, pl.Join); err != nil {
-		return plan{}, err
+	nc := talosconfig.ResolveNode(spec.PoolShape, reserved)
+	bt, err := renderBootstrapTemplate(p, img, s, nc, join)
+	if err != nil {
+		return workers{}, err
 	}
-	pl.MachineDeployment = renderMachineDeployment(p, s, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
-	pl.MachineDeployment.Spec.Template.Labels = roleLabels(pl.MachineDeployment.Spec.Template.Labels, s)
-	applyScaling(pl.MachineDeployment, s.Scaling, workerCapacity(size, known, reserved, nc, spec.GPUs))
-	pl.MachineHealthCheck = renderMachineHealthCheck(p, s.HealthCheck)
+	md := renderMachineDeployment(p, s, machineTemplate, bt.Name)
+	md.Spec.Template.Labels = roleLabels(md.Spec.Template.Labels, s)
+	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, nc, spec.GPUs))
+	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold}, nil
+}
 
+// decideHold is what holds the pool back, the first that applies: the
+// clone gates and pre-flight of a new clone template (with the clone it
+// predicts), an unknown node size, the clone grant, then the Join mode's
+// holds, which hold everything and so win over a deployment-only one.
+func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, cloneplan.Plan) {
+	r, p, img, s, w := c.r, pl.Pool, pl.Image, pl.Shape, pl.World
+	var h *hold
+	var cp cloneplan.Plan
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
 	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
-		pl.Hold = gateClone(gate)
-		if pl.Hold == nil {
-			pl.ClonePlan = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
-			pl.Hold = gateOnClonePlan(preflightInput{
+		h = gateClone(gate)
+		if h == nil {
+			cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
+			h = gateOnClonePlan(preflightInput{
 				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
 				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,
-			}, pl.ClonePlan)
+			}, cp)
 		}
 	}
-	if pl.Hold == nil {
-		pl.Hold = sizeHold
+	if h == nil {
+		h = sizeHold
 	}
 	// The grant is checked whether or not the template is composed yet: a
 	// pool's first template is composed while its deployment waits. A
@@ -136,18 +196,13 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	// through; holding it would change nothing but the pool's readiness
 	// (say, when the catalog's RoleBinding goes with the catalog).
 	running, _ := pl.Observed.inEffect()
-	if pl.Hold == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name {
-		pl.Hold = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
+	if h == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name {
+		h = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
 	}
-	// The Join mode's holds (control plane guard, missing facts) hold
-	// everything, so they win over a deployment-only one.
 	if pl.Join != nil {
-		if h := pl.Join.hold(p, s); h != nil && (pl.Hold == nil || pl.Hold.DeploymentOnly) {
-			pl.Hold = h
-		}
-		if pl.Hold == nil {
-			pl.pinFacts()
+		if jh := pl.Join.hold(p, s); jh != nil && (h == nil || h.DeploymentOnly) {
+			h = jh
 		}
 	}
-	return pl, nil
+	return h, cp
 }

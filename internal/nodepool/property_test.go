@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // retentionCase is one generated reconcile of the pool, with what the
@@ -59,8 +60,8 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 			u.SetAPIVersion(InfraAPIVersion)
 			u.SetKind(KindKubevirtMachineTmpl)
 			if prefix == prefixBootstrapTemplate {
-				u.SetAPIVersion(BootstrapAPIVersion)
-				u.SetKind(KindTalosConfigTemplate)
+				u.SetAPIVersion(talosconfig.APIVersion)
+				u.SetKind(talosconfig.KindTalosConfigTemplate)
 			}
 			u.SetName(name)
 			u.SetNamespace(fxNamespace)

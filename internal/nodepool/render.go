@@ -5,18 +5,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -42,7 +44,7 @@ type machineTemplate struct {
 }
 
 type bootstrapTemplate struct {
-	*TalosConfigTemplate
+	*talosconfig.TalosConfigTemplate
 	Desired *composed.Unstructured
 }
 
@@ -170,14 +172,14 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (mac
 // place to the OS it booted, not to the pool default.
 // A Join pool (join non-nil) gets the complete worker config as its base
 // document, and the same patches.
-func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *joinPlan) (bootstrapTemplate, error) {
+func renderBootstrapTemplate(p pool, img image, s shape, nc talosconfig.Node, join *joinPlan) (bootstrapTemplate, error) {
 	installer := talosimage.InstallerImage(s.InstallerRepository.Value, img.SchematicID.Value, img.Version.Value)
-	patches, err := strategicPatches(installer, img.Version.Value, s.Mirrors, nc)
+	patches, err := talosconfig.StrategicPatches(installer, img.Version.Value, s.Mirrors, nc)
 	if err != nil {
 		return bootstrapTemplate{}, err
 	}
-	spec := TalosConfigSpec{
-		GenerateType:     generateTypeWorker,
+	spec := talosconfig.TalosConfigSpec{
+		GenerateType:     talosconfig.GenerateTypeWorker,
 		TalosVersion:     img.Version.Value,
 		StrategicPatches: patches,
 	}
@@ -187,9 +189,9 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *jo
 			return bootstrapTemplate{}, err
 		}
 	}
-	tct := &TalosConfigTemplate{
-		TypeMeta: metav1.TypeMeta{APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate},
-		Spec:     TalosConfigTemplateSpec{Template: TalosConfigTemplateResource{Spec: spec}},
+	tct := &talosconfig.TalosConfigTemplate{
+		TypeMeta: metav1.TypeMeta{APIVersion: talosconfig.APIVersion, Kind: talosconfig.KindTalosConfigTemplate},
+		Spec:     talosconfig.TalosConfigTemplateSpec{Template: talosconfig.TalosConfigTemplateResource{Spec: spec}},
 	}
 	tct.ObjectMeta = templateMeta(p, "", map[string]string{labels.Pool: p.Hash()}, annotations)
 	name, desired, err := named(p, tct)
@@ -202,50 +204,9 @@ func renderBootstrapTemplate(p pool, img image, s shape, nc nodeConfig, join *jo
 
 // templateMeta is the metadata of a content-named template.
 func templateMeta(p pool, name string, l, a map[string]string) metav1.ObjectMeta {
-	ls := map[string]string{LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
-	for k, v := range l {
-		ls[k] = v
-	}
+	ls := map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.ManagedBy: labels.ManagedByValue}
+	maps.Copy(ls, l)
 	return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: ls, Annotations: a}
-}
-
-// renderMachineDeployment builds the MachineDeployment that points at both
-// templates. The deployment-name label is what the pool's MachineSets are
-// read back by.
-func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
-	selector := p.machineSelector()
-	replicas := s.Replicas
-	version := s.MachineVersion
-	return &clusterv1.MachineDeployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: ClusterAPIVersion, Kind: KindMachineDeployment},
-		ObjectMeta: p.deploymentMeta(),
-		Spec: clusterv1.MachineDeploymentSpec{
-			ClusterName: p.Cluster,
-			Replicas:    &replicas,
-			Selector:    metav1.LabelSelector{MatchLabels: selector},
-			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: copyMap(selector)},
-				Spec: clusterv1.MachineSpec{
-					ClusterName: p.Cluster,
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: &corev1.ObjectReference{
-						APIVersion: BootstrapAPIVersion, Kind: KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace,
-					}},
-					InfrastructureRef: corev1.ObjectReference{
-						APIVersion: InfraAPIVersion, Kind: KindKubevirtMachineTmpl, Name: machineTemplate, Namespace: p.Namespace,
-					},
-					Version: &version,
-				},
-			},
-		},
-	}
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // deploymentMeta is the identity of the pool's per-pool Cluster API objects
@@ -255,7 +216,7 @@ func (p pool) deploymentMeta() metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:        p.DeploymentName(),
 		Namespace:   p.Namespace,
-		Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+		Labels:      map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
 		Annotations: map[string]string{labels.AnnPool: p.Ref()},
 	}
 }
@@ -263,5 +224,25 @@ func (p pool) deploymentMeta() metav1.ObjectMeta {
 // machineSelector selects the pool's Machines by the labels its
 // MachineDeployment gives them.
 func (p pool) machineSelector() map[string]string {
-	return map[string]string{LabelClusterName: p.Cluster, LabelDeploymentName: p.DeploymentName()}
+	return map[string]string{clusterapi.LabelClusterName: p.Cluster, clusterapi.LabelDeploymentName: p.DeploymentName()}
+}
+
+// joinBase is the hash of a Join template apart from the facts: its spec
+// with every fact replaced by a placeholder, and the pool's factsRevision.
+// Two templates of a pool with the same base differ in facts alone, which
+// never rolls the workers by itself (see pinFacts).
+func joinBase(spec talosconfig.TalosConfigSpec, revision int64) (string, error) {
+	m, err := compose.Canonical(struct {
+		Spec     talosconfig.TalosConfigSpec `json:"spec"`
+		Revision int64                       `json:"revision"`
+	}{spec, revision}, compose.DropEmpty())
+	if err != nil {
+		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:hashLength], nil
 }

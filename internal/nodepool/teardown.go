@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -106,7 +107,7 @@ func renderDeletionGuard(xr *composite.Unstructured, p pool, deploymentAPIVersio
 		},
 		protectionv1beta1.Resource{
 			APIVersion:  deploymentAPIVersion,
-			Kind:        KindMachineDeployment,
+			Kind:        clusterapi.KindMachineDeployment,
 			ResourceRef: &protectionv1beta1.ResourceRef{Name: p.DeploymentName()},
 		})
 }
@@ -124,7 +125,7 @@ func (pl plan) guardDeletion(into map[resource.Name]*resource.DesiredComposed, x
 		}
 		return nil
 	}
-	return pl.emitUsage(into, resourceDeletionGuard, renderDeletionGuard(xr, pl.Pool, capiAPIVersion(pl.ClusterAPI)))
+	return pl.emitUsage(into, resourceDeletionGuard, renderDeletionGuard(xr, pl.Pool, clusterapi.APIVersion(pl.ClusterAPI)))
 }
 
 // composeTeardown is the whole output of a pool asked to go. It decides from

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
@@ -247,7 +248,7 @@ func TestDeletionGuard(t *testing.T) {
 			}
 			want := map[string]any{
 				"of":             map[string]any{"apiVersion": "workerimage.cozystack.io/v1alpha1", "kind": "XNodePool", "resourceRef": map[string]any{"name": fxCluster + "-" + fxPool}},
-				"by":             map[string]any{"apiVersion": ClusterAPIVersion, "kind": KindMachineDeployment, "resourceRef": map[string]any{"name": fxCluster + "-" + fxPool}},
+				"by":             map[string]any{"apiVersion": clusterapi.V1Beta1APIVersion, "kind": clusterapi.KindMachineDeployment, "resourceRef": map[string]any{"name": fxCluster + "-" + fxPool}},
 				"replayDeletion": true,
 			}
 			if diff := cmp.Diff(want, g.Object["spec"]); diff != "" {

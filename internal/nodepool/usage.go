@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -91,7 +92,7 @@ func poolUsage(p pool, name string, of protectionv1beta1.NamespacedResource, by 
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
 			Namespace:   p.Namespace,
-			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Labels:      map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
 			Annotations: map[string]string{labels.AnnPool: p.Ref()},
 		},
 		Spec: protectionv1beta1.UsageSpec{

@@ -12,6 +12,7 @@ import (
 	fnresource "github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
@@ -199,7 +200,7 @@ func renderFactoryCA(p pool, s shape) *corev1.ConfigMap {
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: factoryCAName(p), Namespace: p.Namespace,
-			Labels:      map[string]string{LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
+			Labels:      map[string]string{clusterapi.LabelClusterName: p.Cluster, labels.Pool: p.Hash(), labels.ManagedBy: labels.ManagedByValue},
 			Annotations: map[string]string{labels.AnnPool: p.Ref()},
 		},
 		Data: map[string]string{"ca.pem": s.VM.FactoryCA + "\n"},

@@ -1,17 +1,22 @@
 package nodepool
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -35,20 +40,14 @@ const (
 	reqSnapshotClasses = "volumesnapshotclasses"
 	reqCDI             = "cdi"
 	reqCDIConfig       = "cdiconfig"
-	// reqInstancetype (machineconfig.go) is the pool's instance type.
+	// reqInstancetype (reservations.go) is the pool's instance type.
 )
 
-// Cluster API identifiers.
+// KubeVirt template and RBAC identifiers; the Talos and Cluster API ones
+// are talosconfig's and clusterapi's.
 const (
-	ClusterAPIVersion       = "cluster.x-k8s.io/v1beta1"
-	KindMachineDeployment   = "MachineDeployment"
-	KindMachineSet          = "MachineSet"
-	LabelClusterName        = "cluster.x-k8s.io/cluster-name"
-	LabelDeploymentName     = "cluster.x-k8s.io/deployment-name"
 	InfraAPIVersion         = observed.InfraAPIVersion
 	KindKubevirtMachineTmpl = observed.KindKubevirtMachineTemplate
-	BootstrapAPIVersion     = "bootstrap.cluster.x-k8s.io/v1alpha3"
-	KindTalosConfigTemplate = "TalosConfigTemplate"
 	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"
 	kindRoleBinding         = "RoleBinding"
 	kindClusterRole         = "ClusterRole"
@@ -61,7 +60,7 @@ const (
 // moved off a golden still has clone disks to account for.
 func selectors(p pool, img image, instanceType string, cfg config.Config, rd reads) required.Selectors {
 	sel := required.Selectors{
-		reqMachineSets: required.ByLabels(capiAPIVersion(cfg.ClusterAPIVersion), KindMachineSet, p.Namespace, map[string]string{LabelDeploymentName: p.DeploymentName()}),
+		reqMachineSets: required.ByLabels(clusterapi.APIVersion(cfg.ClusterAPIVersion), clusterapi.KindMachineSet, p.Namespace, map[string]string{clusterapi.LabelDeploymentName: p.DeploymentName()}),
 	}
 	if rd.Workers {
 		// The DataVolumes carry what clone health reads: CDI's clone
@@ -146,44 +145,73 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 	w := world{}
 	got = asked(got, rd)
 	cdiName := ""
-	bad := func(err error) { w.Unreadable = append(w.Unreadable, err.Error()) }
-
-	for _, u := range got[reqGoldenDataVolume] {
-		if !is(u, img.GoldenNamespace, img.GoldenName) {
-			continue
-		}
-		if dv, err := observed.DataVolume(u); err != nil {
-			bad(err)
-		} else {
-			w.GoldenDV = dv
-		}
+	golden := func(u *unstructured.Unstructured) bool { return is(u, img.GoldenNamespace, img.GoldenName) }
+	// Each requirement: which of its objects are the ones asked for (nil:
+	// all), and where a readable one goes.
+	readers := []struct {
+		name   string
+		wanted func(*unstructured.Unstructured) bool
+		read   func(*unstructured.Unstructured) error
+	}{
+		{reqGoldenDataVolume, golden, into(observed.DataVolume, func(dv *cdiv1.DataVolume) { w.GoldenDV = dv })},
+		{reqGoldenPVC, golden, into(observed.PVC, func(pvc *corev1.PersistentVolumeClaim) { w.GoldenPVC = pvc })},
+		{reqStorageClasses, nil, into(observed.StorageClass, func(sc *storagev1.StorageClass) { w.StorageClasses = append(w.StorageClasses, *sc) })},
+		{
+			reqMachineSets,
+			func(u *unstructured.Unstructured) bool {
+				return u.GetNamespace() == p.Namespace && u.GetLabels()[clusterapi.LabelDeploymentName] == p.DeploymentName()
+			},
+			into(func(u *unstructured.Unstructured) (clusterv1.MachineSet, error) {
+				return templates.ReadMachineSet(u, capi)
+			},
+				func(ms clusterv1.MachineSet) { w.MachineSets = append(w.MachineSets, ms) }),
+		},
+		{
+			reqInstancetype,
+			func(u *unstructured.Unstructured) bool { return u.GetName() == instanceType },
+			into(typed[instancetypev1beta1.VirtualMachineClusterInstancetype](instancetypeAPIVersion, instancetypeKind),
+				func(it *instancetypev1beta1.VirtualMachineClusterInstancetype) { w.Instancetype = it }),
+		},
+		{
+			reqCloneBindings,
+			func(u *unstructured.Unstructured) bool { return u.GetNamespace() == img.GoldenNamespace },
+			into(typed[rbacv1.RoleBinding](rbacAPIVersion, kindRoleBinding), func(rb *rbacv1.RoleBinding) { w.CloneBindings = append(w.CloneBindings, *rb) }),
+		},
+		{reqCloneRoles, nil, into(typed[rbacv1.ClusterRole](rbacAPIVersion, kindClusterRole), func(cr *rbacv1.ClusterRole) { w.CloneRoles = append(w.CloneRoles, *cr) })},
+		{reqStorageProfiles, nil, into(observed.StorageProfile, func(sp *cdiv1.StorageProfile) { w.Clone.Profiles = append(w.Clone.Profiles, *sp) })},
+		{reqSnapshotClasses, nil, into(observed.VolumeSnapshotClass, func(vsc cloneplan.VolumeSnapshotClass) {
+			w.Clone.SnapshotClasses = append(w.Clone.SnapshotClasses, vsc)
+		})},
+		{reqCDI, nil, into(observed.CDI, func(c *cdiv1.CDI) {
+			// One CDI resource runs a cluster; should there be more, the
+			// first by name decides, whatever order they came in.
+			if cdiName == "" || c.Name < cdiName {
+				w.Clone.Override, cdiName = c.Spec.CloneStrategyOverride, c.Name
+			}
+		})},
+		{reqCDIConfig, nil, into(observed.CDIConfig, func(c *cdiv1.CDIConfig) {
+			if c.Status.FilesystemOverhead != nil {
+				w.Clone.Overhead = c.Status.FilesystemOverhead
+			}
+		})},
+		// Read after the golden PVC and the classes, which say whether it
+		// is needed at all (a chained requirement).
+		{
+			reqGoldenPV,
+			func(u *unstructured.Unstructured) bool {
+				pv := goldenVolumeToRead(w.GoldenPVC, w.StorageClasses)
+				return pv != "" && is(u, "", pv)
+			},
+			into(observed.PV, func(v *corev1.PersistentVolume) { w.GoldenPV = v }),
+		},
 	}
-	for _, u := range got[reqGoldenPVC] {
-		if !is(u, img.GoldenNamespace, img.GoldenName) {
-			continue
-		}
-		if pvc, err := observed.PVC(u); err != nil {
-			bad(err)
-		} else {
-			w.GoldenPVC = pvc
-		}
-	}
-	for _, u := range got[reqStorageClasses] {
-		if sc, err := observed.StorageClass(u); err != nil {
-			bad(err)
-		} else {
-			w.StorageClasses = append(w.StorageClasses, *sc)
-		}
-	}
-	if pv := goldenVolumeToRead(w.GoldenPVC, w.StorageClasses); pv != "" {
-		for _, u := range got[reqGoldenPV] {
-			if !is(u, "", pv) {
+	for _, r := range readers {
+		for _, u := range got[r.name] {
+			if r.wanted != nil && !r.wanted(u) {
 				continue
 			}
-			if v, err := observed.PV(u); err != nil {
-				bad(err)
-			} else {
-				w.GoldenPV = v
+			if err := r.read(u); err != nil {
+				w.Unreadable = append(w.Unreadable, err.Error())
 			}
 		}
 	}
@@ -194,7 +222,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			dv, err := observed.WorkerDataVolume(s, labels.AnnCDICloneType)
 			switch {
 			case err != nil:
-				bad(err)
+				w.Unreadable = append(w.Unreadable, err.Error())
 			case dv.Namespace == p.Namespace && dv.Labels[labels.Pool] == p.Hash():
 				w.WorkerDVs = append(w.WorkerDVs, dv)
 			}
@@ -205,93 +233,56 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			pvc, err := observed.WorkerPVC(s)
 			switch {
 			case err != nil:
-				bad(err)
+				w.Unreadable = append(w.Unreadable, err.Error())
 			case pvc.Namespace == p.Namespace && pvc.Labels[labels.Pool] == p.Hash():
 				w.WorkerPVCs = append(w.WorkerPVCs, pvc)
 			}
 		}
 	}
-	for _, u := range got[reqMachineSets] {
-		if u.GetNamespace() != p.Namespace || u.GetLabels()[LabelDeploymentName] != p.DeploymentName() {
-			continue
-		}
-		ms, err := readMachineSet(u, capi)
-		if err != nil {
-			bad(err)
-		} else {
-			w.MachineSets = append(w.MachineSets, ms)
-		}
-	}
-	for _, u := range got[reqInstancetype] {
-		it := instancetypev1beta1.VirtualMachineClusterInstancetype{}
-		if u.GetName() != instanceType {
-			continue
-		}
-		if err := observed.Into(u, instancetypeAPIVersion, instancetypeKind, &it); err != nil {
-			bad(err)
-		} else {
-			w.Instancetype = &it
-		}
-	}
-	for _, u := range got[reqCloneBindings] {
-		if u.GetNamespace() != img.GoldenNamespace {
-			continue
-		}
-		rb := rbacv1.RoleBinding{}
-		if err := observed.Into(u, rbacAPIVersion, kindRoleBinding, &rb); err != nil {
-			bad(err)
-		} else {
-			w.CloneBindings = append(w.CloneBindings, rb)
-		}
-	}
-	for _, u := range got[reqCloneRoles] {
-		cr := rbacv1.ClusterRole{}
-		if err := observed.Into(u, rbacAPIVersion, kindClusterRole, &cr); err != nil {
-			bad(err)
-		} else {
-			w.CloneRoles = append(w.CloneRoles, cr)
-		}
-	}
-	for _, u := range got[reqStorageProfiles] {
-		if sp, err := observed.StorageProfile(u); err != nil {
-			bad(err)
-		} else {
-			w.Clone.Profiles = append(w.Clone.Profiles, *sp)
-		}
-	}
-	for _, u := range got[reqSnapshotClasses] {
-		if vsc, err := observed.VolumeSnapshotClass(u); err != nil {
-			bad(err)
-		} else {
-			w.Clone.SnapshotClasses = append(w.Clone.SnapshotClasses, vsc)
-		}
-	}
-	for _, u := range got[reqCDI] {
-		// One CDI resource runs a cluster; should there be more, the first
-		// by name decides, whatever order they came in.
-		if c, err := observed.CDI(u); err != nil {
-			bad(err)
-		} else if cdiName == "" || c.Name < cdiName {
-			w.Clone.Override, cdiName = c.Spec.CloneStrategyOverride, c.Name
-		}
-	}
-	for _, u := range got[reqCDIConfig] {
-		if c, err := observed.CDIConfig(u); err != nil {
-			bad(err)
-		} else if c.Status.FilesystemOverhead != nil {
-			w.Clone.Overhead = c.Status.FilesystemOverhead
-		}
-	}
-	sort.Slice(w.Clone.Profiles, func(i, j int) bool { return w.Clone.Profiles[i].Name < w.Clone.Profiles[j].Name })
-	sort.Slice(w.Clone.SnapshotClasses, func(i, j int) bool { return w.Clone.SnapshotClasses[i].Name < w.Clone.SnapshotClasses[j].Name })
-	sort.Slice(w.CloneBindings, func(i, j int) bool { return w.CloneBindings[i].Name < w.CloneBindings[j].Name })
-	sort.Slice(w.CloneRoles, func(i, j int) bool { return w.CloneRoles[i].Name < w.CloneRoles[j].Name })
-	sort.Slice(w.StorageClasses, func(i, j int) bool { return w.StorageClasses[i].Name < w.StorageClasses[j].Name })
-	sort.Slice(w.WorkerDVs, func(i, j int) bool { return w.WorkerDVs[i].Name < w.WorkerDVs[j].Name })
-	sort.Slice(w.WorkerPVCs, func(i, j int) bool { return w.WorkerPVCs[i].Name < w.WorkerPVCs[j].Name })
-	sort.Slice(w.MachineSets, func(i, j int) bool { return w.MachineSets[i].Name < w.MachineSets[j].Name })
-	sort.Strings(w.Unreadable)
+	sortByName(w.Clone.Profiles)
+	slices.SortFunc(w.Clone.SnapshotClasses, func(a, b cloneplan.VolumeSnapshotClass) int { return cmp.Compare(a.Name, b.Name) })
+	sortByName(w.CloneBindings)
+	sortByName(w.CloneRoles)
+	sortByName(w.StorageClasses)
+	sortByName(w.WorkerDVs)
+	sortByName(w.WorkerPVCs)
+	sortByName(w.MachineSets)
+	slices.Sort(w.Unreadable)
 	return w
+}
+
+// into reads an object with read and hands a readable one to keep.
+func into[T any](read func(*unstructured.Unstructured) (T, error), keep func(T)) func(*unstructured.Unstructured) error {
+	return func(u *unstructured.Unstructured) error {
+		v, err := read(u)
+		if err != nil {
+			return err
+		}
+		keep(v)
+		return nil
+	}
+}
+
+// typed reads an object of the given apiVersion and kind into a T.
+func typed[T any, PT interface {
+	*T
+	runtime.Object
+}](apiVersion, kind string) func(*unstructured.Unstructured) (*T, error) {
+	return func(u *unstructured.Unstructured) (*T, error) {
+		v := PT(new(T))
+		if err := observed.Into(u, apiVersion, kind, v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}
+
+// sortByName sorts objects by name, keeping the order of equal names.
+func sortByName[T any, PT interface {
+	*T
+	GetName() string
+}](objs []T) {
+	slices.SortStableFunc(objs, func(a, b T) int { return cmp.Compare(PT(&a).GetName(), PT(&b).GetName()) })
 }
 
 // goldenVolumeToRead is the name of the PersistentVolume the golden PVC is
@@ -320,10 +311,7 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 
 // asked is got without the requirements rd does not ask for.
 func asked(got required.Resolved, rd reads) required.Resolved {
-	out := make(required.Resolved, len(got))
-	for n, us := range got {
-		out[n] = us
-	}
+	out := maps.Clone(got)
 	if !rd.Clone {
 		for _, n := range []string{reqGoldenDataVolume, reqGoldenPVC, reqGoldenPV, reqStorageClasses, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
 			delete(out, n)

@@ -6,108 +6,58 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/function-sdk-go/resource/composite"
 	"github.com/google/go-cmp/cmp"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configpatcher"
 	"github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/cozystack/function-worker-image/input/v1beta1"
-	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	fnconfig "github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
-	"github.com/cozystack/function-worker-image/internal/nodepool"
-	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// joinFacts are the objects cozystack's kubernetes chart and Kamaji publish
-// for cluster demo in namespace tenant-demo, with real Talos secrets and CAs
-// from Talos' own secrets bundle, under the requirement names the node pool
-// asks for them by.
-func joinFacts(t *testing.T, bundle *secrets.Bundle) required.Resolved {
-	t.Helper()
-	obj := func(kind, namespace, name string, body map[string]any) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name, "namespace": namespace}}}
-		for k, v := range body {
-			u.Object[k] = v
-		}
-		return u
-	}
-	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-	secret := func(name string, data map[string]string) *unstructured.Unstructured {
-		d := map[string]any{}
-		for k, v := range data {
-			d[k] = b64(v)
-		}
-		return obj("Secret", "tenant-demo", name, map[string]any{"data": d})
-	}
-	service := func(namespace, name, ip string) *unstructured.Unstructured {
-		return obj("Service", namespace, name, map[string]any{"spec": map[string]any{"clusterIP": ip}})
-	}
-	return required.Resolved{
-		"join-talos-secrets": {secret("demo-talos-secrets", map[string]string{
-			"token": bundle.TrustdInfo.Token, "clusterId": bundle.Cluster.ID, "clusterSecret": bundle.Cluster.Secret,
-			"bootstrapToken": bundle.Secrets.BootstrapToken,
-		})},
-		"join-talos-ca":          {secret("demo-talos-ca", map[string]string{"tls.crt": string(bundle.Certs.OS.Crt)})},
-		"join-kubernetes-ca":     {secret("demo-ca", map[string]string{"ca.crt": string(bundle.Certs.K8s.Crt)})},
-		"join-apiserver-service": {service("tenant-demo", "demo", "10.96.12.34")},
-		"join-dns-service":       {service("kube-system", "kube-dns", "10.96.0.10")},
-		// The pool's default instance type, which its kubelet reservations
-		// are computed from.
-		"instancetype": {u1Medium()},
+// joinFacts are the join facts of cluster demo in namespace tenant-demo as
+// the node pool reads them from what cozystack's kubernetes chart and Kamaji
+// publish, with real Talos secrets and CAs from Talos' own secrets bundle
+// (the CAs base64 PEM, as Talos' ca.crt wants them).
+func joinFacts(bundle *secrets.Bundle) talosconfig.JoinFacts {
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	return talosconfig.JoinFacts{
+		MachineToken: bundle.TrustdInfo.Token, ClusterID: bundle.Cluster.ID, ClusterSecret: bundle.Cluster.Secret,
+		BootstrapToken: bundle.Secrets.BootstrapToken,
+		TalosCA:        b64(bundle.Certs.OS.Crt), KubernetesCA: b64(bundle.Certs.K8s.Crt),
+		APIServerIP: "10.96.12.34", DNSIP: "10.96.0.10",
 	}
 }
 
-// renderJoinPool runs the node pool mode on a Join pool with the facts and
-// returns its TalosConfigTemplate spec.
-func renderJoinPool(t *testing.T, spec map[string]any, facts required.Resolved) map[string]any {
+// renderJoinWorker renders w's Join TalosConfig spec with talosconfig, as the
+// node pool does for a Join pool: generateType none, the complete worker
+// config of the facts as data, the Generate pool's patches.
+func renderJoinWorker(t *testing.T, w worker, facts talosconfig.JoinFacts) talosconfig.TalosConfigSpec {
 	t.Helper()
-	cfg, err := fnconfig.FromInput(&v1beta1.Input{}, time.Minute)
+	cfg := inputConfig(t)
+	r := renderWorker(t, w)
+	data, err := talosconfig.JoinConfig(talosconfig.JoinCluster{Namespace: "tenant-demo", Name: "demo", APIServer: "demo"}, cfg.Join, facts, r.KubernetesVersion).Encode()
 	if err != nil {
-		t.Fatalf("config.FromInput: %v", err)
+		t.Fatalf("talosconfig.JoinConfig: %v", err)
 	}
-	xr := composite.New()
-	xr.SetAPIVersion("workerimage.cozystack.io/v1alpha1")
-	xr.SetKind("XNodePool")
-	xr.SetName("demo-md0")
-	xr.SetNamespace("tenant-demo")
-	s := map[string]any{"clusterName": "demo", "bootstrap": map[string]any{"mode": "Join"}}
-	for k, v := range spec {
-		s[k] = v
-	}
-	xr.Object["spec"] = s
-	out := composetest.Run(nodepool.Mode{}, composetest.Request{Request: compose.Request{Config: cfg, Composite: xr}, Required: facts}).Output
-	if out.Fatal != nil {
-		t.Fatalf("the node pool mode refused the pool: %v", out.Fatal)
-	}
-	for _, dc := range out.Resources {
-		if dc.Resource.GetKind() == nodepool.KindTalosConfigTemplate {
-			return dig(t, dc.Resource.Object, "spec", "template", "spec")
-		}
-	}
-	t.Fatalf("the node pool mode composed no TalosConfigTemplate: %v", out.Conditions)
-	return nil
+	return talosconfig.TalosConfigSpec{GenerateType: talosconfig.GenerateTypeNone, TalosVersion: w.Talos, StrategicPatches: r.StrategicPatches, Data: data}
 }
 
 // joinConfig does what CABPT does for generateType: none (v0.6.12
 // controllers/talosconfig_controller.go, userConfigs and reconcileGenerate):
 // load data as it is, then apply every strategic patch in order.
-func joinConfig(sp map[string]any) (config.Provider, error) {
-	data, _ := sp["data"].(string)
+func joinConfig(sp talosconfig.TalosConfigSpec) (config.Provider, error) {
 	patches := []configpatcher.Patch{}
-	raw, _ := sp["strategicPatches"].([]any)
-	for i, p := range raw {
-		patch, err := configpatcher.LoadPatch([]byte(p.(string)))
+	for i, p := range sp.StrategicPatches {
+		patch, err := configpatcher.LoadPatch([]byte(p))
 		if err != nil {
 			return nil, fmt.Errorf("strategicPatches[%d]: %w", i, err)
 		}
 		patches = append(patches, patch)
 	}
-	out, err := configpatcher.Apply(configpatcher.WithBytes([]byte(data)), patches)
+	out, err := configpatcher.Apply(configpatcher.WithBytes([]byte(sp.Data)), patches)
 	if err != nil {
 		return nil, fmt.Errorf("failure applying StrategicPatches: %w", err)
 	}
@@ -175,32 +125,28 @@ func TestJoinConfigIsAValidWorkerConfig(t *testing.T) {
 	schematic := defaults.TalosSchematicID
 	cases := map[string]struct {
 		reason string
-		spec   map[string]any
-		talos  string
+		pool   worker
 		want   func(j *joined)
 	}{
 		"Talos113Defaults": {
 			reason: "The shipped defaults: Talos 1.13, Kubernetes v1.35 on its shipped release v1.35.6.",
-			talos:  defaults.TalosVersion,
+			pool:   defaultWorker(t),
 		},
 		"Talos112WithMirrors": {
 			reason: "The mirror documents of a 1.12 pool patch the Join base like the generated one.",
-			spec: map[string]any{"talos": map[string]any{"version": "v1.12.4", "registryMirrors": map[string]any{
-				"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal"}},
-			}}},
-			talos: "v1.12.4",
-			want:  func(j *joined) { j.Mirrors = []string{"docker.io"} },
+			pool: worker{Talos: "v1.12.4", Kubernetes: defaults.KubernetesVersion, Node: node1CPU4Gi(t, v1alpha1.PoolShape{}),
+				Mirrors: map[string]v1alpha1.RegistryMirror{"docker.io": {Endpoints: []string{"https://mirror.internal"}}}},
+			want: func(j *joined) { j.Mirrors = []string{"docker.io"} },
 		},
 		"Talos111OnKubernetes134": {
 			reason: "An older pair: Talos 1.11, Kubernetes v1.34 on v1.34.9.",
-			spec:   map[string]any{"version": "v1.34", "talos": map[string]any{"version": "v1.11.5"}},
-			talos:  "v1.11.5",
+			pool:   worker{Talos: "v1.11.5", Kubernetes: "v1.34", Node: node1CPU4Gi(t, v1alpha1.PoolShape{})},
 			want:   func(j *joined) { j.Kubelet = "ghcr.io/siderolabs/kubelet:v1.34.9" },
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			contract, err := config.ParseContractFromVersion(tc.talos)
+			contract, err := config.ParseContractFromVersion(tc.pool.Talos)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,20 +154,17 @@ func TestJoinConfigIsAValidWorkerConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp := renderJoinPool(t, tc.spec, joinFacts(t, bundle))
-			if got := sp["generateType"]; got != "none" {
-				t.Fatalf("generateType is %v, want none", got)
-			}
+			sp := renderJoinWorker(t, tc.pool, joinFacts(bundle))
 			cfg, err := joinConfig(sp)
 			if err != nil {
-				t.Fatalf("%s\nTalos could not load the rendered Join config: %v\ndata:\n%s", tc.reason, err, sp["data"])
+				t.Fatalf("%s\nTalos could not load the rendered Join config: %v\ndata:\n%s", tc.reason, err, sp.Data)
 			}
 			if warnings, err := cfg.Validate(cloudMode, validation.WithStrict()); err != nil || len(warnings) > 0 {
 				t.Errorf("%s\nstrict validation in %s mode failed: %v (warnings %q)", tc.reason, cloudMode, err, warnings)
 			}
 			want := joined{
 				Type:        "worker",
-				Installer:   "factory.talos.dev/openstack-installer/" + schematic + ":" + tc.talos,
+				Installer:   "factory.talos.dev/openstack-installer/" + schematic + ":" + tc.pool.Talos,
 				InstallDisk: "/dev/vda",
 				Kubelet:     "ghcr.io/siderolabs/kubelet:v1.35.6",
 				Endpoint:    "https://demo.tenant-demo.svc:6443",
@@ -242,7 +185,7 @@ func TestJoinConfigIsAValidWorkerConfig(t *testing.T) {
 				tc.want(&want)
 			}
 			if diff := cmp.Diff(want, readJoined(cfg, bundle)); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s\ndata:\n%s\npatches:\n%v", tc.reason, diff, sp["data"], sp["strategicPatches"])
+				t.Errorf("%s\n-want, +got:\n%s\ndata:\n%s\npatches:\n%v", tc.reason, diff, sp.Data, sp.StrategicPatches)
 			}
 		})
 	}

@@ -7,9 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// node is what Talos reads from the node patch (nodepool/machineconfig.go).
+// node is what Talos reads from the node patch (talosconfig.NodePatch).
 type node struct {
 	Labels  map[string]string
 	Taints  map[string]string
@@ -51,39 +55,33 @@ func kubelet(sysCPU, sysMem, kubeCPU, kubeMem, hard, soft string) map[string]any
 // validates the result strictly, on every Talos minor the matrix has a
 // Kubernetes row for that these features exist on.
 func TestNodePatchMakesAValidWorkerConfig(t *testing.T) {
-	full := map[string]any{
-		"resources": map[string]any{"cpu": "8", "memory": "16Gi"},
-		"labels":    map[string]any{"workload": "ml", "example.com/tier": "gold"},
-		"taints": []any{
-			map[string]any{"key": "dedicated", "value": "batch", "effect": "NoSchedule"},
-			map[string]any{"key": "example.com/spot", "effect": "PreferNoSchedule"},
+	full := v1alpha1.PoolShape{
+		Labels: map[string]string{"workload": "ml", "example.com/tier": "gold"},
+		Taints: []v1alpha1.Taint{
+			{Key: "dedicated", Value: "batch", Effect: "NoSchedule"},
+			{Key: "example.com/spot", Effect: "PreferNoSchedule"},
 		},
-		"gpus": []any{map[string]any{"name": "nvidia.com/GB202_RTX_PRO_6000"}},
+		GPUs: []v1alpha1.GPU{{Name: "nvidia.com/GB202_RTX_PRO_6000"}},
 	}
-	with := func(base map[string]any, kv ...any) map[string]any {
-		out := map[string]any{}
-		for k, v := range base {
-			out[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			out[kv[i].(string)] = kv[i+1]
-		}
-		return out
-	}
+	// full's resources: 8 cores, 16Gi.
+	large := poolspec.NodeSize{MilliCPU: 8000, MemoryBytes: 16 << 30}
+	explicit := full
+	explicit.KernelModules = &[]v1alpha1.KernelModule{{Name: "br_netfilter", Parameters: []string{"nf_conntrack_helper=0"}}, {Name: "dummy"}}
+	explicit.Kubelet = &v1alpha1.Kubelet{SystemReservedCPU: "0.5", KubeReservedMemory: "1Gi", EvictionHardMemory: "500Mi", EvictionSoftMemory: "1Gi"}
 	nvidia := []string{"nvidia NVreg_NvLinkDisable=1", "nvidia_uvm", "nvidia_drm", "nvidia_modeset"}
 	cases := map[string]struct {
 		reason string
-		spec   map[string]any
+		node   talosconfig.Node
 		want   node
 	}{
 		"DefaultPool": {
 			reason: "Every pool reserves for the OS and kubelet; u1.medium (1 vCPU, 4Gi) gets the floors.",
-			spec:   map[string]any{},
+			node:   node1CPU4Gi(t, v1alpha1.PoolShape{}),
 			want:   node{Kubelet: kubelet("50m", "256Mi", "50m", "256Mi", "7%", "10%")},
 		},
 		"GPUPoolWithLabelsAndTaints": {
 			reason: "Labels sorted beside gpu=on, taints as value:effect or effect alone, the NVIDIA modules in load order, 5% of 8 cores and 16Gi.",
-			spec:   full,
+			node:   nodeOf(t, full, large),
 			want: node{
 				Labels:  map[string]string{"gpu": "on", "workload": "ml", "example.com/tier": "gold"},
 				Taints:  map[string]string{"dedicated": "batch:NoSchedule", "example.com/spot": "PreferNoSchedule"},
@@ -93,9 +91,7 @@ func TestNodePatchMakesAValidWorkerConfig(t *testing.T) {
 		},
 		"ExplicitModulesAndOverrides": {
 			reason: "An explicit list replaces the NVIDIA set; overrides are written as quantities.",
-			spec: with(full,
-				"kernelModules", []any{map[string]any{"name": "br_netfilter", "parameters": []any{"nf_conntrack_helper=0"}}, map[string]any{"name": "dummy"}},
-				"kubelet", map[string]any{"systemReservedCpu": "0.5", "kubeReservedMemory": "1Gi", "evictionHardMemory": "500Mi", "evictionSoftMemory": "1Gi"}),
+			node:   nodeOf(t, explicit, large),
 			want: node{
 				Labels:  map[string]string{"gpu": "on", "workload": "ml", "example.com/tier": "gold"},
 				Taints:  map[string]string{"dedicated": "batch:NoSchedule", "example.com/spot": "PreferNoSchedule"},
@@ -107,8 +103,7 @@ func TestNodePatchMakesAValidWorkerConfig(t *testing.T) {
 	for _, version := range []struct{ talos, kubernetes string }{{"v1.9.6", "v1.32"}, {"v1.11.5", "v1.34"}, {"v1.12.4", "v1.35"}, {"v1.13.6", "v1.35"}} {
 		for name, tc := range cases {
 			t.Run(version.talos+"/"+name, func(t *testing.T) {
-				spec := with(tc.spec, "version", version.kubernetes, "talos", map[string]any{"version": version.talos})
-				r := renderPool(t, spec)
+				r := renderWorker(t, worker{Talos: version.talos, Kubernetes: version.kubernetes, Node: tc.node})
 				cfg, err := workerConfig(r)
 				if err != nil {
 					t.Fatalf("%s\nTalos could not build the worker config: %v\nstrategicPatches:\n%s", tc.reason, err, strings.Join(r.StrategicPatches, "---\n"))

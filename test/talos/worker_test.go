@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/function-sdk-go/resource/composite"
 	"github.com/google/go-cmp/cmp"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configpatcher"
@@ -16,15 +15,15 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
-	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	fnconfig "github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
-	"github.com/cozystack/function-worker-image/internal/nodepool"
-	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // runtimeMode is a Talos runtime mode as machined defines it
@@ -50,82 +49,78 @@ func (m runtimeMode) InContainer() bool     { return m.inContainer }
 // install.disk from somewhere else).
 var cloudMode = runtimeMode{name: "cloud"}
 
-// rendered is what the node pool mode put into its TalosConfigTemplate, and
-// the Kubernetes version of its MachineDeployment (CABPT takes the version
-// from the Machine).
+// rendered is a worker's TalosConfig spec as the node pool composes it for
+// generateType: worker, and the Kubernetes release of its MachineDeployment
+// (CABPT takes the version from the Machine).
 type rendered struct {
 	TalosVersion      string
 	StrategicPatches  []string
 	KubernetesVersion string
 }
 
-// renderPool runs the node pool mode on an HTTP pool (no golden, so nothing is
-// required) with the shipped Input defaults and returns its bootstrap output.
-func renderPool(t *testing.T, spec map[string]any) rendered {
+// worker is what the node pool resolves a pool to before it renders the
+// pool's Talos config: the Talos version and Kubernetes minor, the registry
+// mirrors and the node config (labels, taints, modules, reservations).
+type worker struct {
+	Talos, Kubernetes string
+	Mirrors           map[string]v1alpha1.RegistryMirror
+	Node              talosconfig.Node
+}
+
+// defaultWorker is a pool of the shipped defaults on the default instance
+// type, u1.medium (1 vCPU, 4Gi).
+func defaultWorker(t *testing.T) worker {
+	t.Helper()
+	return worker{Talos: defaults.TalosVersion, Kubernetes: defaults.KubernetesVersion, Node: node1CPU4Gi(t, v1alpha1.PoolShape{})}
+}
+
+// node1CPU4Gi is the node config of shape on u1.medium.
+func node1CPU4Gi(t *testing.T, shape v1alpha1.PoolShape) talosconfig.Node {
+	t.Helper()
+	return nodeOf(t, shape, poolspec.NodeSize{MilliCPU: 1000, MemoryBytes: 4 << 30})
+}
+
+// nodeOf is the node config of shape on a node of size.
+func nodeOf(t *testing.T, shape v1alpha1.PoolShape, size poolspec.NodeSize) talosconfig.Node {
+	t.Helper()
+	reserved, errs := poolspec.Reservations(nil, shape.Kubelet, size)
+	if len(errs) > 0 {
+		t.Fatalf("poolspec.Reservations: %v", errs)
+	}
+	return talosconfig.ResolveNode(shape, reserved)
+}
+
+// inputConfig is the function's configuration from an empty Input: the
+// shipped defaults.
+func inputConfig(t *testing.T) fnconfig.Config {
 	t.Helper()
 	cfg, err := fnconfig.FromInput(&v1beta1.Input{}, time.Minute)
 	if err != nil {
 		t.Fatalf("config.FromInput: %v", err)
 	}
-	xr := composite.New()
-	xr.SetAPIVersion("workerimage.cozystack.io/v1alpha1")
-	xr.SetKind("XNodePool")
-	xr.SetName("demo-md0")
-	xr.SetNamespace("tenant-demo")
-	s := map[string]any{"clusterName": "demo"}
-	for k, v := range spec {
-		s[k] = v
-	}
-	xr.Object["spec"] = s
-
-	out := composetest.Run(nodepool.Mode{}, composetest.Request{Request: compose.Request{Config: cfg, Composite: xr}, Required: required.Resolved{"instancetype": {u1Medium()}}}).Output
-	if out.Fatal != nil {
-		t.Fatalf("the node pool mode refused the pool: %v", out.Fatal)
-	}
-	var r rendered
-	for _, dc := range out.Resources {
-		obj := dc.Resource.Object
-		switch dc.Resource.GetKind() {
-		case nodepool.KindTalosConfigTemplate:
-			sp := dig(t, obj, "spec", "template", "spec")
-			if got := sp["generateType"]; got != "worker" {
-				t.Fatalf("generateType is %v, want worker", got)
-			}
-			r.TalosVersion, _ = sp["talosVersion"].(string)
-			patches, _ := sp["strategicPatches"].([]any)
-			for _, p := range patches {
-				r.StrategicPatches = append(r.StrategicPatches, p.(string))
-			}
-		case nodepool.KindMachineDeployment:
-			r.KubernetesVersion, _ = dig(t, obj, "spec", "template", "spec")["version"].(string)
-		}
-	}
-	if r.TalosVersion == "" || r.KubernetesVersion == "" {
-		t.Fatalf("the node pool mode composed no TalosConfigTemplate or MachineDeployment: %v", out.Resources)
-	}
-	return r
+	return cfg
 }
 
-// u1Medium is KubeVirt's common instance type u1.medium (1 vCPU, 4Gi), the
-// pool's default, which its kubelet reservations are computed from.
-func u1Medium() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
-		"metadata": map[string]any{"name": defaults.InstanceType},
-		"spec":     map[string]any{"cpu": map[string]any{"guest": int64(1)}, "memory": map[string]any{"guest": "4Gi"}},
-	}}
-}
-
-func dig(t *testing.T, obj map[string]any, path ...string) map[string]any {
+// installer is the pool's installer image: the default Image Factory's
+// installer for the default platform, as a pool without overrides gets it.
+func installer(t *testing.T, talos string) string {
 	t.Helper()
-	for _, p := range path {
-		next, ok := obj[p].(map[string]any)
-		if !ok {
-			t.Fatalf("no object at %s", strings.Join(path, "."))
-		}
-		obj = next
+	repo, err := talosimage.DefaultInstallerRepository(defaults.ImageFactoryURL, defaults.ImagePlatform, talos)
+	if err != nil {
+		t.Fatalf("talosimage.DefaultInstallerRepository: %v", err)
 	}
-	return obj
+	return talosimage.InstallerImage(repo, defaults.TalosSchematicID, talos)
+}
+
+// renderWorker renders w's Talos config with talosconfig, as the node pool
+// does for a Generate pool.
+func renderWorker(t *testing.T, w worker) rendered {
+	t.Helper()
+	patches, err := talosconfig.StrategicPatches(installer(t, w.Talos), w.Talos, w.Mirrors, w.Node)
+	if err != nil {
+		t.Fatalf("talosconfig.StrategicPatches: %v", err)
+	}
+	return rendered{TalosVersion: w.Talos, StrategicPatches: patches, KubernetesVersion: matrix.Release(inputConfig(t), w.Kubernetes)}
 }
 
 // workerConfig does what CABPT does for generateType: worker
@@ -215,29 +210,30 @@ func read(cfg config.Provider) seen {
 
 func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 	schematic := defaults.TalosSchematicID
-	mirrors := map[string]any{
-		"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal", "http://10.0.0.5:5000"}},
-		"*":         map[string]any{"endpoints": []any{"https://all.internal"}, "skipFallback": true},
+	mirrors := map[string]v1alpha1.RegistryMirror{
+		"docker.io": {Endpoints: []string{"https://mirror.internal", "http://10.0.0.5:5000"}},
+		"*":         {Endpoints: []string{"https://all.internal"}, SkipFallback: true},
 	}
 	wantMirrors := map[string][]string{
 		"docker.io": {"https://mirror.internal", "http://10.0.0.5:5000"},
 		"*":         {"https://all.internal"},
 	}
-	talos := func(version string, withMirrors bool) map[string]any {
-		t := map[string]any{"version": version}
+	pool := func(talos, kubernetes string, withMirrors bool) worker {
+		w := defaultWorker(t)
+		w.Talos, w.Kubernetes = talos, kubernetes
 		if withMirrors {
-			t["registryMirrors"] = mirrors
+			w.Mirrors = mirrors
 		}
-		return t
+		return w
 	}
 	cases := map[string]struct {
 		reason string
-		spec   map[string]any
+		pool   worker
 		want   seen
 	}{
 		"Talos109KeepsThePlainInstaller": {
 			reason: "Before Talos 1.10 the factory offers only the plain installer, and machine.registries.mirrors is the only mirror form.",
-			spec:   map[string]any{"version": "v1.32", "talos": talos("v1.9.6", true)},
+			pool:   pool("v1.9.6", "v1.32", true),
 			want: seen{
 				Installer:         "factory.talos.dev/installer/" + schematic + ":v1.9.6",
 				Mirrors:           wantMirrors,
@@ -247,7 +243,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos110WithoutMirrors": {
 			reason: "Below 1.12: the openstack installer (the factory has platform installers from 1.10), no grubUseUKICmdline, one v1alpha1 document.",
-			spec:   map[string]any{"version": "v1.33", "talos": talos("v1.10.7", false)},
+			pool:   pool("v1.10.7", "v1.33", false),
 			want: seen{
 				Installer: "factory.talos.dev/openstack-installer/" + schematic + ":v1.10.7",
 				Documents: []string{"v1alpha1"},
@@ -255,7 +251,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos111WithMirrors": {
 			reason: "Below 1.12 the mirrors are machine.registries.mirrors, the only form Talos 1.11 reads.",
-			spec:   map[string]any{"version": "v1.34", "talos": talos("v1.11.5", true)},
+			pool:   pool("v1.11.5", "v1.34", true),
 			want: seen{
 				Installer:         "factory.talos.dev/openstack-installer/" + schematic + ":v1.11.5",
 				Mirrors:           wantMirrors,
@@ -265,7 +261,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos112WithoutMirrors": {
 			reason: "From 1.12 the generated config takes the kernel command line from the installer, so it must be the openstack one.",
-			spec:   map[string]any{"version": "v1.35", "talos": talos("v1.12.4", false)},
+			pool:   pool("v1.12.4", "v1.35", false),
 			want: seen{
 				Installer:         "factory.talos.dev/openstack-installer/" + schematic + ":v1.12.4",
 				GrubUseUKICmdline: true,
@@ -274,7 +270,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos112WithMirrors": {
 			reason: "From 1.12 the mirrors are RegistryMirrorConfig documents and the deprecated field stays empty.",
-			spec:   map[string]any{"version": "v1.35", "talos": talos("v1.12.4", true)},
+			pool:   pool("v1.12.4", "v1.35", true),
 			want: seen{
 				Installer:         "factory.talos.dev/openstack-installer/" + schematic + ":v1.12.4",
 				GrubUseUKICmdline: true,
@@ -284,7 +280,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos113DefaultsWithoutMirrors": {
 			reason: "The shipped defaults: Talos 1.13, the default schematic, the openstack installer.",
-			spec:   map[string]any{},
+			pool:   defaultWorker(t),
 			want: seen{
 				Installer:         "factory.talos.dev/openstack-installer/" + schematic + ":" + defaults.TalosVersion,
 				GrubUseUKICmdline: true,
@@ -293,7 +289,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 		},
 		"Talos113WithMirrors": {
 			reason: "Talos 1.13 reads the RegistryMirrorConfig documents like 1.12.",
-			spec:   map[string]any{"talos": talos(defaults.TalosVersion, true)},
+			pool:   pool(defaults.TalosVersion, defaults.KubernetesVersion, true),
 			want: seen{
 				Installer:         "factory.talos.dev/openstack-installer/" + schematic + ":" + defaults.TalosVersion,
 				GrubUseUKICmdline: true,
@@ -304,7 +300,7 @@ func TestRenderedPatchesMakeAValidWorkerConfig(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := renderPool(t, tc.spec)
+			r := renderWorker(t, tc.pool)
 			cfg, err := workerConfig(r)
 			if err != nil {
 				t.Fatalf("%s\nTalos could not build the worker config from the rendered template: %v\nstrategicPatches:\n%s", tc.reason, err, strings.Join(r.StrategicPatches, "---\n"))

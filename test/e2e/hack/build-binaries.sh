@@ -2,9 +2,17 @@
 # Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
 # kube-controller-manager, Crossplane core, CDI, the Cluster API core manager)
 # from the Go module proxy at the versions pinned by test/e2e/tools/*/go.mod,
-# and caches them by version under the user cache dir. Idempotent: a cached binary is never rebuilt, so a warm
-# run takes well under a second. Builds run one after the other on purpose: a
-# cold kube-apiserver build alone saturates a 2-core machine for ~8 minutes.
+# and caches them by version under the user cache dir. Idempotent: a cached
+# binary is never rebuilt, so a warm run takes well under a second.
+#
+# A cold run first downloads every tools module concurrently (the network,
+# not the CPU, is the limit there), then builds in two chains at once: the
+# Kubernetes binaries and CAPK in one, Crossplane, CDI, Cluster API and CABPT
+# in the other. Each `go build` keeps both cores busy while it compiles, but
+# links on one core for tens of seconds; the other chain fills that core.
+# The chains are balanced by their cold build time on 2 cores (kube-apiserver
+# ~8 min, each Cluster API manager ~4-5 min, CDI ~3.5 min). GOGC=400 unless
+# set: the compiler then spends less of its CPU collecting garbage (Makefile).
 #
 # Usage: test/e2e/hack/build-binaries.sh
 # Prints one NAME=PATH line per binary on stdout; progress goes to stderr.
@@ -47,16 +55,13 @@ build() {
     mkdir -p "$cache"
     echo "building $name $version into $bin (once per version)" >&2
     local start=$SECONDS tmp="$bin.tmp.$$"
-    (cd "$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
+    (cd "$dir" && CGO_ENABLED=0 GOGC=${GOGC:-400} go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
     mv "$tmp" "$bin"
     echo "built $name $version in $((SECONDS - start))s" >&2
   fi
   echo "$name=$bin"
 }
 
-build kube-apiserver "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-apiserver
-build etcd "$etcd_version" "$tools/k8s" "-s -w" go.etcd.io/etcd/server/v3
-build kube-controller-manager "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-controller-manager
 # Crossplane core binds its metrics and health-probe servers (and the webhook
 # server, which the suite disables) to ":port", that is every interface, and
 # has no flag to change it. The suite runs everything on loopback only, so
@@ -64,38 +69,38 @@ build kube-controller-manager "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/
 # cmd/crossplane/core/core.go binds 127.0.0.1 (go build -overlay cannot
 # replace files in the module cache). Bump xp_patch when the patch changes so
 # the cache rebuilds.
-xp_patch=loopback1
-xp_bin="$cache/crossplane-core-$xp_version-$xp_patch"
-if [ ! -x "$xp_bin" ]; then
-  # go list -m reports no directory for a module not in the module cache
-  # yet (a fresh machine): download it first.
-  src=$(cd "$tools/crossplane" && go mod download github.com/crossplane/crossplane/v2 && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
-  [ -n "$src" ] || { echo "cannot locate the source of github.com/crossplane/crossplane/v2 in the module cache" >&2; exit 1; }
-  work=$(mktemp -d)
-  trap 'chmod -R u+w "$work" && rm -rf "$work"' EXIT
-  cp -r "$src" "$work/crossplane"
-  chmod -R u+w "$work/crossplane"
-  core="$work/crossplane/cmd/crossplane/core/core.go"
-  sed -i -e 's#fmt.Sprintf(":%d", c.MetricsPort)#fmt.Sprintf("127.0.0.1:%d", c.MetricsPort)#' \
-         -e 's#fmt.Sprintf(":%d", c.HealthProbePort)#fmt.Sprintf("127.0.0.1:%d", c.HealthProbePort)#' \
-         -e 's#^\([[:space:]]*\)Port: c.WebhookPort,#\1Host: "127.0.0.1",\n\1Port: c.WebhookPort,#' "$core"
-  if [ "$(grep -c '127.0.0.1' "$core")" -ne 3 ]; then
-    echo "cannot patch $core to bind to loopback: the Crossplane source changed; update build-binaries.sh" >&2
-    exit 1
+build_crossplane() {
+  xp_patch=loopback1
+  xp_bin="$cache/crossplane-core-$xp_version-$xp_patch"
+  if [ ! -x "$xp_bin" ]; then
+    # go list -m reports no directory for a module not in the module cache
+    # yet (a fresh machine): download it first.
+    src=$(cd "$tools/crossplane" && go mod download github.com/crossplane/crossplane/v2 && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+    [ -n "$src" ] || { echo "cannot locate the source of github.com/crossplane/crossplane/v2 in the module cache" >&2; exit 1; }
+    local work; work=$(mktemp -d -p "$scratch")
+    cp -r "$src" "$work/crossplane"
+    chmod -R u+w "$work/crossplane"
+    core="$work/crossplane/cmd/crossplane/core/core.go"
+    sed -i -e 's#fmt.Sprintf(":%d", c.MetricsPort)#fmt.Sprintf("127.0.0.1:%d", c.MetricsPort)#' \
+           -e 's#fmt.Sprintf(":%d", c.HealthProbePort)#fmt.Sprintf("127.0.0.1:%d", c.HealthProbePort)#' \
+           -e 's#^\([[:space:]]*\)Port: c.WebhookPort,#\1Host: "127.0.0.1",\n\1Port: c.WebhookPort,#' "$core"
+    if [ "$(grep -c '127.0.0.1' "$core")" -ne 3 ]; then
+      echo "cannot patch $core to bind to loopback: the Crossplane source changed; update build-binaries.sh" >&2
+      exit 1
+    fi
+    mkdir "$work/build"
+    cp "$tools/crossplane/go.mod" "$tools/crossplane/go.sum" "$tools/crossplane/tools.go" "$work/build/"
+    printf '\nreplace github.com/crossplane/crossplane/v2 => ../crossplane\n' >> "$work/build/go.mod"
+    build crossplane-core "$xp_version-$xp_patch" "$work/build" "$xp_ldflags" github.com/crossplane/crossplane/v2/cmd/crossplane
+  else
+    echo "crossplane-core=$xp_bin"
   fi
-  mkdir "$work/build"
-  cp "$tools/crossplane/go.mod" "$tools/crossplane/go.sum" "$tools/crossplane/tools.go" "$work/build/"
-  printf '\nreplace github.com/crossplane/crossplane/v2 => ../crossplane\n' >> "$work/build/go.mod"
-  build crossplane-core "$xp_version-$xp_patch" "$work/build" "$xp_ldflags" github.com/crossplane/crossplane/v2/cmd/crossplane
-else
-  echo "crossplane-core=$xp_bin"
-fi
+}
 
 # CDI (Containerized Data Importer) at the version test/e2e/tools/cdi/go.mod
 # pins: its controller, its API server (which serves the DataVolume
 # webhooks) and cdi-manifests, the tools module's program that prints the
-# CRDs and webhook configurations CDI's operator generates in Go. Built at
-# nice 19 (another e2e run may be using the CPU), one after the other.
+# CRDs and webhook configurations CDI's operator generates in Go.
 #
 # cdi-controller and cdi-apiserver are built from a copy of the module
 # source patched for running out of cluster on loopback (the patch keeps
@@ -114,7 +119,7 @@ cdi_version=$(pinned kubevirt.io/containerized-data-importer "$tools/cdi/go.mod"
 cdi_patch=e2e1
 cdi_ldflags="-s -w -X kubevirt.io/containerized-data-importer/pkg/version.gitVersion=$cdi_version"
 # build_low NAME TAG DIR LDFLAGS PKG builds PKG from the module in DIR into
-# $cache/NAME-TAG at nice 19 unless it is already there.
+# $cache/NAME-TAG unless it is already there.
 build_low() {
   local name=$1 tag=$2 dir=$3 ldflags=$4 pkg=$5
   local bin="$cache/$name-$tag"
@@ -122,7 +127,7 @@ build_low() {
     mkdir -p "$cache"
     echo "building $name $tag into $bin (once per version)" >&2
     local start=$SECONDS tmp="$bin.tmp.$$"
-    (cd "$dir" && CGO_ENABLED=0 nice -n 19 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
+    (cd "$dir" && CGO_ENABLED=0 GOGC=${GOGC:-400} go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
     mv "$tmp" "$bin"
     echo "built $name $tag in $((SECONDS - start))s" >&2
   fi
@@ -131,22 +136,22 @@ build_low() {
 # build_cdi NAME TAG DIR PKG builds one of CDI's binaries with build_low.
 build_cdi() { build_low "$1" "$2" "$3" "$cdi_ldflags" "$4"; }
 cdi_tag="$cdi_version-$cdi_patch"
-if [ ! -x "$cache/cdi-controller-$cdi_tag" ] || [ ! -x "$cache/cdi-apiserver-$cdi_tag" ]; then
-  cdi_src=$(cd "$tools/cdi" && go mod download kubevirt.io/containerized-data-importer && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
-  [ -n "$cdi_src" ] || { echo "cannot locate the source of kubevirt.io/containerized-data-importer in the module cache" >&2; exit 1; }
-  cdi_work=$(mktemp -d)
-  trap 'for d in "${work:-}" "${cdi_work:-}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
-  cp -r "$cdi_src" "$cdi_work/cdi"
-  chmod -R u+w "$cdi_work/cdi"
-  ctrl="$cdi_work/cdi/cmd/cdi-controller/controller.go"
-  sed -i -e 's#BindAddress:   ":8443",#BindAddress:   e2eMetricsAddress(),#' \
-         -e 's#os.ReadFile(controller.TokenPublicKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPublicKeyPath))#' \
-         -e 's#os.ReadFile(controller.TokenPrivateKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPrivateKeyPath))#' "$ctrl"
-  if [ "$(grep -c 'e2eMetricsAddress()\|e2eTokenKeyPath(' "$ctrl")" -ne 3 ]; then
-    echo "cannot patch $ctrl: the CDI source changed; update build-binaries.sh" >&2
-    exit 1
-  fi
-  cat > "$cdi_work/cdi/cmd/cdi-controller/zz_e2e_patch.go" <<'GO'
+build_cdis() {
+  if [ ! -x "$cache/cdi-controller-$cdi_tag" ] || [ ! -x "$cache/cdi-apiserver-$cdi_tag" ]; then
+    cdi_src=$(cd "$tools/cdi" && go mod download kubevirt.io/containerized-data-importer && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
+    [ -n "$cdi_src" ] || { echo "cannot locate the source of kubevirt.io/containerized-data-importer in the module cache" >&2; exit 1; }
+    local cdi_work; cdi_work=$(mktemp -d -p "$scratch")
+    cp -r "$cdi_src" "$cdi_work/cdi"
+    chmod -R u+w "$cdi_work/cdi"
+    ctrl="$cdi_work/cdi/cmd/cdi-controller/controller.go"
+    sed -i -e 's#BindAddress:   ":8443",#BindAddress:   e2eMetricsAddress(),#' \
+           -e 's#os.ReadFile(controller.TokenPublicKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPublicKeyPath))#' \
+           -e 's#os.ReadFile(controller.TokenPrivateKeyPath)#os.ReadFile(e2eTokenKeyPath(controller.TokenPrivateKeyPath))#' "$ctrl"
+    if [ "$(grep -c 'e2eMetricsAddress()\|e2eTokenKeyPath(' "$ctrl")" -ne 3 ]; then
+      echo "cannot patch $ctrl: the CDI source changed; update build-binaries.sh" >&2
+      exit 1
+    fi
+    cat > "$cdi_work/cdi/cmd/cdi-controller/zz_e2e_patch.go" <<'GO'
 package main
 
 import (
@@ -170,14 +175,14 @@ func e2eTokenKeyPath(p string) string {
 	return p
 }
 GO
-  api="$cdi_work/cdi/cmd/cdi-apiserver/apiserver.go"
-  sed -i -e 's#NewCdiAPIServer(defaultHost,$#NewCdiAPIServer(e2eListenHost(),#' \
-         -e 's#^\([[:space:]]*\)defaultPort,$#\1e2eListenPort(),#' "$api"
-  if [ "$(grep -c 'e2eListenHost()\|e2eListenPort()' "$api")" -ne 2 ]; then
-    echo "cannot patch $api: the CDI source changed; update build-binaries.sh" >&2
-    exit 1
-  fi
-  cat > "$cdi_work/cdi/cmd/cdi-apiserver/zz_e2e_patch.go" <<'GO'
+    api="$cdi_work/cdi/cmd/cdi-apiserver/apiserver.go"
+    sed -i -e 's#NewCdiAPIServer(defaultHost,$#NewCdiAPIServer(e2eListenHost(),#' \
+           -e 's#^\([[:space:]]*\)defaultPort,$#\1e2eListenPort(),#' "$api"
+    if [ "$(grep -c 'e2eListenHost()\|e2eListenPort()' "$api")" -ne 2 ]; then
+      echo "cannot patch $api: the CDI source changed; update build-binaries.sh" >&2
+      exit 1
+    fi
+    cat > "$cdi_work/cdi/cmd/cdi-apiserver/zz_e2e_patch.go" <<'GO'
 package main
 
 import (
@@ -201,16 +206,17 @@ func e2eListenPort() uint {
 	return defaultPort
 }
 GO
-  mkdir "$cdi_work/build"
-  cp -r "$tools/cdi/go.mod" "$tools/cdi/go.sum" "$tools/cdi/tools.go" "$tools/cdi/cmd" "$cdi_work/build/"
-  printf '\nreplace kubevirt.io/containerized-data-importer => ../cdi\n' >> "$cdi_work/build/go.mod"
-  build_cdi cdi-controller "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-controller
-  build_cdi cdi-apiserver "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-apiserver
-else
-  echo "cdi-controller=$cache/cdi-controller-$cdi_tag"
-  echo "cdi-apiserver=$cache/cdi-apiserver-$cdi_tag"
-fi
-build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
+    mkdir "$cdi_work/build"
+    cp -r "$tools/cdi/go.mod" "$tools/cdi/go.sum" "$tools/cdi/tools.go" "$tools/cdi/cmd" "$cdi_work/build/"
+    printf '\nreplace kubevirt.io/containerized-data-importer => ../cdi\n' >> "$cdi_work/build/go.mod"
+    build_cdi cdi-controller "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-controller
+    build_cdi cdi-apiserver "$cdi_tag" "$cdi_work/build" kubevirt.io/containerized-data-importer/cmd/cdi-apiserver
+  else
+    echo "cdi-controller=$cache/cdi-controller-$cdi_tag"
+    echo "cdi-apiserver=$cache/cdi-apiserver-$cdi_tag"
+  fi
+  build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
+}
 
 # build_loopback NAME TOOLS MODULE PATCH LDFLAGS builds the main package at
 # the root of MODULE, at the version tools/TOOLS/go.mod pins, into
@@ -232,8 +238,7 @@ build_loopback() {
   fi
   local src; src=$(cd "$dir" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module")
   [ -n "$src" ] || { echo "cannot locate the source of $module in the module cache" >&2; exit 1; }
-  local w; w=$(mktemp -d)
-  loopback_work+=("$w")
+  local w; w=$(mktemp -d -p "$scratch")
   cp -r "$src" "$w/src"
   chmod -R u+w "$w/src"
   local main="$w/src/main.go"
@@ -247,16 +252,52 @@ build_loopback() {
   printf '\nreplace %s => ../src\n' "$module" >> "$w/build/go.mod"
   build_low "$name" "$tag" "$w/build" "$(printf -- "$ldflags" "$version")" "$module"
 }
-loopback_work=()
-trap 'for d in "${work:-}" "${cdi_work:-}" "${loopback_work[@]}"; do [ -n "$d" ] && [ -d "$d" ] && chmod -R u+w "$d" && rm -rf "$d"; done' EXIT
 
-# The Cluster API core manager (sigs.k8s.io/cluster-api).
 capi_minor=$(pinned sigs.k8s.io/cluster-api "$tools/capi/go.mod" | cut -d. -f2)
-build_loopback capi-manager capi sigs.k8s.io/cluster-api loopback1 \
-  "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=%s -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$capi_minor"
-# The Talos bootstrap provider (CABPT) and the KubeVirt infrastructure
-# provider (CAPK), the rest of the chain from a MachineDeployment to a
-# worker's VirtualMachine. Each pins its own cluster-api and
-# controller-runtime (tools/cabpt, tools/capk).
-build_loopback cabpt-manager cabpt github.com/siderolabs/cluster-api-bootstrap-provider-talos loopback1 "-s -w"
-build_loopback capk-manager capk sigs.k8s.io/cluster-api-provider-kubevirt loopback1 "-s -w"
+# The two chains (see the top of this file).
+kubernetes_chain() {
+  build kube-apiserver "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-apiserver
+  build etcd "$etcd_version" "$tools/k8s" "-s -w" go.etcd.io/etcd/server/v3
+  build kube-controller-manager "$k8s_version" "$tools/k8s" "$k8s_ldflags" k8s.io/kubernetes/cmd/kube-controller-manager
+  # The KubeVirt infrastructure provider (CAPK), the last link from a
+  # MachineDeployment to a worker's VirtualMachine; it pins its own
+  # cluster-api and controller-runtime (tools/capk).
+  build_loopback capk-manager capk sigs.k8s.io/cluster-api-provider-kubevirt loopback1 "-s -w"
+}
+providers_chain() {
+  build_crossplane
+  build_cdis
+  # The Cluster API core manager (sigs.k8s.io/cluster-api).
+  build_loopback capi-manager capi sigs.k8s.io/cluster-api loopback1 \
+    "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=%s -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$capi_minor"
+  # The Talos bootstrap provider (CABPT), pinning its own cluster-api and
+  # controller-runtime (tools/cabpt).
+  build_loopback cabpt-manager cabpt github.com/siderolabs/cluster-api-bootstrap-provider-talos loopback1 "-s -w"
+}
+
+scratch=$(mktemp -d)
+trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+
+# Download what the builds need once per set of pins, every module at once.
+modules=(k8s crossplane cdi capi cabpt capk)
+stamp="$cache/.downloaded-$(cd "$tools" && cat "${modules[@]/%//go.sum}" | sha256sum | cut -c1-16)"
+if [ ! -e "$stamp" ]; then
+  start=$SECONDS pids=()
+  for m in "${modules[@]}"; do
+    (cd "$tools/$m" && go mod download) &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  touch "$stamp"
+  echo "downloaded the tools modules' dependencies in $((SECONDS - start))s" >&2
+fi
+
+kubernetes_chain > "$scratch/kubernetes.out" &
+k=$!
+providers_chain > "$scratch/providers.out" &
+p=$!
+status=0
+wait "$k" || status=1
+wait "$p" || status=1
+cat "$scratch/kubernetes.out" "$scratch/providers.out"
+exit $status

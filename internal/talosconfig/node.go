@@ -1,15 +1,10 @@
-package nodepool
+package talosconfig
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	kubevirtv1 "kubevirt.io/api/core/v1"
-	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -22,55 +17,48 @@ import (
 // and kubelet reservations, after cozystack's kubernetes-nodes chart
 // (templates/talos-reconcile-job.yaml@27f0283 and @c1ea547,
 // templates/_talosconfigtemplate.tpl:64-107,170-193@4206b9a). The patch is a
-// function of the resolved nodeConfig alone, not of generateType, so a
+// function of the resolved Node alone, not of generateType, so a
 // bootstrap that renders a complete worker config applies the same patch.
 
-// Instance type identifiers. The chart reads the same version
-// (nodegroup.yaml:301@69da032, lookup "instancetype.kubevirt.io/v1beta1").
 const (
-	instancetypeAPIVersion = "instancetype.kubevirt.io/v1beta1"
-	reqInstancetype        = "instancetype"
-	// ReasonInstanceTypeMissing holds a pool whose instance type is not
-	// there to size its kubelet reservations from.
-	ReasonInstanceTypeMissing = "InstanceTypeMissing"
 	// labelGPUOn is the value of the gpu label on a GPU pool's nodes.
 	labelGPUOn = "on"
-	// nvidiaPrefix marks the GPUs that get the NVIDIA kernel modules.
-	nvidiaPrefix = "nvidia.com/"
+	// NVIDIAPrefix marks the GPUs that get the NVIDIA kernel modules.
+	NVIDIAPrefix = "nvidia.com/"
 )
 
 // nvidiaModules is the chart's module set for an nvidia.com GPU pool, in the
 // order Talos must load them: nvidia first, the others depend on it
 // (kubernetes-nodes templates/_helpers.tpl:112-150@c1ea547). The parameter
 // is what the gpu-operator's driver container applies on other OSes.
-var nvidiaModules = []talosKernelModule{
+var nvidiaModules = []KernelModule{
 	{Name: "nvidia", Parameters: []string{"NVreg_NvLinkDisable=1"}},
 	{Name: "nvidia_uvm"},
 	{Name: "nvidia_drm"},
 	{Name: "nvidia_modeset"},
 }
 
-// nodeConfig is what a pool's spec resolves to in the machine config.
-type nodeConfig struct {
+// Node is what a pool's spec resolves to in the machine config.
+type Node struct {
 	Labels        map[string]string
 	Taints        map[string]string
-	KernelModules []talosKernelModule
+	KernelModules []KernelModule
 	Reserved      poolspec.Reserved
 }
 
-// talosKernelModule is a machine.kernel.modules entry
+// KernelModule is a machine.kernel.modules entry
 // (pkg/machinery/config/types/v1alpha1 KernelModuleConfig).
-type talosKernelModule struct {
+type KernelModule struct {
 	Name       string   `json:"name"`
 	Parameters []string `json:"parameters,omitempty"`
 }
 
-// resolveNodeConfig resolves labels (plus gpu=on on a GPU pool), taints as
+// ResolveNode resolves labels (plus gpu=on on a GPU pool), taints as
 // Talos writes them (value:effect, or the effect alone), kernel modules (the
 // NVIDIA set by default on an nvidia.com GPU pool, an explicit list as
 // written, [] for none) and the kubelet reservations on a node of size.
-func resolveNodeConfig(spec v1alpha1.PoolShape, reserved poolspec.Reserved) nodeConfig {
-	nc := nodeConfig{Reserved: reserved}
+func ResolveNode(spec v1alpha1.PoolShape, reserved poolspec.Reserved) Node {
+	nc := Node{Reserved: reserved}
 	if len(spec.Labels) > 0 || len(spec.GPUs) > 0 {
 		nc.Labels = maps.Clone(spec.Labels)
 		if nc.Labels == nil {
@@ -95,24 +83,24 @@ func resolveNodeConfig(spec v1alpha1.PoolShape, reserved poolspec.Reserved) node
 	}
 	if spec.KernelModules != nil {
 		for _, m := range *spec.KernelModules {
-			nc.KernelModules = append(nc.KernelModules, talosKernelModule{Name: m.Name, Parameters: m.Parameters})
+			nc.KernelModules = append(nc.KernelModules, KernelModule{Name: m.Name, Parameters: m.Parameters})
 		}
 		return nc
 	}
-	if slices.ContainsFunc(spec.GPUs, func(g v1alpha1.GPU) bool { return strings.HasPrefix(g.Name, nvidiaPrefix) }) {
+	if slices.ContainsFunc(spec.GPUs, func(g v1alpha1.GPU) bool { return strings.HasPrefix(g.Name, NVIDIAPrefix) }) {
 		nc.KernelModules = slices.Clone(nvidiaModules)
 	}
 	return nc
 }
 
-// nodePatch is the strategic merge patch of the node config: one v1alpha1
+// NodePatch is the strategic merge patch of the node config: one v1alpha1
 // document setting machine.nodeLabels, machine.nodeTaints,
 // machine.kernel.modules (each only when there is something to set) and the
 // kubelet's reservations and eviction thresholds in
 // machine.kubelet.extraConfig (always: the chart reserves on every pool).
 // The eviction settings other than memory.available are the chart's fixed
 // ones (talos-reconcile-job.yaml:311-329@27f0283).
-func nodePatch(nc nodeConfig) (string, error) {
+func NodePatch(nc Node) (string, error) {
 	r := nc.Reserved
 	machine := map[string]any{
 		"kubelet": map[string]any{"extraConfig": map[string]any{
@@ -144,52 +132,4 @@ func nodePatch(nc nodeConfig) (string, error) {
 		return "", fmt.Errorf("cannot render the Talos node config patch: %w", err)
 	}
 	return string(b), nil
-}
-
-// withGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
-// as the chart names them (nodegroup.yaml:143-150@69da032).
-func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
-	for i, g := range gpus {
-		vmi.Domain.Devices.GPUs = append(vmi.Domain.Devices.GPUs, kubevirtv1.GPU{Name: fmt.Sprintf("gpu%d", i+1), DeviceName: g.Name})
-	}
-}
-
-// nodeSize is the size the kubelet reservations are computed from: the
-// pool's resources, else its instance type as read (nil while it is not
-// there, which holds the pool).
-func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
-	if s.InstanceType == "" {
-		return poolspec.ShapeSize(field.NewPath("spec"), spec), true
-	}
-	if it == nil {
-		return poolspec.NodeSize{}, false
-	}
-	size := poolspec.NodeSize{MilliCPU: int64(it.Spec.CPU.Guest) * 1000, From: fmt.Sprintf("%s %q", instancetypeKind, s.InstanceType)}
-	if it.Spec.Memory.Guest.Sign() > 0 {
-		size.MemoryBytes = it.Spec.Memory.Guest.Value()
-	}
-	return size, true
-}
-
-// resolveReservations is the pool's kubelet reservations, or a hold while
-// its instance type is missing: a pool that cannot be sized keeps what it
-// runs rather than rolling onto reservations guessed from nothing. A
-// reservation the node cannot carry is a spec error.
-func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, size poolspec.NodeSize, ok bool) (poolspec.Reserved, *hold, error) {
-	if !ok {
-		size = poolspec.NodeSize{Pending: true}
-	}
-	r, errs := poolspec.Reservations(field.NewPath("spec"), spec.Kubelet, size)
-	if len(errs) > 0 {
-		return r, nil, refused(p.Ref(), errors.New(rules.Message(errs)))
-	}
-	if !ok {
-		return r, &hold{Reason: ReasonInstanceTypeMissing, Message: msgInstanceTypeMissing(p, s.InstanceType)}, nil
-	}
-	return r, nil, nil
-}
-
-func msgInstanceTypeMissing(p pool, name string) string {
-	return fmt.Sprintf("Node pool %q runs on instance type %q, but no %s of that name exists, so the kubelet reservations (5%% of the node's memory and CPU) cannot be computed and KubeVirt could not start the workers either; the pool's new templates are held back and its existing resources are kept as they are. Create the instance type, or set spec.instanceType to one the cluster offers, or size the pool with spec.resources.",
-		p.Ref(), name, instancetypeKind)
 }

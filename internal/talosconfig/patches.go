@@ -1,4 +1,4 @@
-package nodepool
+package talosconfig
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
-// The Talos bootstrap provider's Go module does not resolve from the module
-// proxy, and importing it would pull Talos' machinery into this function, so
-// the handful of TalosConfigTemplate fields we write are mirrored here
-// (bootstrap.cluster.x-k8s.io/v1alpha3, cluster-api-bootstrap-provider-talos).
-// test/talos proves with Talos' own machinery that what is rendered here
-// generates, patches and validates strictly.
+// Talos bootstrap provider identifiers (cluster-api-bootstrap-provider-talos
+// v0.6.12 api/v1alpha3).
+const (
+	APIVersion              = "bootstrap.cluster.x-k8s.io/v1alpha3"
+	KindTalosConfigTemplate = "TalosConfigTemplate"
+)
 
 // TalosConfigTemplate is the Talos bootstrap provider's template.
 type TalosConfigTemplate struct {
@@ -52,11 +52,11 @@ type TalosConfigSpec struct {
 	Data string `json:"data,omitempty"`
 }
 
-// generateTypeWorker is the generateType of a worker; generateTypeNone has
+// GenerateTypeWorker is the generateType of a worker; GenerateTypeNone has
 // CABPT take the machine config from data (the Join bootstrap mode).
 const (
-	generateTypeWorker = "worker"
-	generateTypeNone   = "none"
+	GenerateTypeWorker = "worker"
+	GenerateTypeNone   = "none"
 )
 
 // Talos 1.12 moved registry mirrors out of the v1alpha1 machine config into
@@ -85,10 +85,10 @@ type registryEndpoint struct {
 	URL string `json:"url"`
 }
 
-// strategicPatches are the worker's patches for Talos talosVersion: first
+// StrategicPatches are the worker's patches for Talos talosVersion: first
 // the v1alpha1 machine patch (the installer image, and below Talos 1.12 the
 // mirrors), then the node patch (labels, taints, kernel modules, kubelet
-// reservations: nodePatch), then from Talos 1.12 one RegistryMirrorConfig document per
+// reservations: NodePatch), then from Talos 1.12 one RegistryMirrorConfig document per
 // mirrored registry, in host order.
 //
 // Each document is a list entry of its own rather than a further document in
@@ -100,7 +100,7 @@ type registryEndpoint struct {
 // the same way, one entry each, and separate entries keep the machine patch
 // of a pool below 1.12, and of any pool without mirrors, byte for byte what
 // it was, so that those pools' templates keep their names and do not roll.
-func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror, nc nodeConfig) ([]string, error) {
+func StrategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror, nc Node) ([]string, error) {
 	documents := talosimage.AtLeast(talosVersion, registryMirrorDocsMajor, registryMirrorDocsMinor)
 	machine := map[string]any{"install": map[string]any{"image": installerImage}}
 	if len(mirrors) > 0 && !documents {
@@ -111,9 +111,9 @@ func strategicPatches(installerImage, talosVersion string, mirrors map[string]v1
 		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
 	}
 	// The node's labels, taints, modules and kubelet reservations are a
-	// patch of their own (machineconfig.go), which a bootstrap that renders
+	// patch of their own (node.go), which a bootstrap that renders
 	// a whole worker config applies as it is.
-	node, err := nodePatch(nc)
+	node, err := NodePatch(nc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,9 @@
-package nodepool
+package talosconfig
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
-	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
@@ -15,11 +11,11 @@ import (
 // The Join mode's worker config: the complete Talos v1alpha1 machine config
 // document a worker of a cluster without a TalosControlPlane needs, which
 // CABPT takes verbatim (generateType: none) and then patches with the same
-// strategicPatches as a Generate pool (CABPT v0.6.12
+// StrategicPatches as a Generate pool (CABPT v0.6.12
 // controllers/talosconfig_controller.go reconcileGenerate applies
 // strategicPatches to user-supplied data too). So every machine patch a pool
 // carries — the installer image, the registry mirrors, and any later patch
-// of talosconfig.go — applies to both modes unchanged: this document is only
+// of patches.go — applies to both modes unchanged: this document is only
 // the base the patches merge into.
 //
 // Its content follows cozystack's kubernetes-nodes chart
@@ -44,7 +40,9 @@ const (
 	kubeletRepository = "ghcr.io/siderolabs/kubelet"
 )
 
-type talosMachineConfig struct {
+// MachineConfig is Talos' v1alpha1 machine config document, the fields a
+// Join worker's base config sets.
+type MachineConfig struct {
 	Version string       `json:"version"`
 	Persist bool         `json:"persist"`
 	Machine talosMachine `json:"machine"`
@@ -135,16 +133,32 @@ type talosRegistry struct {
 	Disabled bool `json:"disabled"`
 }
 
-// joinConfig builds the worker's base config from the facts. release is the
+// JoinFacts are what a worker's complete config needs and only the control
+// plane knows: the Talos and Kubernetes secrets and CAs, the API server's
+// and the cluster DNS's addresses.
+type JoinFacts struct {
+	MachineToken, ClusterID, ClusterSecret, BootstrapToken string
+	// TalosCA and KubernetesCA are base64 PEM, as Talos' ca.crt wants them.
+	TalosCA, KubernetesCA string
+	APIServerIP, DNSIP    string
+}
+
+// JoinCluster names the tenant cluster a Join worker joins: its namespace,
+// its name and its API server's Service.
+type JoinCluster struct {
+	Namespace, Name, APIServer string
+}
+
+// JoinConfig builds the worker's base config from the facts. release is the
 // Kubernetes release of the pool (its kubelet image).
-func joinConfig(r joinRefs, c config.Join, f joinFacts, release string) talosMachineConfig {
+func JoinConfig(r JoinCluster, c config.Join, f JoinFacts, release string) MachineConfig {
 	service := r.APIServer + "." + r.Namespace + ".svc"
 	search := []string{"svc." + c.ManagementClusterDomain, c.ManagementClusterDomain}
 	if c.ManagementClusterDomain != "cluster.local" {
 		// The chart adds the stock domain too, for names written for it.
 		search = append(search, "svc.cluster.local", "cluster.local")
 	}
-	return talosMachineConfig{
+	return MachineConfig{
 		Version: "v1alpha1",
 		Persist: true,
 		Machine: talosMachine{
@@ -171,7 +185,7 @@ func joinConfig(r joinRefs, c config.Join, f joinFacts, release string) talosMac
 			ID:           f.ClusterID,
 			Secret:       f.ClusterSecret,
 			ControlPlane: talosControlPlane{Endpoint: "https://" + service + ":" + strconv.Itoa(joinAPIServerPort)},
-			ClusterName:  r.Cluster,
+			ClusterName:  r.Name,
 			Network: talosClusterNetwork{
 				DNSDomain:      c.ClusterDomain,
 				PodSubnets:     []string{c.PodSubnet},
@@ -188,18 +202,18 @@ func joinConfig(r joinRefs, c config.Join, f joinFacts, release string) talosMac
 	}
 }
 
-// placeholderFacts stand in for the facts when the base of a Join template
+// PlaceholderFacts stand in for the facts when the base of a Join template
 // is hashed: what the template says apart from the cluster's runtime facts.
-func placeholderFacts() joinFacts {
-	return joinFacts{
+func PlaceholderFacts() JoinFacts {
+	return JoinFacts{
 		MachineToken: "<machine-token>", ClusterID: "<cluster-id>", ClusterSecret: "<cluster-secret>",
 		BootstrapToken: "<bootstrap-token>", TalosCA: "<talos-ca>", KubernetesCA: "<kubernetes-ca>",
 		APIServerIP: "<apiserver-ip>", DNSIP: "<dns-ip>",
 	}
 }
 
-// encodeJoinConfig is the document as CABPT's data: YAML, keys sorted.
-func encodeJoinConfig(m talosMachineConfig) (string, error) {
+// Encode is the document as CABPT's data: YAML, keys sorted.
+func (m MachineConfig) Encode() (string, error) {
 	b, err := yamlenc.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("cannot render the Talos worker config: %w", err)
@@ -207,56 +221,18 @@ func encodeJoinConfig(m talosMachineConfig) (string, error) {
 	return string(b), nil
 }
 
-// joinBase is the hash of a Join template apart from the facts: its spec
-// with every fact replaced by a placeholder, and the pool's factsRevision.
-// Two templates of a pool with the same base differ in facts alone, which
-// never rolls the workers by itself (see pinFacts).
-func joinBase(spec TalosConfigSpec, revision int64) (string, error) {
-	m, err := compose.Canonical(struct {
-		Spec     TalosConfigSpec `json:"spec"`
-		Revision int64           `json:"revision"`
-	}{spec, revision}, compose.DropEmpty())
-	if err != nil {
-		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+// Facts are the join facts a config carries, as JoinConfig wrote them: how
+// a running config is compared with the cluster's current facts.
+func (m MachineConfig) Facts() JoinFacts {
+	f := JoinFacts{
+		MachineToken: m.Machine.Token, ClusterID: m.Cluster.ID, ClusterSecret: m.Cluster.Secret,
+		BootstrapToken: m.Cluster.Token, TalosCA: m.Machine.CA.Crt, KubernetesCA: m.Cluster.CA.Crt,
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("cannot hash the Talos worker config: %w", err)
+	if hosts := m.Machine.Network.ExtraHostEntries; len(hosts) > 0 {
+		f.APIServerIP = hosts[0].IP
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:hashLength], nil
-}
-
-// changedFacts names the facts in which two configs differ, never a value.
-func changedFacts(r joinRefs, was, is talosMachineConfig) []string {
-	var out []string
-	add := func(differs bool, what string) {
-		if differs {
-			out = append(out, what)
-		}
+	if ns := m.Machine.Network.Nameservers; len(ns) > 0 {
+		f.DNSIP = ns[0]
 	}
-	ts := fmt.Sprintf("Secret %s/%s", r.Namespace, r.TalosSecrets)
-	add(was.Machine.Token != is.Machine.Token, "key "+keyMachineToken+" of "+ts)
-	add(was.Cluster.ID != is.Cluster.ID, "key "+keyClusterID+" of "+ts)
-	add(was.Cluster.Secret != is.Cluster.Secret, "key "+keyClusterSecret+" of "+ts)
-	add(was.Cluster.Token != is.Cluster.Token, "key "+keyBootstrapToken+" of "+ts)
-	add(was.Machine.CA.Crt != is.Machine.CA.Crt, fmt.Sprintf("key %s of Secret %s/%s", keyTalosCA, r.Namespace, r.TalosCA))
-	add(was.Cluster.CA.Crt != is.Cluster.CA.Crt, fmt.Sprintf("key %s of Secret %s/%s", keyKubernetesCA, r.Namespace, r.KubernetesCA))
-	add(hostIP(was) != hostIP(is), fmt.Sprintf("spec.clusterIP of Service %s/%s", r.Namespace, r.APIServer))
-	add(nameserver(was) != nameserver(is), fmt.Sprintf("spec.clusterIP of Service %s/%s", r.DNSNamespace, r.DNSName))
-	return out
-}
-
-func hostIP(m talosMachineConfig) string {
-	if len(m.Machine.Network.ExtraHostEntries) == 0 {
-		return ""
-	}
-	return m.Machine.Network.ExtraHostEntries[0].IP
-}
-
-func nameserver(m talosMachineConfig) string {
-	if len(m.Machine.Network.Nameservers) == 0 {
-		return ""
-	}
-	return m.Machine.Network.Nameservers[0]
+	return f
 }

@@ -1,4 +1,4 @@
-package nodepool
+package talosconfig
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ func TestStrategicPatches(t *testing.T) {
 		"*":         {Endpoints: []string{"https://all.internal"}, SkipFallback: true},
 	}
 	reserved, _ := poolspec.Reservations(nil, nil, poolspec.NodeSize{})
-	node, err := nodePatch(nodeConfig{Reserved: reserved})
+	node, err := NodePatch(Node{Reserved: reserved})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +63,9 @@ func TestStrategicPatches(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := strategicPatches(installer, tc.version, tc.mirrors, nodeConfig{Reserved: reserved})
+			got, err := StrategicPatches(installer, tc.version, tc.mirrors, Node{Reserved: reserved})
 			if err != nil {
-				t.Fatalf("strategicPatches: %v", err)
+				t.Fatalf("StrategicPatches: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)

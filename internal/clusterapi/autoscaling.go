@@ -1,6 +1,7 @@
-package nodepool
+package clusterapi
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,12 +9,13 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; capi.go converts to v1beta2 when asked.
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; contract.go converts to v1beta2 when asked.
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // The cluster-autoscaler's Cluster API annotations on a MachineDeployment
@@ -33,13 +35,12 @@ const (
 	AnnCapacityTaints          = "capacity.cluster-autoscaler.kubernetes.io/taints"
 	rollingUpdate              = "RollingUpdate"
 	bytesPerMi                 = 1 << 20
-	millicoresPerCore          = 1000
 	autoscalerAnnotationsCount = 9
 )
 
-// scaling is how many workers the pool runs and who decides, and how a
+// Scaling is how many workers the pool runs and who decides, and how a
 // template change rolls them.
-type scaling struct {
+type Scaling struct {
 	// Autoscaled: the cluster-autoscaler owns spec.replicas between Min and
 	// Max; the function never writes it.
 	Autoscaled    bool
@@ -49,10 +50,10 @@ type scaling struct {
 	MaxSurge, MaxUnavailable intstr.IntOrString
 }
 
-// resolveScaling applies the chart's defaults to the validated (poolspec.CAPI)
+// ResolveScaling applies the chart's defaults to the validated (poolspec.CAPI)
 // autoscaling and rollout fields. fixed is the pool's resolved replicas.
-func resolveScaling(s v1alpha1.PoolShape, fixed int32) scaling {
-	sc := scaling{Autoscaled: s.MinReplicas != nil || s.MaxReplicas != nil}
+func ResolveScaling(s v1alpha1.PoolShape, fixed int32) Scaling {
+	sc := Scaling{Autoscaled: s.MinReplicas != nil || s.MaxReplicas != nil}
 	// The chart surges by the pool's ceiling, maxReplicas
 	// (nodegroup.yaml:540-544): the whole pool may be replaced at once. A
 	// fixed pool's ceiling is its count (at least 1, so that a pool scaled
@@ -66,10 +67,7 @@ func resolveScaling(s v1alpha1.PoolShape, fixed int32) scaling {
 		if s.MaxReplicas != nil {
 			sc.Max = *s.MaxReplicas
 		}
-		sc.ProvisionTime = s.MaxNodeProvisionTime
-		if sc.ProvisionTime == "" {
-			sc.ProvisionTime = defaults.MaxNodeProvisionTime
-		}
+		sc.ProvisionTime = cmp.Or(s.MaxNodeProvisionTime, defaults.MaxNodeProvisionTime)
 		surge = sc.Max
 	}
 	sc.MaxSurge = intstr.FromInt32(surge)
@@ -85,11 +83,11 @@ func resolveScaling(s v1alpha1.PoolShape, fixed int32) scaling {
 	return sc
 }
 
-// capacity is what one worker of an autoscaled pool offers the scheduler,
+// Capacity is what one worker of an autoscaled pool offers the scheduler,
 // for the cluster-autoscaler to scale the pool up from zero, when it has no
 // Node to look at (cluster-autoscaler cloudprovider/clusterapi
 // clusterapi_utils.go reads capacity.cluster-autoscaler.kubernetes.io/*).
-type capacity struct {
+type Capacity struct {
 	// Known is false while the node's size is unknown (its instance type
 	// not read yet): no capacity is claimed then.
 	Known bool
@@ -106,10 +104,10 @@ type capacity struct {
 	Labels, Taints string
 }
 
-// workerCapacity computes a worker's capacity from its size, reservations
+// WorkerCapacity computes a worker's capacity from its size, reservations
 // and node config.
-func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc nodeConfig, gpus []v1alpha1.GPU) capacity {
-	c := capacity{Known: known && !size.Pending, GPUs: len(gpus)}
+func WorkerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc talosconfig.Node, gpus []v1alpha1.GPU) Capacity {
+	c := Capacity{Known: known && !size.Pending, GPUs: len(gpus)}
 	if !c.Known {
 		return c
 	}
@@ -124,7 +122,7 @@ func workerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc 
 	}
 	// KubeVirt passes NVIDIA devices through whole; inside the guest the
 	// NVIDIA (or HAMi) device plugin offers them as nvidia.com/gpu.
-	if len(gpus) > 0 && !slices.ContainsFunc(gpus, func(g v1alpha1.GPU) bool { return !strings.HasPrefix(g.Name, nvidiaPrefix) }) {
+	if len(gpus) > 0 && !slices.ContainsFunc(gpus, func(g v1alpha1.GPU) bool { return !strings.HasPrefix(g.Name, talosconfig.NVIDIAPrefix) }) {
 		c.GPUType = nvidiaGPUResource
 	}
 	c.Labels = joinSorted(nc.Labels, func(k, v string) string { return k + "=" + v })
@@ -153,7 +151,7 @@ func joinSorted(m map[string]string, item func(k, v string) string) string {
 // autoscaled pool: its bounds, its provision time and one worker's
 // capacity, so that the autoscaler can scale the pool up from zero. Units
 // follow the chart: memory in whole Mi (rounded down), CPU in millicores.
-func autoscalerAnnotations(sc scaling, c capacity) map[string]string {
+func autoscalerAnnotations(sc Scaling, c Capacity) map[string]string {
 	if !sc.Autoscaled {
 		return nil
 	}
@@ -185,16 +183,14 @@ func autoscalerAnnotations(sc scaling, c capacity) map[string]string {
 	return a
 }
 
-// applyScaling writes the pool's scaling onto its MachineDeployment. An
+// ApplyScaling writes the pool's scaling onto its MachineDeployment. An
 // autoscaled deployment carries no spec.replicas at all: the function's
 // server-side apply then owns no replica count, so the one the autoscaler
 // writes survives every reconcile, and Cluster API's defaulting webhook
 // seeds a new deployment from the min-size annotation (the chart's comment at
 // nodegroup.yaml:517-539 explains the same choice for Helm).
-func applyScaling(md *clusterv1.MachineDeployment, sc scaling, c capacity) {
-	for k, v := range autoscalerAnnotations(sc, c) {
-		md.Annotations[k] = v
-	}
+func ApplyScaling(md *clusterv1.MachineDeployment, sc Scaling, c Capacity) {
+	maps.Copy(md.Annotations, autoscalerAnnotations(sc, c))
 	if sc.Autoscaled {
 		md.Spec.Replicas = nil
 	}
@@ -203,17 +199,4 @@ func applyScaling(md *clusterv1.MachineDeployment, sc scaling, c capacity) {
 		Type:          rollingUpdate,
 		RollingUpdate: &clusterv1.MachineRollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable},
 	}
-}
-
-// desiredReplicas is the worker count the pool reports: the fixed count, or
-// for an autoscaled pool what the autoscaler last set on the observed
-// MachineDeployment (its floor before there is one).
-func (pl plan) desiredReplicas() int32 {
-	if !pl.Shape.Scaling.Autoscaled {
-		return pl.Shape.Replicas
-	}
-	if md := pl.Observed.Deployment; md != nil && md.Spec.Replicas != nil {
-		return *md.Spec.Replicas
-	}
-	return pl.Shape.Scaling.Min
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fails when `go mod tidy` would change the go.mod or go.sum of any module in
+# the repository (the function's and every nested one: test suites, tools
+# modules). Uses `go mod tidy -diff`, which changes nothing and prints the
+# diff. The modules are checked concurrently: on a cold module cache most of
+# the time is downloads of test-only dependencies, not CPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pids=()
+mods=()
+for gomod in $(git ls-files '*go.mod' 'go.mod' | sort -u); do
+  dir=$(dirname "$gomod")
+  mods+=("$dir")
+  (cd "$dir" && go mod tidy -diff) > "$out/${#mods[@]}" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in "${!pids[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    echo "go mod tidy would change module ${mods[$i]}: run (cd ${mods[$i]} && go mod tidy) and commit" >&2
+    grep -v '^go: downloading ' "$out/$((i + 1))" >&2 || true
+    status=1
+  fi
+done
+[ "$status" = 0 ] && echo "tidy: ${#mods[@]} modules"
+exit $status

@@ -1,0 +1,72 @@
+package nodepool
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// Instance type identifiers. The chart reads the same version
+// (nodegroup.yaml:301@69da032, lookup "instancetype.kubevirt.io/v1beta1").
+const (
+	instancetypeAPIVersion = "instancetype.kubevirt.io/v1beta1"
+	reqInstancetype        = "instancetype"
+	// ReasonInstanceTypeMissing holds a pool whose instance type is not
+	// there to size its kubelet reservations from.
+	ReasonInstanceTypeMissing = "InstanceTypeMissing"
+)
+
+// withGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
+// as the chart names them (nodegroup.yaml:143-150@69da032).
+func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
+	for i, g := range gpus {
+		vmi.Domain.Devices.GPUs = append(vmi.Domain.Devices.GPUs, kubevirtv1.GPU{Name: fmt.Sprintf("gpu%d", i+1), DeviceName: g.Name})
+	}
+}
+
+// nodeSize is the size the kubelet reservations are computed from: the
+// pool's resources, else its instance type as read (nil while it is not
+// there, which holds the pool).
+func nodeSize(spec v1alpha1.PoolShape, s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
+	if s.InstanceType == "" {
+		return poolspec.ShapeSize(field.NewPath("spec"), spec), true
+	}
+	if it == nil {
+		return poolspec.NodeSize{}, false
+	}
+	size := poolspec.NodeSize{MilliCPU: int64(it.Spec.CPU.Guest) * 1000, From: fmt.Sprintf("%s %q", instancetypeKind, s.InstanceType)}
+	if it.Spec.Memory.Guest.Sign() > 0 {
+		size.MemoryBytes = it.Spec.Memory.Guest.Value()
+	}
+	return size, true
+}
+
+// resolveReservations is the pool's kubelet reservations, or a hold while
+// its instance type is missing: a pool that cannot be sized keeps what it
+// runs rather than rolling onto reservations guessed from nothing. A
+// reservation the node cannot carry is a spec error.
+func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, size poolspec.NodeSize, ok bool) (poolspec.Reserved, *hold, error) {
+	if !ok {
+		size = poolspec.NodeSize{Pending: true}
+	}
+	r, errs := poolspec.Reservations(field.NewPath("spec"), spec.Kubelet, size)
+	if len(errs) > 0 {
+		return r, nil, refused(p.Ref(), errors.New(rules.Message(errs)))
+	}
+	if !ok {
+		return r, &hold{Reason: ReasonInstanceTypeMissing, Message: msgInstanceTypeMissing(p, s.InstanceType)}, nil
+	}
+	return r, nil, nil
+}
+
+func msgInstanceTypeMissing(p pool, name string) string {
+	return fmt.Sprintf("Node pool %q runs on instance type %q, but no %s of that name exists, so the kubelet reservations (5%% of the node's memory and CPU) cannot be computed and KubeVirt could not start the workers either; the pool's new templates are held back and its existing resources are kept as they are. Create the instance type, or set spec.instanceType to one the cluster offers, or size the pool with spec.resources.",
+		p.Ref(), name, instancetypeKind)
+}
