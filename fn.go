@@ -93,7 +93,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed}
 
-	call := prepare(m, r)
+	call := m.Prepare(r)
 	sel, err := call.Requirements()
 	if err != nil {
 		response.Fatal(rsp, err)
@@ -133,29 +133,4 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	log.Debug("Composed", "mode", mode, "resources", len(out.Resources), "fatal", out.Fatal != nil)
 	return rsp, nil
-}
-
-// prepare decodes the request once for a mode that can share it between
-// Requirements and Compose; any other mode decodes it in each.
-func prepare(m compose.Mode, r compose.Request) compose.Call {
-	if p, ok := m.(compose.Preparer); ok {
-		return p.Prepare(r)
-	}
-	return twice{m: m, r: r}
-}
-
-// twice is the Call of a mode without Prepare.
-type twice struct {
-	m compose.Mode
-	r compose.Request
-}
-
-func (t twice) Requirements() (required.Selectors, error) { return t.m.Requirements(t.r) }
-
-func (t twice) Raw() map[string]bool { return nil }
-
-func (t twice) Compose(got required.Resolved, _ required.Raw) compose.Output {
-	r := t.r
-	r.Required = got
-	return t.m.Compose(r)
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
 // benchRequest is a catalog of n entries whose goldens all exist and are
 // Succeeded, each pinned by one template: the steady state of a platform.
-func benchRequest(b *testing.B, n int) compose.Request {
+func benchRequest(b *testing.B, n int) composetest.Request {
 	b.Helper()
 	cfg := testConfig(&testing.T{})
 	spec := v1alpha1.WorkerImageCatalogSpec{StorageClass: "replicated"}
@@ -47,7 +48,7 @@ func benchRequest(b *testing.B, n int) compose.Request {
 		pin.SetName(g.Name[:20])
 		req[pinsKeyPrefix+g.Name] = append(req[pinsKeyPrefix+g.Name], &pin.Unstructured)
 	}
-	return compose.Request{Config: cfg, Composite: xr, Observed: obs, Required: req}
+	return composetest.Request{Request: compose.Request{Config: cfg, Composite: xr, Observed: obs}, Required: req}
 }
 
 func BenchmarkCatalog(b *testing.B) {
@@ -56,10 +57,7 @@ func BenchmarkCatalog(b *testing.B) {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := (Mode{}).Requirements(r); err != nil {
-					b.Fatal(err)
-				}
-				if out := (Mode{}).Compose(r); out.Fatal != nil {
+				if out := composetest.Run(Mode{}, r).Output; out.Fatal != nil {
 					b.Fatal(out.Fatal)
 				}
 			}

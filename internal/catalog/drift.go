@@ -68,6 +68,6 @@ func detectDrift(xrName string, goldens []Golden, live map[string]*cdiv1.DataVol
 	if len(drifted) == 0 {
 		return nil
 	}
-	return fmt.Errorf("XWorkerImageCatalog %q: %s. A DataVolume spec is immutable, so the golden cannot be changed in place: revert the entry, or add a NEW entry with a different (schematicID, version), move the pools onto it, then remove the old entry (its golden is kept while any pool still pins it)",
-		xrName, strings.Join(drifted, "; "))
+	return refused(xrName, fmt.Errorf("%s. A DataVolume spec is immutable, so the golden cannot be changed in place: revert the entry, or add a NEW entry with a different (schematicID, version), move the pools onto it, then remove the old entry (its golden is kept while any pool still pins it)",
+		strings.Join(drifted, "; ")))
 }

@@ -115,7 +115,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	if report {
 		out.Conditions = append(out.Conditions, readable)
 	}
-	if r, ok := compose.UnreadableResult(readable, prev.Conditions); ok {
+	if r, ok := compose.Transition(readable, prev.Conditions); ok {
 		out.Results = append(out.Results, r)
 	}
 	if inProgress {

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,7 +11,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 // pinsKeyPrefix names the requirement that finds a golden's pinning templates.
@@ -26,12 +24,12 @@ type Mode struct{}
 func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	spec := v1alpha1.WorkerImageCatalogSpec{}
 	if errs := decode.Into(r.Composite.Object["spec"], field.NewPath("spec"), &spec); len(errs) > 0 {
-		return spec, fmt.Errorf("XWorkerImageCatalog %q: %s", r.Composite.GetName(), rules.Message(errs))
+		return spec, catalogError(r.Composite.GetName(), errs)
 	}
 	return spec, nil
 }
 
-// Prepare implements compose.Preparer: the spec is decoded and the goldens
+// Prepare implements compose.Mode: the spec is decoded and the goldens
 // resolved once per call, for Requirements and Compose alike.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	c := &call{r: r}
@@ -39,16 +37,6 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config)
 	}
 	return c
-}
-
-// Requirements implements compose.Mode.
-func (m Mode) Requirements(r compose.Request) (required.Selectors, error) {
-	return m.Prepare(r).Requirements()
-}
-
-// Compose implements compose.Mode.
-func (m Mode) Compose(r compose.Request) compose.Output {
-	return m.Prepare(r).Compose(r.Required, r.RequiredRaw)
 }
 
 // call is one call of a catalog, decoded once.

@@ -6,6 +6,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -107,5 +108,11 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 }
 
 func catalogError(xrName string, errs field.ErrorList) error {
-	return fmt.Errorf("XWorkerImageCatalog %q: %s", xrName, rules.Message(errs))
+	return refused(xrName, errors.New(rules.Message(errs)))
+}
+
+// refused is the fatal error of the catalog xrName: every fatal result of
+// this mode names the composite first, as the other modes' do.
+func refused(xrName string, err error) error {
+	return fmt.Errorf("%s %q: %w", v1alpha1.KindWorkerImageCatalog, xrName, err)
 }

@@ -292,19 +292,19 @@ func TestReadableWhenNeeded(t *testing.T) {
 	}
 }
 
-func TestUnreadableResult(t *testing.T) {
+func TestTransition(t *testing.T) {
 	c := Readable(`catalog "x"`, []string{"composed resource golden-a (ConfigMap ns/a): it is a v1 ConfigMap"})
 	if diff := cmp.Diff(Condition{Type: ConditionObservedReadable, Status: StatusFalse, Reason: ReasonUnreadable,
 		Message: `Catalog "x" ignores objects it cannot read: composed resource golden-a (ConfigMap ns/a): it is a v1 ConfigMap. None of them is deleted by this function: a composed one is kept as observed, unless the spec alone decides it. Check them with kubectl.`}, c); diff != "" {
 		t.Errorf("the condition names each object and why\n-want, +got:\n%s", diff)
 	}
-	if _, ok := UnreadableResult(c, nil); !ok {
+	if _, ok := Transition(c, nil); !ok {
 		t.Errorf("the first time an object cannot be read is one Warning")
 	}
-	if _, ok := UnreadableResult(c, []ObservedCondition{{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}}); ok {
+	if _, ok := Transition(c, []ObservedCondition{{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}}); ok {
 		t.Errorf("the same problems on the next reconcile are no new event")
 	}
-	if _, ok := UnreadableResult(Readable(`catalog "x"`, nil), nil); ok {
+	if _, ok := Transition(Readable(`catalog "x"`, nil), nil); ok {
 		t.Errorf("nothing unreadable, no event")
 	}
 }

@@ -9,40 +9,35 @@ import (
 )
 
 // Request is what a mode decides from: the validated Input, the observed
-// composite, the observed composed resources and the required resources.
+// composite and the observed composed resources. What Crossplane fetched
+// for the mode's requirements reaches Call.Compose instead, once every
+// selector is resolved.
 type Request struct {
 	Config    config.Config
 	Composite *composite.Unstructured
 	Observed  map[resource.Name]resource.ObservedComposed
-	// Required is nil while Requirements is being asked; Compose is only
-	// called once every selector has been resolved. RequiredRaw holds the
-	// selectors a Call reads from the wire (Call.Raw).
-	Required    required.Resolved
-	RequiredRaw required.Raw
 }
 
-// Mode composes one kind of composite.
+// Mode composes one kind of composite. Prepare decodes the request once per
+// RunFunction call; the Call it returns asks for the requirements and then
+// composes from what they resolved to.
 type Mode interface {
-	// Requirements returns the required-resource selectors for r. It must be a
-	// pure function of the composite's spec and the observed composed
-	// resources, so that every call of one reconcile asks for the same thing.
-	// An error means the composite cannot be read at all and is fatal.
-	Requirements(r Request) (required.Selectors, error)
-
-	// Compose decides everything else.
-	Compose(r Request) Output
+	Prepare(r Request) Call
 }
 
-// Call is one call of a mode with the composite decoded and resolved once:
-// Requirements and Compose of one RunFunction call share it.
+// Call is one call of a mode with the composite decoded and resolved once.
 type Call interface {
-	// Requirements is Mode.Requirements of the call's request.
+	// Requirements returns the required-resource selectors. It must be a
+	// pure function of the composite's spec and the observed composed
+	// resources, so that every call of one reconcile asks for the same
+	// thing. An error means the composite cannot be read at all and is
+	// fatal.
 	Requirements() (required.Selectors, error)
 	// Raw names the selectors whose objects this call reads straight from
 	// the request's protobuf Structs; they reach Compose in raw.
 	Raw() map[string]bool
-	// Compose is Mode.Compose of the call's request with got and raw as
-	// its resolved requirements.
+	// Compose decides everything else, with got and raw as the resolved
+	// requirements.
 	Compose(got required.Resolved, raw required.Raw) Output
 }
 
@@ -57,10 +52,4 @@ type Call interface {
 // only when it is asked for.
 type Chained interface {
 	ChainedRequirements(got required.Resolved) required.Selectors
-}
-
-// Preparer is a Mode that decodes its composite once per call. Without it,
-// Requirements and Compose each decode the request.
-type Preparer interface {
-	Prepare(r Request) Call
 }

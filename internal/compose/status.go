@@ -115,12 +115,14 @@ func ReadableWhenNeeded(subject string, problems []string, previous []ObservedCo
 	return c, ok && prev.Status != string(StatusTrue)
 }
 
-// UnreadableResult is the Warning a mode emits when it starts to find
-// unreadable objects, or finds others: on that transition only.
-func UnreadableResult(c Condition, previous []ObservedCondition) (Result, bool) {
+// Transition is the Warning a mode emits for a condition that is not True,
+// on its transition only: when the previous status carries no condition of
+// its type, or one that differs from it.
+func Transition(c Condition, previous []ObservedCondition) (Result, bool) {
 	if c.Status == StatusTrue {
 		return Result{}, false
 	}
+	// Crossplane keeps a condition equal in type, status, reason and message as it is (crossplane-runtime v2.2.0 apis/common/condition.go:101, Condition.Equal).
 	if prev, ok := ConditionOf(previous, c.Type); ok && prev.Status == string(c.Status) && prev.Reason == c.Reason && prev.Message == c.Message {
 		return Result{}, false
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -36,7 +39,7 @@ func DecodeInput(s *structpb.Struct) (*v1beta1.Input, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(in); err != nil {
-		return nil, fmt.Errorf("cannot read the function Input (%s %s): %s; see package/input for its fields", InputAPIVersion, InputKind, describe(err))
+		return nil, fmt.Errorf("cannot read the function Input (%s %s): %s; see package/input for its fields", InputAPIVersion, InputKind, describe(err, s.AsMap()))
 	}
 	if (in.APIVersion != "" && in.APIVersion != InputAPIVersion) || (in.Kind != "" && in.Kind != InputKind) {
 		return nil, fmt.Errorf("cannot read the function Input: it is a %s %s; set apiVersion %s and kind %s in the Composition step's input", in.APIVersion, in.Kind, InputAPIVersion, InputKind)
@@ -44,8 +47,11 @@ func DecodeInput(s *structpb.Struct) (*v1beta1.Input, error) {
 	return in, nil
 }
 
-// describe turns a decoding error into a message that names the field.
-func describe(err error) string {
+// describe turns a decoding error into a message that names the field. A
+// value its type refuses to decode (a duration that does not parse) comes
+// back from encoding/json without its field, so the field is looked up in
+// the Input as written (v).
+func describe(err error, v any) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
@@ -54,6 +60,86 @@ func describe(err error) string {
 		}
 		return fmt.Sprintf("%s is a JSON %s, but must be a %s", field, te.Value, te.Type.String())
 	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		if path, ferr := refusedField(reflect.TypeFor[v1beta1.Input](), v, ""); ferr != nil {
+			return fmt.Sprintf("%s: %v", path, ferr)
+		}
+	}
 	// encoding/json reports an unknown field as `json: unknown field "x"`.
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// unmarshaler is the type of a field that decodes itself.
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// refusedField walks v, a JSON value of type t at path, and returns the
+// first field, in the order of t's fields, sorted map keys and list
+// indices, whose own UnmarshalJSON refuses its value, with that error.
+func refusedField(t reflect.Type, v any, path string) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	if reflect.PointerTo(t).Implements(unmarshaler) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return path, err
+		}
+		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
+			return path, err
+		}
+		return "", nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return refusedField(t.Elem(), v, path)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "", nil
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" && f.Anonymous {
+				// An inline struct's fields are the parent's.
+				if p, err := refusedField(f.Type, v, path); err != nil {
+					return p, err
+				}
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p, err := refusedField(f.Type, m[name], join(path, name)); err != nil {
+				return p, err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		l, _ := v.([]any)
+		for i, e := range l {
+			if p, err := refusedField(t.Elem(), e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return p, err
+			}
+		}
+	case reflect.Map:
+		m, _ := v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if p, err := refusedField(t.Elem(), m[k], fmt.Sprintf("%s[%s]", path, k)); err != nil {
+				return p, err
+			}
+		}
+	}
+	return "", nil
+}
+
+// join is path.name, or name at the root.
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }

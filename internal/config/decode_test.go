@@ -32,6 +32,11 @@ func TestDecodeInput(t *testing.T) {
 			json:    `{"image":{"platform":7}}`,
 			wantErr: `cannot read the function Input (workerimage.fn.crossplane.io/v1beta1 Input): image.platform is a JSON number, but must be a string; see package/input for its fields`,
 		},
+		"UnparsableDurationNamesTheField": {
+			reason:  "A value its type refuses (a duration that does not parse) is named by its field, which encoding/json leaves out.",
+			json:    `{"polling":{"steady":"abc"}}`,
+			wantErr: `cannot read the function Input (workerimage.fn.crossplane.io/v1beta1 Input): polling.steady: time: invalid duration "abc"; see package/input for its fields`,
+		},
 		"ForeignKindIsRefused": {
 			reason:  "Another function's input in our step is a Composition mistake.",
 			json:    `{"apiVersion":"pt.fn.crossplane.io/v1beta1","kind":"Resources"}`,

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // BenchmarkCompose composes a clone pool with 0, 50 and 500 observed worker
@@ -24,7 +26,7 @@ func BenchmarkCompose(b *testing.B) {
 		b.Run(fmt.Sprintf("workerDataVolumes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if out := (Mode{}).Compose(r); out.Fatal != nil {
+				if out := composetest.Run(Mode{}, r).Output; out.Fatal != nil {
 					b.Fatal(out.Fatal)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // TestChartAutoscalingAndHealthCheck re-expresses the kubernetes-nodes
@@ -230,7 +231,7 @@ func TestChartAutoscalingAndHealthCheck(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil)).Output
 			if tc.wantErr != "" {
 				if out.Fatal == nil || !strings.Contains(out.Fatal.Error(), tc.wantErr) {
 					t.Fatalf("want a fatal containing %q, got %v", tc.wantErr, out.Fatal)

@@ -11,11 +11,12 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // v1beta2Request is request with the Input asking for the v1beta2 contract.
-func v1beta2Request(t *testing.T, spec map[string]any, w worldFixture, obs map[resource.Name]resource.ObservedComposed) compose.Request {
+func v1beta2Request(t *testing.T, spec map[string]any, w worldFixture, obs map[resource.Name]resource.ObservedComposed) composetest.Request {
 	t.Helper()
 	r := request(t, nodePoolXR(spec), w, obs)
 	r.Config.ClusterAPIVersion = v1beta1.ClusterAPIV1Beta2
@@ -46,7 +47,7 @@ func TestClusterAPIContract(t *testing.T) {
 	}
 
 	t.Run("ComposesV1beta2WithContractRefs", func(t *testing.T) {
-		out := Mode{}.Compose(v1beta2Request(t, map[string]any{"maxReplicas": int64(3)}, worldFixture{}, nil))
+		out := composetest.Run(Mode{}, v1beta2Request(t, map[string]any{"maxReplicas": int64(3)}, worldFixture{}, nil)).Output
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
@@ -81,7 +82,8 @@ func TestClusterAPIContract(t *testing.T) {
 
 	t.Run("AsksForMachineSetsInTheContractVersion", func(t *testing.T) {
 		r := v1beta2Request(t, httpSpec, worldFixture{}, nil)
-		sel, err := Mode{}.Requirements(r)
+		res := composetest.Run(Mode{}, r)
+		sel, err := res.Requirements, res.Err
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,14 +100,14 @@ func TestClusterAPIContract(t *testing.T) {
 		oldKMT, oldTCT := templatesOf(old)
 		newSpec := map[string]any{"osImage": map[string]any{"factory": map[string]any{"schematicID": "abc123"}}}
 		w := worldFixture{sets: []*unstructured.Unstructured{machineSetV1beta2("demo-md0-old", oldKMT, oldTCT)}}
-		out := Mode{}.Compose(v1beta2Request(t, newSpec, w, old))
+		out := composetest.Run(Mode{}, v1beta2Request(t, newSpec, w, old)).Output
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
 		if _, kept := out.Resources[machineTemplateResource(oldKMT)]; !kept {
 			t.Errorf("the old template %s a v1beta2 MachineSet references was retired", oldKMT)
 		}
-		if c := conditionOf(out, ConditionObservedReadable); c.Status != compose.StatusTrue {
+		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
 			t.Errorf("observed state unreadable: %+v", c)
 		}
 	})
@@ -114,11 +116,11 @@ func TestClusterAPIContract(t *testing.T) {
 		// Composed under v1beta1, observed once more in v1beta1 after the
 		// Input moved to v1beta2: readable, and written anew as v1beta2.
 		obs := composeOnce(t, httpSpec, worldFixture{}, mdReady(1))
-		out := Mode{}.Compose(v1beta2Request(t, httpSpec, worldFixture{}, obs))
+		out := composetest.Run(Mode{}, v1beta2Request(t, httpSpec, worldFixture{}, obs)).Output
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
-		if c := conditionOf(out, ConditionObservedReadable); c.Status != compose.StatusTrue {
+		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
 			t.Errorf("a v1beta1 deployment is unreadable under v1beta2: %+v", c)
 		}
 		if got := out.Resources[resourceMachineDeployment].Resource.GetAPIVersion(); got != "cluster.x-k8s.io/v1beta2" {
@@ -132,7 +134,7 @@ func TestClusterAPIContract(t *testing.T) {
 
 func composeV1beta2(t *testing.T, spec map[string]any) map[resource.Name]resource.ObservedComposed {
 	t.Helper()
-	out := Mode{}.Compose(v1beta2Request(t, spec, worldFixture{}, nil))
+	out := composetest.Run(Mode{}, v1beta2Request(t, spec, worldFixture{}, nil)).Output
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
 	}

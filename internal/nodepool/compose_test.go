@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -102,7 +103,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // each spec so that the table reads as behaviour, not as hashes.
 func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) {
 	t.Helper()
-	out := Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))
+	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, nil)).Output
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
 	}
@@ -121,7 +122,7 @@ func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) 
 // returns what Crossplane would then observe.
 func composeOnce(t testing.TB, spec map[string]any, w worldFixture, mutate func(resource.Name, *composed.Unstructured)) map[resource.Name]resource.ObservedComposed {
 	t.Helper()
-	out := Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))
+	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, nil)).Output
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
 	}
@@ -598,7 +599,7 @@ func TestCompose(t *testing.T) {
 			if tc.config != nil {
 				tc.config(&r.Config)
 			}
-			out := Mode{}.Compose(r)
+			out := composetest.Run(Mode{}, r).Output
 			if tc.want.Fatal != "" || tc.want.Gate != "" {
 				got := summarize(out)
 				if tc.want.Resources == nil && tc.want.Fatal == "" {

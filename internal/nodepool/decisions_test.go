@@ -19,6 +19,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -303,7 +304,7 @@ func TestCheckSupportMatrix(t *testing.T) {
 		"SupportedPairing": {
 			reason: "v1.13 supports v1.35.",
 			shape:  sh("v1.35", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 		},
 		"UnsupportedViaTalosVersion": {
 			reason: "Kubernetes v1.36 on Talos v1.12 is refused, pointing at talos.version.",
@@ -318,12 +319,12 @@ func TestCheckSupportMatrix(t *testing.T) {
 		"PatchOfKubernetesIgnored": {
 			reason: "A full Kubernetes release is checked by its minor.",
 			shape:  sh("v1.35.2", "v1.13.6"), image: img("v1.13.6", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35.2."},
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: "Supported", Message: "Talos v1.13.6 supports Kubernetes v1.35.2."},
 		},
 		"UnknownMinorWarns": {
 			reason: "A Talos minor without a row passes, reported.",
 			shape:  sh("v1.35", "v1.14.0"), image: img("v1.14.0", "spec.talos.version"),
-			want: compose.Condition{Type: ConditionSupportMatrix, Status: compose.StatusUnknown, Reason: "UnknownTalosMinor",
+			want: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusUnknown, Reason: "UnknownTalosMinor",
 				Message: `Node pool "tenant-a/demo-md0": the support matrix has no row for spec.talos.version v1.14.0, so Kubernetes v1.35 is allowed unchecked. Add the Talos minor to the Input's supportMatrix to have it checked.`},
 		},
 	}
@@ -691,7 +692,8 @@ func TestRequirements(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			sel, err := Mode{}.Requirements(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			res := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			sel, err := res.Requirements, res.Err
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -719,8 +721,10 @@ func TestRequirements(t *testing.T) {
 // nothing, and both calls read the spec through the same edge.
 func TestRequirementsOfAnInvalidSpecIsFatalAsCompose(t *testing.T) {
 	xr := nodePoolXR(map[string]any{"osImage": map[string]any{"builtin": map[string]any{"version": "bad"}}})
-	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
-	out := Mode{}.Compose(request(t, xr, worldFixture{}, nil))
+	r := request(t, xr, worldFixture{}, nil)
+	c := Mode{}.Prepare(r.Request)
+	_, err := c.Requirements()
+	out := c.Compose(r.Required, r.Raw)
 	if err == nil || out.Fatal == nil || err.Error() != out.Fatal.Error() {
 		t.Errorf("Requirements and Compose refuse the spec alike:\nRequirements: %v\nCompose:      %v", err, out.Fatal)
 	}
@@ -729,7 +733,7 @@ func TestRequirementsOfAnInvalidSpecIsFatalAsCompose(t *testing.T) {
 func TestRequirementsWithoutNamespaceIsFatal(t *testing.T) {
 	xr := nodePoolXR(nil)
 	xr.SetNamespace("")
-	_, err := Mode{}.Requirements(request(t, xr, worldFixture{}, nil))
+	err := composetest.Run(Mode{}, request(t, xr, worldFixture{}, nil)).Err
 	want := `XNodePool "demo-md0": metadata.namespace: Required value: an XNodePool has no namespace and no crossplane.io/claim-namespace label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in`
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("a pool with nowhere to live cannot be composed\n-want, +got:\n%s", diff)

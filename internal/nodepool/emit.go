@@ -24,7 +24,6 @@ const (
 	ReasonTemplateComposed = "TemplateComposed"
 	ReasonGateOpened       = "GateOpened"
 	ReasonTemplateChanged  = "TemplateChanged"
-	ReasonUnreadable       = compose.ReasonUnreadable
 )
 
 // emit turns the plan into the Output: desired resources, status,
@@ -125,10 +124,10 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 		if u == nil {
 			obj, err := clusterapi.InContract(c.obj, pl.ClusterAPI)
 			if err != nil {
-				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+				return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", c.name, err))
 			}
 			if u, err = compose.ToDesired(obj, templateShape...); err != nil {
-				return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), c.name, err)
+				return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", c.name, err))
 			}
 		}
 		ready := resource.ReadyFalse
@@ -285,17 +284,12 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		conds = append(conds, c)
 	}
 	for _, c := range conds {
-		if c.Status != compose.StatusTrue && prev.condition(c.Type) != string(c.Status)+"/"+c.Reason {
-			rs = append(rs, compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message})
+		if r, ok := compose.Transition(c, prev.Conditions); ok {
+			rs = append(rs, r)
 		}
 	}
 	return rs
 }
-
-// ConditionObservedReadable reports observed or required objects the function
-// could not read. They are ignored for decisions (never dropped), and the
-// condition makes that visible without an event on every reconcile.
-const ConditionObservedReadable = compose.ConditionObservedReadable
 
 // readableCondition covers the required objects and the pool's own observed
 // composed resources. A pool always reports it.

@@ -20,6 +20,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -303,8 +304,8 @@ func observedFrom(des map[resource.Name]*resource.DesiredComposed, mutate func(r
 	return out
 }
 
-func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed map[resource.Name]resource.ObservedComposed) compose.Request {
-	return compose.Request{Config: testConfig(t), Composite: xr, Observed: observed, Required: w.resolved(), RequiredRaw: w.raw(t)}
+func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed map[resource.Name]resource.ObservedComposed) composetest.Request {
+	return composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: xr, Observed: observed}, Required: w.resolved(), Raw: w.raw(t)}
 }
 
 // raw is the worker DataVolumes and PVCs as the request carries them:

@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,7 +20,7 @@ import (
 func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, img image) (setting, error) {
 	repo, errs := poolspec.Installer(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg), img)
 	if len(errs) > 0 {
-		return setting{}, fmt.Errorf("node pool %q: %s", p.Ref(), rules.Message(errs))
+		return setting{}, refused(p.Ref(), errors.New(rules.Message(errs)))
 	}
 	return repo, nil
 }

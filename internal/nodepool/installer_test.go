@@ -66,12 +66,12 @@ func TestResolveInstallerRepository(t *testing.T) {
 		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
 			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
 			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`,
+			wantErr: `XNodePool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "not a url": is not an Image Factory base URL such as https://factory.talos.dev: http(s), a DNS name or IP address, an optional port and path, no user, query or fragment (the image path is appended to it)`,
 		},
 		"IPFactoryMakesNoRepositoryOfAClone": {
 			reason:  "A factory URL with an IP literal host is a URL, but [fd00::1] cannot start an image reference; the message offers both fixes.",
 			spec:    builtinSpec(v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "https://[fd00::1]:8080": makes no installer repository ("[fd00::1]:8080/openstack-installer" is not an image repository); the default installer is <factory host>/openstack-installer, so give the factory a DNS name, or set talos.installerRepository`,
+			wantErr: `XNodePool "tenant-a/demo-md0": spec.talos.imageFactoryURL: Invalid value: "https://[fd00::1]:8080": makes no installer repository ("[fd00::1]:8080/openstack-installer" is not an image repository); the default installer is <factory host>/openstack-installer, so give the factory a DNS name, or set talos.installerRepository`,
 		},
 		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
 			reason: "With an explicit repository the factory URL plays no part in a clone.",

@@ -14,6 +14,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -76,8 +77,8 @@ func joinSpec(extra map[string]any) map[string]any {
 
 func composeJoin(t *testing.T, spec map[string]any, j joinWorld, observed map[resource.Name]resource.ObservedComposed) compose.Output {
 	t.Helper()
-	r := compose.Request{Config: testConfig(t), Composite: nodePoolXR(spec), Observed: observed, Required: j.resolved(missing)}
-	return Mode{}.Compose(r)
+	r := composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: nodePoolXR(spec), Observed: observed}, Required: j.resolved(missing)}
+	return composetest.Run(Mode{}, r).Output
 }
 
 // joinOutcome is what a Join test asserts.
@@ -119,8 +120,8 @@ func outcome(t *testing.T, out compose.Output, mentions ...string) joinOutcome {
 }
 
 func TestJoinRequirementsNameTheFacts(t *testing.T) {
-	r := compose.Request{Config: testConfig(t), Composite: nodePoolXR(joinSpec(nil))}
-	sel, err := Mode{}.Requirements(r)
+	res := composetest.Run(Mode{}, composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: nodePoolXR(joinSpec(nil))}})
+	sel, err := res.Requirements, res.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,8 @@ func TestJoinRequirementsNameTheFacts(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the Join requirements are cozystack's objects, by name (-want, +got):\n%s", diff)
 	}
-	gen, err := Mode{}.Requirements(compose.Request{Config: testConfig(t), Composite: nodePoolXR(nil)})
+	res = composetest.Run(Mode{}, composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: nodePoolXR(nil)}})
+	gen, err := res.Requirements, res.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,12 +323,12 @@ func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
 	rotated.talosSecrets = maps.Clone(full.talosSecrets)
 	rotated.talosSecrets["clusterSecret"] = "rotated-cluster-secret"
 	kmt, _ := joinNames(t, joinSpec(nil), full)
-	status := func(conditions ...any) *compose.Request {
+	status := func(conditions ...any) composetest.Request {
 		xr := nodePoolXR(joinSpec(nil))
 		xr.Object["status"] = map[string]any{"template": kmt, "gate": map[string]any{"state": GateOpen}, "conditions": conditions}
-		return &compose.Request{Config: testConfig(t), Composite: xr, Observed: existing, Required: rotated.resolved(missing)}
+		return composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: xr, Observed: existing}, Required: rotated.resolved(missing)}
 	}
-	first := Mode{}.Compose(*status())
+	first := composetest.Run(Mode{}, status()).Output
 	reasons := func(out compose.Output) []string {
 		var rs []string
 		for _, r := range out.Results {
@@ -337,8 +339,15 @@ func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
 	if diff := cmp.Diff([]string{"Warning/" + ReasonJoinFactsChanged}, reasons(first)); diff != "" {
 		t.Errorf("the first reconcile after a rotation warns once (-want, +got):\n%s", diff)
 	}
-	// The next reconcile sees the condition in the composite's status.
-	again := Mode{}.Compose(*status(map[string]any{"type": ConditionJoinFactsCurrent, "status": "False", "reason": ReasonJoinFactsChanged}))
+	// The next reconcile sees the condition in the composite's status, as
+	// Crossplane wrote it from the first.
+	var written map[string]any
+	for _, c := range first.Conditions {
+		if c.Type == ConditionJoinFactsCurrent {
+			written = map[string]any{"type": c.Type, "status": string(c.Status), "reason": c.Reason, "message": c.Message}
+		}
+	}
+	again := composetest.Run(Mode{}, status(written)).Output
 	if diff := cmp.Diff([]string(nil), reasons(again)); diff != "" {
 		t.Errorf("the condition, not an event per reconcile, carries it afterwards (-want, +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 )
 
@@ -73,4 +74,12 @@ const ReasonTooManyWorkerDisks = "TooManyWorkerDisks"
 
 func msgTooManyWorkerDisks(p pool, disks, limit int32) string {
 	return fmt.Sprintf("Node pool %q runs up to %d workers, one disk each, more than the %d (Input cloneHealth.maxWorkerDisks) whose DataVolumes one call reads: Crossplane sends each whole (~6 KiB as CDI leaves it) and a request above the function's --max-recv-message-size (4 MiB by default) is refused, which would stop the pool from reconciling. Stuck or host-assisted clones of this pool are not reported; split the pool, or raise cloneHealth.maxWorkerDisks together with --max-recv-message-size (about 600 disks fit in 4 MiB).", p.Ref(), disks, limit)
+}
+
+// refused is the fatal error of the pool ref ("<namespace>/<name>"): every
+// fatal result of this mode names the composite first, as the tenant
+// cluster's and the catalog's do, so that a message read from an event or a
+// log says which pool to fix.
+func refused(ref string, err error) error {
+	return fmt.Errorf("%s %q: %w", v1alpha1.KindNodePool, ref, err)
 }

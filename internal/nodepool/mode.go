@@ -15,21 +15,11 @@ import (
 // Mode is the node-pool mode.
 type Mode struct{}
 
-// Prepare implements compose.Preparer: the composite, its previous status
+// Prepare implements compose.Mode: the composite, its previous status
 // and the observed composed resources are decoded and resolved once per
 // call, for Requirements and Compose alike.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	return prepare(r)
-}
-
-// Requirements implements compose.Mode.
-func (Mode) Requirements(r compose.Request) (required.Selectors, error) {
-	return prepare(r).Requirements()
-}
-
-// Compose implements compose.Mode.
-func (Mode) Compose(r compose.Request) compose.Output {
-	return prepare(r).Compose(r.Required, r.RequiredRaw)
 }
 
 // call is one call of a pool, decoded once.

@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -67,7 +68,7 @@ func readPool(xr *composite.Unstructured, cfg config.Config) (pool, v1alpha1.Nod
 		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), fmt.Sprintf("an XNodePool has no namespace and no %s label; create it in the tenant namespace (or through a claim) so its MachineDeployment and templates have a namespace to live in", LabelClaimNamespace)))
 	}
 	if len(errs) > 0 {
-		return pool{}, spec, poolspec.Pool{}, fmt.Errorf("XNodePool %q: %s", observed.Ref(&xr.Unstructured), rules.Message(errs))
+		return pool{}, spec, poolspec.Pool{}, refused(observed.Ref(&xr.Unstructured), errors.New(rules.Message(errs)))
 	}
 	return p, spec, resolved, nil
 }

@@ -17,6 +17,7 @@ import (
 	fnresource "github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
@@ -184,8 +185,7 @@ func TestChainedRequirements(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := request(t, nodePoolXR(tc.spec), tc.world, tc.observed)
-			got := prepare(r).ChainedRequirements(tc.world.resolved())
+			got := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), tc.world, tc.observed)).Chained
 			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
@@ -143,11 +144,11 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(prepare(r), r.Required, r.RequiredRaw)
+		pl, err := decide(prepare(r.Request), r.Required, r.Raw)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
-		out := Mode{}.Compose(r)
+		out := composetest.Run(Mode{}, r).Output
 		if out.Fatal != nil {
 			t.Fatalf("case %d: %v", i, out.Fatal)
 		}
@@ -165,7 +166,7 @@ func TestPropertyRetention(t *testing.T) {
 			}
 		}
 		bareReq := request(t, nodePoolXR(c.spec), c.world, bareObs)
-		bare, err := decide(prepare(bareReq), bareReq.Required, bareReq.RequiredRaw)
+		bare, err := decide(prepare(bareReq.Request), bareReq.Required, bareReq.Raw)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 )
 
@@ -177,7 +178,7 @@ func TestPoolStaysOnItsClonedDiskClass(t *testing.T) {
 	}
 	w.dvs = []*unstructuredT{workerDV("demo-md0-a-disk-system", "Succeeded", true)}
 	w.pvcs = []*unstructuredT{workerPVC("demo-md0-a-disk-system", "replicated")}
-	got := summarize(Mode{}.Compose(request(t, nodePoolXR(spec), w, nil)))
+	got := summarize(composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, nil)).Output)
 	if got.Gate != "Open/TemplateComposed" {
 		t.Errorf("the pool should stay on its cloned disk's class and compose; gate %s", got.Gate)
 	}
@@ -185,7 +186,7 @@ func TestPoolStaysOnItsClonedDiskClass(t *testing.T) {
 	// Without the disk, today's default (fast) is the pool's class, which
 	// is not the golden's: held.
 	w.dvs, w.pvcs = nil, nil
-	if got := summarize(Mode{}.Compose(request(t, nodePoolXR(spec), w, nil))); got.Gate != "Held/StorageClassMismatch" {
+	if got := summarize(composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, nil)).Output); got.Gate != "Held/StorageClassMismatch" {
 		t.Errorf("without a cloned disk the pool lands on today's default and is held; gate %s", got.Gate)
 	}
 }

@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -60,7 +61,7 @@ func resolveReservations(p pool, spec v1alpha1.NodePoolSpec, s shape, size pools
 	}
 	r, errs := poolspec.Reservations(field.NewPath("spec"), spec.Kubelet, size)
 	if len(errs) > 0 {
-		return r, nil, fmt.Errorf("XNodePool %q: %s", p.Ref(), rules.Message(errs))
+		return r, nil, refused(p.Ref(), errors.New(rules.Message(errs)))
 	}
 	if !ok {
 		return r, &hold{Reason: ReasonInstanceTypeMissing, Message: msgInstanceTypeMissing(p, s.InstanceType)}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
@@ -86,13 +87,13 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var obs map[resource.Name]resource.ObservedComposed
 			if tc.existing {
-				first := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+				first := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil)).Output
 				if first.Fatal != nil || len(first.Resources) == 0 {
 					t.Fatalf("the first render composed nothing: %v", first.Fatal)
 				}
 				obs = observedFrom(first.Resources, nil)
 			}
-			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), tc.world, obs))
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), tc.world, obs)).Output
 			if tc.fatal != "" {
 				if out.Fatal == nil || !strings.Contains(out.Fatal.Error(), tc.fatal) {
 					t.Fatalf("%s\nwant a fatal containing %q, got %v", tc.reason, tc.fatal, out.Fatal)

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 func TestSpecValuesAsWritten(t *testing.T) {
@@ -48,6 +50,11 @@ func TestSpecValuesAsWritten(t *testing.T) {
 			spec:    map[string]any{"talos": map[string]any{"registryMirrors": map[string]any{"docker.io": map[string]any{"endpoints": []any{float64(1)}}}}},
 			wantErr: `XNodePool "tenant-a/demo-md0": spec.talos.registryMirrors[docker.io].endpoints[0]: Invalid value: 1: is a number, but must be a string; fix the field's type in the composite`,
 		},
+		"MirrorKeyWithNewlineIsEscapedInThePath": {
+			reason:  "A key is part of the field path: a newline in it is written escaped, as in the value, so it cannot start a line of its own in the message.",
+			spec:    map[string]any{"talos": map[string]any{"registryMirrors": map[string]any{"docker.io\nevil: true": map[string]any{"endpoints": []any{"https://m.example"}}}}},
+			wantErr: `XNodePool "tenant-a/demo-md0": spec.talos.registryMirrors[docker.io\nevil: true]: Invalid value: "docker.io\nevil: true": is not a registry host[:port] such as docker.io or registry.example.com:5000, or * for every registry`,
+		},
 		"ObjectGivenAsStringIsNamed": {
 			reason:  "A string where an object belongs is named with its value.",
 			spec:    map[string]any{"resources": "big"},
@@ -60,7 +67,7 @@ func TestSpecValuesAsWritten(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := Mode{}.Compose(request(t, nodePoolXR(tc.spec), worldFixture{}, nil))
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), worldFixture{}, nil)).Output
 			if diff := cmp.Diff(tc.wantErr, errString(out.Fatal)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

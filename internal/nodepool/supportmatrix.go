@@ -8,9 +8,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/matrix"
 )
 
-// ConditionSupportMatrix reports the Talos/Kubernetes pairing check.
-const ConditionSupportMatrix = matrix.ConditionType
-
 // checkSupportMatrix checks the Kubernetes minor against the pool's Talos
 // version and, when osImage overrides it, against the version the pool
 // actually boots: an override must not be a way around the matrix. A known
@@ -39,6 +36,8 @@ func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Con
 		res := t.Check(c.talos.Value, k8s)
 		switch res.Verdict {
 		case matrix.Unsupported:
+			// Not refused's XNodePool prefix: this message is pinned as it is by the
+			// matrix-via-* render scenarios, which only item 5 of issue 20 may change.
 			return compose.Condition{}, fmt.Errorf("node pool %q: %s: %s", p.Ref(), c.talos.Field, res.Message(s.KubernetesVersion.Value, c.talos.Value, c.remedy))
 		case matrix.Unknown:
 			unknown = append(unknown, fmt.Sprintf("%s %s", c.talos.Field, c.talos.Value))

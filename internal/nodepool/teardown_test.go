@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
@@ -155,13 +156,12 @@ func TestPoolRemoval(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := request(t, tc.xr, succeeded, tc.observed)
-			call := Mode{}.Prepare(r)
-			sel, err := call.Requirements()
-			if err != nil || len(sel) != 0 {
+			// Nothing is fetched: removal asks for nothing.
+			res := composetest.Run(Mode{}, composetest.Request{Request: request(t, tc.xr, succeeded, tc.observed).Request})
+			if sel, err := res.Requirements, res.Err; err != nil || len(sel) != 0 {
 				t.Errorf("%s\nRequirements() = %v, %v; want nothing: removal reads no cluster state", tc.reason, sel, err)
 			}
-			out := call.Compose(nil, nil)
+			out := res.Output
 			if out.Fatal != nil {
 				t.Fatalf("%s\nfatal: %v", tc.reason, out.Fatal)
 			}
@@ -235,7 +235,7 @@ func TestDeletionGuard(t *testing.T) {
 			if tc.config != nil {
 				tc.config(&r.Config)
 			}
-			out := Mode{}.Compose(r)
+			out := composetest.Run(Mode{}, r).Output
 			if out.Fatal != nil {
 				t.Fatal(out.Fatal)
 			}

@@ -108,7 +108,7 @@ func poolUsage(p pool, name string, of protectionv1beta1.NamespacedResource, by 
 func (pl plan) emitUsage(into map[resource.Name]*resource.DesiredComposed, n resource.Name, u *protectionv1beta1.Usage) error {
 	obj, err := compose.ToDesired(u, compose.DropEmpty())
 	if err != nil {
-		return fmt.Errorf("node pool %q: %s: %w", pl.Pool.Ref(), n, err)
+		return refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", n, err))
 	}
 	ready := resource.ReadyFalse
 	if _, ok := pl.Observed.Resources[n]; ok {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
@@ -279,7 +280,7 @@ func TestVMTemplateDetails(t *testing.T) {
 // syncs to the Nodes; the deployment's selector is untouched.
 func TestRolesOnTheMachineTemplate(t *testing.T) {
 	spec := map[string]any{"roles": []any{"ingress-nginx"}}
-	out := Mode{}.Compose(request(t, nodePoolXR(spec), missing, nil))
+	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec), missing, nil)).Output
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
 	}
@@ -340,7 +341,7 @@ func TestFactoryCA(t *testing.T) {
 			}
 			r := request(t, nodePoolXR(tc.spec), tc.world, nil)
 			r.Config.ImageFactoryCA = cfg.ImageFactoryCA
-			out := Mode{}.Compose(r)
+			out := composetest.Run(Mode{}, r).Output
 			if out.Fatal != nil {
 				t.Fatal(out.Fatal)
 			}

@@ -71,6 +71,8 @@ func TestGoldenTexts(t *testing.T) {
 			`spec.nodePools[gpu].replicas: Invalid value: 4294967297: is not a whole number from 0 to 1000; set how many workers the pool runs, at most 1000 per pool (split a larger fleet into several pools)`},
 		"Polling": {PollingInterval(field.NewPath("polling", "inProgress"), 0),
 			`polling.inProgress: Invalid value: "0s": must be at least 1s; it is how long Crossplane waits before calling the function again`},
+		"KeyWithNewlineIsEscapedInThePath": {field.ErrorList{field.Invalid(field.NewPath("spec", "talos", "registryMirrors").Key("docker.io\nevil: true"), "docker.io\nevil: true", "is not a registry host")},
+			`spec.talos.registryMirrors[docker.io\nevil: true]: Invalid value: "docker.io\nevil: true": is not a registry host`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

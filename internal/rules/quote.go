@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -39,6 +40,11 @@ func Message(errs field.ErrorList) string {
 	seen := map[string]bool{}
 	parts := make([]string, 0, len(errs))
 	for _, e := range errs {
+		if p := printable(e.Field); p != e.Field {
+			escaped := *e
+			escaped.Field = p
+			e = &escaped
+		}
 		s := e.Error()
 		if !seen[s] {
 			seen[s] = true
@@ -46,6 +52,19 @@ func Message(errs field.ErrorList) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// printable is a field path as a message may carry it: a path with a key
+// the user wrote (a registry mirror's host, a pool's name) that holds a
+// newline or another unprintable rune is escaped as the value beside it is
+// (field.Error quotes a string value with %q), so that it cannot break the
+// message's line or forge a second one.
+func printable(path string) string {
+	if !strings.ContainsFunc(path, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return path
+	}
+	q := strconv.Quote(path)
+	return q[1 : len(q)-1]
 }
 
 // bounded is the rule of a required string of at most most bytes that must

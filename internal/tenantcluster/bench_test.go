@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // BenchmarkCompose measures one reconcile of a cluster whose pools are all
@@ -27,7 +29,7 @@ func BenchmarkCompose(b *testing.B) {
 				"spec":{"version":"v1.35","storageClass":"replicated","nodePools":{`+strings.Join(pools, ",")+`}}}`, observed)
 			b.ReportAllocs()
 			for b.Loop() {
-				if out := (Mode{}).Compose(r); out.Fatal != nil {
+				if out := composetest.Run(Mode{}, r).Output; out.Fatal != nil {
 					b.Fatal(out.Fatal)
 				}
 			}

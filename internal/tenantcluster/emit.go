@@ -63,7 +63,7 @@ func emit(xr *composite.Unstructured, p Plan, support compose.Condition, obs com
 	if report {
 		out.Conditions = append(out.Conditions, readable)
 	}
-	if r, ok := compose.UnreadableResult(readable, prev.Conditions); ok {
+	if r, ok := compose.Transition(readable, prev.Conditions); ok {
 		out.Results = append(out.Results, r)
 	}
 	return out, nil

@@ -20,14 +20,24 @@ import (
 // Mode is the tenant cluster mode.
 type Mode struct{}
 
-// Requirements implements compose.Mode. The cluster decides from its own spec
-// and its observed XNodePools alone; the pools fetch what they need.
-func (Mode) Requirements(_ compose.Request) (required.Selectors, error) { return nil, nil }
+// Prepare implements compose.Mode.
+func (Mode) Prepare(r compose.Request) compose.Call { return call{r: r} }
 
-// Compose implements compose.Mode: read the spec, the observed XNodePools
-// and the previous status; decide (validate, plan, check the matrix); write
-// one XNodePool per pool and the summary.
-func (Mode) Compose(r compose.Request) compose.Output {
+// call is one call of a tenant cluster.
+type call struct{ r compose.Request }
+
+// Requirements asks for nothing: the cluster decides from its own spec and
+// its observed XNodePools alone; the pools fetch what they need.
+func (call) Requirements() (required.Selectors, error) { return nil, nil }
+
+// Raw implements compose.Call: the cluster reads no requirement.
+func (call) Raw() map[string]bool { return nil }
+
+// Compose reads the spec, the observed XNodePools and the previous status;
+// decides (validate, plan, check the matrix); writes one XNodePool per pool
+// and the summary.
+func (c call) Compose(_ required.Resolved, _ required.Raw) compose.Output {
+	r := c.r
 	xr := r.Composite
 	spec, errs := decodeSpec(xr)
 	if len(errs) == 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/matrix"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -51,7 +53,7 @@ func TestCompose(t *testing.T) {
 					},
 					Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"builtin": {}, "factory": {}, "http": {}}},
 					Conditions: []compose.Condition{
-						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 							Message: "3 of 3 node pools are not ready: builtin (not created yet); factory (not created yet); http (not created yet)."},
 					},
@@ -87,7 +89,7 @@ func TestCompose(t *testing.T) {
 						"workers": {Image: img, SourceType: "Clone", Template: "acme-workers-0123456789abcdef", Ready: true, Gate: &v1alpha1.Gate{State: "Open"}},
 					}},
 					Conditions: []compose.Condition{
-						{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
+						{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."},
 						{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 							Message: "1 of 2 node pools are not ready: gpu (change held: GoldenImporting)."},
 					},
@@ -119,7 +121,7 @@ func TestCompose(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Mode{}.Compose(request(t, tc.xr, tc.observed))
+			got := composetest.Run(Mode{}, request(t, tc.xr, tc.observed)).Output
 			if diff := cmp.Diff(tc.want(t), got, equateErrorMessages); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -131,10 +133,10 @@ func TestCompose(t *testing.T) {
 // every other pool's XNodePool serialises to the same bytes: a spurious diff
 // there would be applied to a pool nobody touched.
 func TestUnchangedPoolsRenderByteIdentically(t *testing.T) {
-	before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
-		"a":{"replicas":1},"b":{"replicas":2,"osImage":{"builtin":{}}},"c":{"diskSize":"40Gi"}}}}`, nil))
-	after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
-		"a":{"replicas":1},"b":{"replicas":5,"osImage":{"factory":{}}},"c":{"diskSize":"40Gi"}}}}`, nil))
+	before := composetest.Run(Mode{}, request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
+		"a":{"replicas":1},"b":{"replicas":2,"osImage":{"builtin":{}}},"c":{"diskSize":"40Gi"}}}}`, nil)).Output
+	after := composetest.Run(Mode{}, request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{
+		"a":{"replicas":1},"b":{"replicas":5,"osImage":{"factory":{}}},"c":{"diskSize":"40Gi"}}}}`, nil)).Output
 	for _, name := range []resource.Name{"nodepool-a", "nodepool-c"} {
 		if diff := cmp.Diff(renderJSON(t, before, name), renderJSON(t, after, name)); diff != "" {
 			t.Errorf("%s changed although only pool b did\n-want, +got:\n%s", name, diff)
@@ -194,8 +196,8 @@ func TestRemovingAPoolRemovesOnlyIt(t *testing.T) {
 				"nodepool-b": tc.b,
 				"nodepool-c": pool("acme-c", "") + "}",
 			}
-			before := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"b":{},"c":{}}}}`, observed))
-			after := Mode{}.Compose(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"c":{}}}}`, observed))
+			before := composetest.Run(Mode{}, request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"b":{},"c":{}}}}`, observed)).Output
+			after := composetest.Run(Mode{}, request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{},"c":{}}}}`, observed)).Output
 			if after.Fatal != nil {
 				t.Fatal(after.Fatal)
 			}
@@ -261,12 +263,12 @@ func TestClusterWithoutVersionComposesTheInputDefault(t *testing.T) {
 				},
 				Status: map[string]any{"pools": map[string]v1alpha1.PoolStatus{"workers": {}}},
 				Conditions: []compose.Condition{
-					{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
+					{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes " + tc.version + "."},
 					{Type: TypeNodePoolsReady, Status: compose.StatusFalse, Reason: ReasonPoolsNotReady,
 						Message: "1 of 1 node pools are not ready: workers (not created yet)."},
 				},
 			}
-			got := Mode{}.Compose(r)
+			got := composetest.Run(Mode{}, r).Output
 			if diff := cmp.Diff(want, got, equateErrorMessages); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -306,12 +308,12 @@ func TestSameRequestSameOutput(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			first := Mode{}.Compose(request(t, tc.xr, tc.observed))
+			first := composetest.Run(Mode{}, request(t, tc.xr, tc.observed)).Output
 			if (first.Fatal != nil) != tc.fatal {
 				t.Fatalf("%s\nfatal = %v, want fatal: %v", tc.reason, first.Fatal, tc.fatal)
 			}
 			for range 50 {
-				again := Mode{}.Compose(request(t, tc.xr, tc.observed))
+				again := composetest.Run(Mode{}, request(t, tc.xr, tc.observed)).Output
 				if diff := cmp.Diff(first, again, equateErrorMessages); diff != "" {
 					t.Fatalf("%s\nCompose is not deterministic\n-first, +again:\n%s", tc.reason, diff)
 				}
@@ -321,19 +323,19 @@ func TestSameRequestSameOutput(t *testing.T) {
 }
 
 func TestRequirementsAskForNothing(t *testing.T) {
-	got, err := Mode{}.Requirements(request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{}}}}`, nil))
-	if err != nil || got != nil {
+	res := composetest.Run(Mode{}, request(t, `{"kind":"XTenantCluster","metadata":{"name":"acme"},"spec":{"nodePools":{"a":{}}}}`, nil))
+	if got, err := res.Requirements, res.Err; err != nil || got != nil {
 		t.Errorf("Requirements: want no selectors and no error, got %v, %v", got, err)
 	}
 }
 
-func request(t testing.TB, xr string, observed map[resource.Name]string) compose.Request {
+func request(t testing.TB, xr string, observed map[resource.Name]string) composetest.Request {
 	t.Helper()
 	r := compose.Request{Config: defaultConfig(t), Composite: newXR(t, xr), Observed: map[resource.Name]resource.ObservedComposed{}}
 	for name, js := range observed {
 		r.Observed[name] = newObserved(t, js)
 	}
-	return r
+	return composetest.Request{Request: r}
 }
 
 func renderJSON(t *testing.T, out compose.Output, name resource.Name) string {

@@ -113,19 +113,13 @@ type previousStatus struct {
 	Conditions []condition                    `json:"conditions,omitempty"`
 }
 
-func (p previousStatus) condition(t string) (condition, bool) {
-	return compose.ConditionOf(p.Conditions, t)
-}
-
 // transitions are the events of this call: a pool becoming ready, a ready
 // pool becoming unready, and the cluster moving onto a Talos release the
 // support matrix does not list.
 func transitions(prev previousStatus, pools []Pool, reports map[string]poolReport, support compose.Condition) []compose.Result {
 	var out []compose.Result
-	if support.Reason == ReasonUnknownTalosMinor {
-		if c, ok := prev.condition(TypeSupportMatrix); !ok || c.Reason != support.Reason || c.Message != support.Message {
-			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosMinor, Message: support.Message})
-		}
+	if r, ok := compose.Transition(support, prev.Conditions); ok {
+		out = append(out, r)
 	}
 	for _, p := range pools {
 		was, seen := prev.Pools[p.Name]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/matrix"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -119,8 +120,8 @@ func TestPoolsReady(t *testing.T) {
 }
 
 func TestTransitions(t *testing.T) {
-	supported := compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."}
-	unknown := compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosMinor, Message: "Talos v1.14.0 is not in the support matrix."}
+	supported := compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."}
+	unknown := compose.Condition{Type: matrix.ConditionType, Status: compose.StatusUnknown, Reason: matrix.ReasonUnknownTalosMinor, Message: "Talos v1.14.0 is not in the support matrix."}
 	pools := []Pool{{Name: "a"}, {Name: "b"}}
 	cases := map[string]struct {
 		reason  string
@@ -151,13 +152,13 @@ func TestTransitions(t *testing.T) {
 		},
 		"MovingToAnUnknownTalosReleaseIsAWarning": {
 			reason:  "The first call on an unlisted Talos minor warns once.",
-			prev:    previousStatus{Conditions: []condition{{Type: TypeSupportMatrix, Status: "True", Reason: ReasonSupported, Message: supported.Message}}},
+			prev:    previousStatus{Conditions: []condition{{Type: matrix.ConditionType, Status: "True", Reason: matrix.ReasonSupported, Message: supported.Message}}},
 			support: unknown,
-			want:    []compose.Result{{Severity: compose.SeverityWarning, Reason: ReasonUnknownTalosMinor, Message: unknown.Message}},
+			want:    []compose.Result{{Severity: compose.SeverityWarning, Reason: matrix.ReasonUnknownTalosMinor, Message: unknown.Message}},
 		},
 		"StayingOnAnUnknownTalosReleaseIsQuiet": {
 			reason:  "The condition carries the steady state; the event is not repeated.",
-			prev:    previousStatus{Conditions: []condition{{Type: TypeSupportMatrix, Status: "Unknown", Reason: ReasonUnknownTalosMinor, Message: unknown.Message}}},
+			prev:    previousStatus{Conditions: []condition{{Type: matrix.ConditionType, Status: "Unknown", Reason: matrix.ReasonUnknownTalosMinor, Message: unknown.Message}}},
 			support: unknown,
 		},
 	}

@@ -10,15 +10,13 @@ import (
 	"github.com/cozystack/function-worker-image/internal/matrix"
 )
 
-// Condition types and reasons of the tenant cluster.
+// Condition types and reasons of the tenant cluster; the support matrix's
+// are matrix.ConditionType and its reasons.
 const (
-	TypeSupportMatrix  = matrix.ConditionType
 	TypeNodePoolsReady = "NodePoolsReady"
 
-	ReasonSupported         = matrix.ReasonSupported
-	ReasonUnknownTalosMinor = matrix.ReasonUnknownTalosMinor
-	ReasonAllPoolsReady     = "AllPoolsReady"
-	ReasonPoolsNotReady     = "PoolsNotReady"
+	ReasonAllPoolsReady = "AllPoolsReady"
+	ReasonPoolsNotReady = "PoolsNotReady"
 )
 
 // matrixRemedy is how a user gets out of a known-bad pairing at cluster level.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/matrix"
 )
 
 func TestCheckSupport(t *testing.T) {
@@ -23,7 +24,7 @@ func TestCheckSupport(t *testing.T) {
 		"SupportedPairingIsReported": {
 			reason: "A listed pairing passes with a True condition.",
 			k8s:    "v1.35", talos: "v1.13.6",
-			want: want{cond: compose.Condition{Type: TypeSupportMatrix, Status: compose.StatusTrue, Reason: ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."}},
+			want: want{cond: compose.Condition{Type: matrix.ConditionType, Status: compose.StatusTrue, Reason: matrix.ReasonSupported, Message: "Talos v1.13.6 supports Kubernetes v1.35."}},
 		},
 		"KnownBadPairingIsFatal": {
 			reason: "Talos v1.11 stops at Kubernetes v1.34; the message gives the supported range and the remedy.",
@@ -34,7 +35,7 @@ func TestCheckSupport(t *testing.T) {
 			reason: "The matrix fails open for a Talos minor it does not list, and says so.",
 			k8s:    "v1.36", talos: "v1.14.0",
 			want: want{cond: compose.Condition{
-				Type: TypeSupportMatrix, Status: compose.StatusUnknown, Reason: ReasonUnknownTalosMinor,
+				Type: matrix.ConditionType, Status: compose.StatusUnknown, Reason: matrix.ReasonUnknownTalosMinor,
 				Message: "Talos v1.14.0 is not in the support matrix (it lists v1.8, v1.9, v1.10, v1.11, v1.12, v1.13), so Kubernetes v1.36 on it is allowed unchecked; add a supportMatrix entry for v1.14 to the function's Input once its support range is known.",
 			}},
 		},
