@@ -327,7 +327,7 @@ type PoolShape struct {
 	OSImage *OSImage `json:"osImage,omitempty"`
 
 	// --- Issue 12, Talos machine config: node labels and taints, GPUs,
-	// kernel modules, kubelet reservations (nodepool/machineconfig.go). ---
+	// kernel modules, kubelet reservations (internal/talosconfig/node.go). ---
 
 	// Labels are set on every worker node (Talos machine.nodeLabels).
 	// Keys are label keys ([prefix/]name); values label values. gpu and

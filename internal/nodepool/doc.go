@@ -6,8 +6,8 @@
 // reads everything (world.go, join.go), then decides in order (plan.go):
 //  1. what the call reads, from the spec, the previous status and the
 //     observed composed resources alone (reads.go);
-//  2. the osImage, the disk source and the shape (resolve.go), and the
-//     installer (installer.go);
+//  2. the osImage, the disk source and the shape (internal/poolspec, called
+//     from resolve.go), and the installer (installer.go);
 //  3. the support matrix (supportmatrix.go);
 //  4. clone health (health.go);
 //  5. the disk template and its StorageClass (render.go, vmtemplate.go);

@@ -17,7 +17,7 @@ import (
 )
 
 // retentionCase is one generated reconcile of the pool, with what the
-// retention rule (PRODUCT.md: "the previous templates stay composed while any
+// retention rule (README: "Old templates stay composed while a
 // MachineSet still references them") says about it, worked out while the
 // inputs were generated rather than by reading them back the way the function
 // does.

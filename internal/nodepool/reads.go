@@ -81,8 +81,8 @@ type readsInput struct {
 //   - Worker disks are read while a clone template is gated or waits for
 //     the grant (whether the pool already cloned its golden; and, when the
 //     class is not known without the cluster, their claims, for the class
-//     a finished clone was bound on: PRODUCT.md's "class of its own
-//     already-cloned disk"), while the deployment is not settled (a
+//     a finished clone was bound on: docs/platform.md's "class of its own
+//     disks"), while the deployment is not settled (a
 //     rollout, a scale, a replaced Machine: new disks are being cloned),
 //     while the previous status does not report them healthy (so that a
 //     problem clears), and on a pool's first call. A settled pool whose

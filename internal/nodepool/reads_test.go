@@ -166,8 +166,8 @@ func mustSpec(t *testing.T, spec map[string]any) v1alpha1.NodePoolSpec {
 
 // A pool that declares no class, runs no template of its golden yet (its
 // deployment was lost, say) and has a finished clone of the golden stays on
-// the class that clone was bound on when the default moves: PRODUCT.md's
-// "the class of its own already-cloned disk", read off the claims of its
+// the class that clone was bound on when the default moves (docs/platform.md:
+// "the class of its own disks"), read off the claims of its
 // disks of this golden, which the call asks for only then.
 func TestPoolStaysOnItsClonedDiskClass(t *testing.T) {
 	spec := map[string]any{"osImage": builtin()}

@@ -43,10 +43,10 @@ type shape struct {
 	Mirrors             map[string]v1alpha1.RegistryMirror
 	// VM is the worker VM details (vmtemplate.go).
 	VM vmTemplate
-	// GPUs are passed through to the VM (machineconfig.go).
+	// GPUs are passed through to the VM (withGPUs, reservations.go).
 	GPUs []v1alpha1.GPU
 	// Scaling and HealthCheck are the pool's Cluster API knobs
-	// (autoscaling.go, healthcheck.go).
+	// (internal/clusterapi autoscaling.go, healthcheck.go).
 	Scaling     scaling
 	HealthCheck healthCheck
 }

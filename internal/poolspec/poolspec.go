@@ -182,8 +182,8 @@ func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	if spec.OSImage != nil && spec.OSImage.Builtin != nil {
 		// A clone renders no HTTP source, so the pool's factory URL is
 		// checked only where it is used: by resolveInstallerRepository,
-		// when the default installer is derived from it (PRODUCT.md,
-		// "Validate ... (HTTP path) URL"). A stale URL must not block a
+		// when the default installer is derived from it (README, "Decisions,
+		// in order", 1: the factory URL on the HTTP path). A stale URL must not block a
 		// clone pool whose installer is named explicitly.
 		talos.ImageFactoryURL = ""
 	}

@@ -30,7 +30,7 @@ const (
 // must upgrade with.
 //
 // The Image Factory's registry frontend (siderolabs/image-factory
-// internal/frontend/http/registry.go, getRequestedImage; docs/api.md "OCI
+// internal/frontend/http/registry.go, getRequestedImage; its docs/api.md "OCI
 // Registry Frontend API") serves, for a schematic and version:
 //
 //   - <host>/installer/<schematic>:<version>: the metal installer (the

@@ -147,7 +147,7 @@ func TestDefaultsComeFromInternalDefaults(t *testing.T) {
 		// must have none, so the function defaults a fixed pool to
 		// defaults.Replicas itself.
 		".diskSize": jsonString(defaults.DiskSize),
-		// PRODUCT.md: the shipped XRDs default osImage to the golden path.
+		// The shipped XRDs default osImage to the golden path (README, "The node pool").
 		".osImage": `{"builtin":{}}`,
 		// Generate: CABPT generates the worker config, as before.
 		".bootstrap": `{}`, ".bootstrap.mode": jsonString(defaults.BootstrapMode),
