@@ -282,6 +282,43 @@ func TestJoin(t *testing.T) {
 	}
 }
 
+// TestPinnedFactsKeepTheDeploymentAsRendered: a pool whose facts alone
+// changed keeps the MachineDeployment it had, byte for byte, autoscaler
+// bounds and role labels included; only the facts are not rolled.
+func TestPinnedFactsKeepTheDeploymentAsRendered(t *testing.T) {
+	full := fullJoinWorld()
+	rotated := full
+	rotated.talosSecrets = maps.Clone(full.talosSecrets)
+	rotated.talosSecrets["token"] = "rotated-token-value"
+	cases := map[string]map[string]any{
+		"Fixed":      joinSpec(nil),
+		"Autoscaled": joinSpec(map[string]any{"minReplicas": int64(1), "maxReplicas": int64(5)}),
+		"WithRoles":  joinSpec(map[string]any{"roles": []any{"ingress"}}),
+	}
+	for name, spec := range cases {
+		t.Run(name, func(t *testing.T) {
+			existing := observedFrom(composeJoin(t, spec, full, nil).Resources, mdReady(1))
+			current := composeJoin(t, spec, full, existing)
+			pinned := composeJoin(t, spec, rotated, existing)
+			for _, out := range []compose.Output{current, pinned} {
+				if out.Fatal != nil {
+					t.Fatalf("unexpected fatal: %v", out.Fatal)
+				}
+			}
+			if o := outcome(t, pinned); o.Condition != "JoinFactsCurrent=False/JoinFactsChanged" {
+				t.Fatalf("want the rotated pool pinned, got condition %q", o.Condition)
+			}
+			want, got := current.Resources[resourceMachineDeployment], pinned.Resources[resourceMachineDeployment]
+			if want == nil || got == nil {
+				t.Fatalf("want a MachineDeployment in both calls, got %v and %v", want, got)
+			}
+			if diff := cmp.Diff(want.Resource.Object, got.Resource.Object); diff != "" {
+				t.Errorf("a pinned pool's MachineDeployment changed with its facts (-current, +pinned):\n%s", diff)
+			}
+		})
+	}
+}
+
 func composedCurrent(t *testing.T, o joinOutcome) {
 	t.Helper()
 	if o.Deployment == "" || o.Condition != "JoinFactsCurrent=True/FactsCurrent" {

@@ -130,7 +130,15 @@ func (pl *plan) pinFacts() {
 		_ = yaml.Unmarshal([]byte(data), &was)
 	}
 	j.Changed = changedFacts(j.Refs, was.Facts(), j.Facts.JoinFacts)
-	pl.MachineDeployment = renderMachineDeployment(pl.Pool, pl.Shape, pl.MachineTemplate.Name, bootstrap)
+	// Only the bootstrap reference moves back: the deployment keeps all
+	// else decideWorkers gave it (role labels, the autoscaler's bounds and
+	// annotations, the rollout), or an autoscaled pool would get a fixed
+	// spec.replicas back with its facts.
+	md := pl.MachineDeployment.DeepCopy()
+	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
+	ref.Name = bootstrap
+	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
+	pl.MachineDeployment = md
 }
 
 // bootstrapName is the TalosConfigTemplate the deployment points at.
