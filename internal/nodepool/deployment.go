@@ -23,17 +23,6 @@ import (
 // MachineHealthCheck.
 const resourceMachineHealthCheck = "machinehealthcheck"
 
-// scaling and healthCheck are the shape's Cluster API knobs (resolve.go).
-type (
-	scaling     = clusterapi.Scaling
-	healthCheck = clusterapi.HealthCheck
-)
-
-var (
-	resolveScaling     = clusterapi.ResolveScaling
-	resolveHealthCheck = clusterapi.ResolveHealthCheck
-)
-
 // templates are the two template kinds a pool's Machines reference: what a
 // v1beta2 reference converts back to. Another kind (a MachineSet some other
 // owner made) does not convert and is reported unreadable.
@@ -56,7 +45,7 @@ func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate
 
 // renderMachineHealthCheck builds the pool's MachineHealthCheck, which
 // watches the Machines of its MachineDeployment.
-func renderMachineHealthCheck(p pool, hc healthCheck) *clusterv1.MachineHealthCheck {
+func renderMachineHealthCheck(p pool, hc clusterapi.HealthCheck) *clusterv1.MachineHealthCheck {
 	return clusterapi.MachineHealthCheck(p.deploymentMeta(), p.Cluster, p.machineSelector(), hc)
 }
 

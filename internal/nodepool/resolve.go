@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -47,8 +48,8 @@ type shape struct {
 	GPUs []v1alpha1.GPU
 	// Scaling and HealthCheck are the pool's Cluster API knobs
 	// (internal/clusterapi autoscaling.go, healthcheck.go).
-	Scaling     scaling
-	HealthCheck healthCheck
+	Scaling     clusterapi.Scaling
+	HealthCheck clusterapi.HealthCheck
 }
 
 // resolveShape applies the defaults to the pool's shape, which readPool has
@@ -67,6 +68,6 @@ func resolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Con
 	// release (matrix.Release); the Talos/Kubernetes pairing is checked on
 	// the minor.
 	s.MachineVersion = matrix.Release(cfg, s.KubernetesVersion.Value)
-	s.Scaling, s.HealthCheck = resolveScaling(spec.PoolShape, s.Replicas), resolveHealthCheck(spec.HealthCheck)
+	s.Scaling, s.HealthCheck = clusterapi.ResolveScaling(spec.PoolShape, s.Replicas), clusterapi.ResolveHealthCheck(spec.HealthCheck)
 	return s
 }
