@@ -504,12 +504,12 @@ func TestCompose(t *testing.T) {
 		"MatrixViolationViaTalosVersionIsFatal": {
 			reason: "Kubernetes v1.36 is not supported by Talos v1.12; the pool's talos.version reaches it.",
 			xr:     nodePoolXR(map[string]any{"version": "v1.36", "talos": map[string]any{"version": "v1.12.4"}}),
-			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`},
+			want:   summary{Fatal: `XNodePool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`},
 		},
 		"MatrixViolationViaOverrideIsFatalAndSaysSo": {
 			reason: "The osImage override must not bypass the matrix; the message names the override.",
 			xr:     nodePoolXR(map[string]any{"version": "v1.36", "osImage": map[string]any{"builtin": map[string]any{"version": "v1.12.4"}}}),
-			want:   summary{Fatal: `node pool "tenant-a/demo-md0": spec.osImage.builtin.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.builtin.version, not through Input talos.version. Change spec.version, change spec.osImage.builtin.version, or drop the override so the pool follows Input talos.version.`},
+			want:   summary{Fatal: `XNodePool "tenant-a/demo-md0": spec.osImage.builtin.version: Kubernetes v1.36 is not supported by Talos v1.12.4 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.builtin.version, not through Input talos.version. Change spec.version, change spec.osImage.builtin.version, or drop the override so the pool follows Input talos.version.`},
 		},
 		"UnknownTalosMinorPassesWithWarning": {
 			reason: "A Talos minor the matrix does not list is allowed and reported.",

@@ -309,12 +309,12 @@ func TestCheckSupportMatrix(t *testing.T) {
 		"UnsupportedViaTalosVersion": {
 			reason: "Kubernetes v1.36 on Talos v1.12 is refused, pointing at talos.version.",
 			shape:  sh("v1.36", "v1.12.1"), image: img("v1.12.1", "spec.talos.version"),
-			wantErr: `node pool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.1 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`,
+			wantErr: `XNodePool "tenant-a/demo-md0": spec.talos.version: Kubernetes v1.36 is not supported by Talos v1.12.1 (Talos v1.12 supports v1.30, v1.31, v1.32, v1.33, v1.34, v1.35). Change spec.version or set spec.talos.version to a Talos release that supports it.`,
 		},
 		"UnsupportedViaOverrideSaysSo": {
 			reason: "talos.version is fine but the override is not: the message names the override.",
 			shape:  sh("v1.36", "v1.13.6"), image: img("v1.11.2", "spec.osImage.factory.version"),
-			wantErr: `node pool "tenant-a/demo-md0": spec.osImage.factory.version: Kubernetes v1.36 is not supported by Talos v1.11.2 (Talos v1.11 supports v1.29, v1.30, v1.31, v1.32, v1.33, v1.34). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.factory.version, not through spec.talos.version. Change spec.version, change spec.osImage.factory.version, or drop the override so the pool follows spec.talos.version.`,
+			wantErr: `XNodePool "tenant-a/demo-md0": spec.osImage.factory.version: Kubernetes v1.36 is not supported by Talos v1.11.2 (Talos v1.11 supports v1.29, v1.30, v1.31, v1.32, v1.33, v1.34). Node pool "tenant-a/demo-md0" reaches this Talos release through spec.osImage.factory.version, not through spec.talos.version. Change spec.version, change spec.osImage.factory.version, or drop the override so the pool follows spec.talos.version.`,
 		},
 		"PatchOfKubernetesIgnored": {
 			reason: "A full Kubernetes release is checked by its minor.",

@@ -36,9 +36,7 @@ func checkSupportMatrix(p pool, t matrix.Table, s shape, img image) (compose.Con
 		res := t.Check(c.talos.Value, k8s)
 		switch res.Verdict {
 		case matrix.Unsupported:
-			// Not refused's XNodePool prefix: this message is pinned as it is by the
-			// matrix-via-* render scenarios, which only item 5 of issue 20 may change.
-			return compose.Condition{}, fmt.Errorf("node pool %q: %s: %s", p.Ref(), c.talos.Field, res.Message(s.KubernetesVersion.Value, c.talos.Value, c.remedy))
+			return compose.Condition{}, refused(p.Ref(), fmt.Errorf("%s: %s", c.talos.Field, res.Message(s.KubernetesVersion.Value, c.talos.Value, c.remedy)))
 		case matrix.Unknown:
 			unknown = append(unknown, fmt.Sprintf("%s %s", c.talos.Field, c.talos.Value))
 		}
