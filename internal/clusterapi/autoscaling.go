@@ -1,20 +1,16 @@
 package clusterapi
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; contract.go converts to v1beta2 when asked.
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
-	"github.com/cozystack/function-worker-image/internal/rules"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
@@ -37,51 +33,6 @@ const (
 	bytesPerMi                 = 1 << 20
 	autoscalerAnnotationsCount = 9
 )
-
-// Scaling is how many workers the pool runs and who decides, and how a
-// template change rolls them.
-type Scaling struct {
-	// Autoscaled: the cluster-autoscaler owns spec.replicas between Min and
-	// Max; the function never writes it.
-	Autoscaled    bool
-	Min, Max      int32
-	ProvisionTime string
-	// MaxSurge and MaxUnavailable are the rolling update of every pool.
-	MaxSurge, MaxUnavailable intstr.IntOrString
-}
-
-// ResolveScaling applies the chart's defaults to the validated (poolspec.CAPI)
-// autoscaling and rollout fields. fixed is the pool's resolved replicas.
-func ResolveScaling(s v1alpha1.PoolShape, fixed int32) Scaling {
-	sc := Scaling{Autoscaled: s.MinReplicas != nil || s.MaxReplicas != nil}
-	// The chart surges by the pool's ceiling, maxReplicas
-	// (nodegroup.yaml:540-544): the whole pool may be replaced at once. A
-	// fixed pool's ceiling is its count (at least 1, so that a pool scaled
-	// to zero still has a valid strategy).
-	surge := max(fixed, 1)
-	if sc.Autoscaled {
-		sc.Min, sc.Max = defaults.MinReplicas, 0
-		if s.MinReplicas != nil {
-			sc.Min = *s.MinReplicas
-		}
-		if s.MaxReplicas != nil {
-			sc.Max = *s.MaxReplicas
-		}
-		sc.ProvisionTime = cmp.Or(s.MaxNodeProvisionTime, defaults.MaxNodeProvisionTime)
-		surge = sc.Max
-	}
-	sc.MaxSurge = intstr.FromInt32(surge)
-	sc.MaxUnavailable, _ = rules.CountOrPercent(nil, defaults.MaxUnavailable)
-	if r := s.Rollout; r != nil {
-		if r.MaxSurge != "" {
-			sc.MaxSurge, _ = rules.CountOrPercent(nil, r.MaxSurge)
-		}
-		if r.MaxUnavailable != "" {
-			sc.MaxUnavailable, _ = rules.CountOrPercent(nil, r.MaxUnavailable)
-		}
-	}
-	return sc
-}
 
 // Capacity is what one worker of an autoscaled pool offers the scheduler,
 // for the cluster-autoscaler to scale the pool up from zero, when it has no
@@ -112,9 +63,7 @@ func WorkerCapacity(size poolspec.NodeSize, known bool, r poolspec.Reserved, nc 
 		return c
 	}
 	if size.MemoryBytes > 0 {
-		// Reservations validated the threshold; the parse cannot fail here.
-		hard, _ := rules.EvictionThreshold(nil, r.EvictionHard)
-		reserved := r.SystemMemory.AsApproximateFloat64() + r.KubeMemory.AsApproximateFloat64() + hard.Bytes(size.MemoryBytes)
+		reserved := r.SystemMemory.AsApproximateFloat64() + r.KubeMemory.AsApproximateFloat64() + r.EvictionHard.Bytes(size.MemoryBytes)
 		c.MemoryMi = int64((float64(size.MemoryBytes) - reserved) / bytesPerMi)
 	}
 	if size.MilliCPU > 0 {
@@ -151,7 +100,7 @@ func joinSorted(m map[string]string, item func(k, v string) string) string {
 // autoscaled pool: its bounds, its provision time and one worker's
 // capacity, so that the autoscaler can scale the pool up from zero. Units
 // follow the chart: memory in whole Mi (rounded down), CPU in millicores.
-func autoscalerAnnotations(sc Scaling, c Capacity) map[string]string {
+func autoscalerAnnotations(sc poolspec.Scaling, c Capacity) map[string]string {
 	if !sc.Autoscaled {
 		return nil
 	}
@@ -189,7 +138,7 @@ func autoscalerAnnotations(sc Scaling, c Capacity) map[string]string {
 // writes survives every reconcile, and Cluster API's defaulting webhook
 // seeds a new deployment from the min-size annotation (the chart's comment at
 // nodegroup.yaml:517-539 explains the same choice for Helm).
-func ApplyScaling(md *clusterv1.MachineDeployment, sc Scaling, c Capacity) {
+func ApplyScaling(md *clusterv1.MachineDeployment, sc poolspec.Scaling, c Capacity) {
 	maps.Copy(md.Annotations, autoscalerAnnotations(sc, c))
 	if sc.Autoscaled {
 		md.Spec.Replicas = nil

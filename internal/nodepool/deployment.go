@@ -13,6 +13,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
@@ -45,7 +46,7 @@ func renderMachineDeployment(p pool, s shape, machineTemplate, bootstrapTemplate
 
 // renderMachineHealthCheck builds the pool's MachineHealthCheck, which
 // watches the Machines of its MachineDeployment.
-func renderMachineHealthCheck(p pool, hc clusterapi.HealthCheck) *clusterv1.MachineHealthCheck {
+func renderMachineHealthCheck(p pool, hc poolspec.HealthCheck) *clusterv1.MachineHealthCheck {
 	return clusterapi.MachineHealthCheck(p.deploymentMeta(), p.Cluster, p.machineSelector(), hc)
 }
 

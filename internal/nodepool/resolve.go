@@ -2,7 +2,6 @@ package nodepool
 
 import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -24,8 +23,9 @@ type setting = poolspec.Setting
 type image = poolspec.Image
 
 // shape is everything else a pool's spec resolves to: what poolspec sized
-// (replicas, instance type or resources, disk, kubelet reservations) and the
-// rest with its defaults.
+// and parsed (replicas, instance type or resources, disk, kubelet
+// reservations, Pod resources, Cluster API knobs) and the rest with its
+// defaults.
 type shape struct {
 	poolspec.Size
 	// DeclaredClass is spec.storageClass; empty means "resolve it".
@@ -46,10 +46,6 @@ type shape struct {
 	VM vmTemplate
 	// GPUs are passed through to the VM (withGPUs, reservations.go).
 	GPUs []v1alpha1.GPU
-	// Scaling and HealthCheck are the pool's Cluster API knobs
-	// (internal/clusterapi autoscaling.go, healthcheck.go).
-	Scaling     clusterapi.Scaling
-	HealthCheck clusterapi.HealthCheck
 }
 
 // resolveShape applies the defaults to the pool's shape, which readPool has
@@ -61,13 +57,12 @@ func resolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Con
 		KubernetesVersion: poolspec.First(setting{Value: spec.Version, Field: "spec.version"}, setting{Value: cfg.KubernetesVersion, Field: "Input talos.kubernetesVersion"}),
 		TalosVersion:      poolspec.First(setting{Value: spec.Talos.Version, Field: "spec.talos.version"}, setting{Value: cfg.TalosVersion, Field: "Input talos.version"}),
 		Mirrors:           spec.Talos.RegistryMirrors,
-		VM:                resolveVMTemplate(spec, cfg),
+		VM:                resolveVMTemplate(spec, size.Pod, cfg),
 		GPUs:              spec.GPUs,
 	}
 	// Cluster API needs a full semantic version: the minor's shipped patch
 	// release (matrix.Release); the Talos/Kubernetes pairing is checked on
 	// the minor.
 	s.MachineVersion = matrix.Release(cfg, s.KubernetesVersion.Value)
-	s.Scaling, s.HealthCheck = clusterapi.ResolveScaling(spec.PoolShape, s.Replicas), clusterapi.ResolveHealthCheck(spec.HealthCheck)
 	return s
 }

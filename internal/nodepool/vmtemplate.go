@@ -4,7 +4,6 @@ import (
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
@@ -45,32 +44,28 @@ const (
 type vmTemplate struct {
 	Roles            []string
 	LogSerialConsole bool
-	// PodCPURequest and PodCPULimit are nil when the pool leaves them to
-	// KubeVirt, which derives both from the guest vCPU count.
-	PodCPURequest, PodCPULimit *resource.Quantity
-	EphemeralRequest           resource.Quantity
-	EphemeralLimit             resource.Quantity
-	PCIAddress                 string
-	LogicalBlock, PhysicalBlk  uint
-	TopologySpread             []corev1.TopologySpreadConstraint
+	// PodResources are as poolspec parsed them.
+	poolspec.PodResources
+	PCIAddress                string
+	LogicalBlock, PhysicalBlk uint
+	TopologySpread            []corev1.TopologySpreadConstraint
 	// FactoryCA is the Input's Image Factory CA bundle, "" for none.
 	FactoryCA string
 }
 
-// resolveVMTemplate applies the defaults to a spec poolspec has validated.
-func resolveVMTemplate(spec v1alpha1.NodePoolSpec, cfg config.Config) vmTemplate {
+// resolveVMTemplate applies the defaults to a spec poolspec has validated,
+// beside the Pod resources it parsed.
+func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cfg config.Config) vmTemplate {
 	v := vmTemplate{
 		Roles:            spec.Roles,
 		LogSerialConsole: spec.LogSerialConsole,
+		PodResources:     pod,
 		PCIAddress:       defaults.SystemDiskPCIAddress,
 		LogicalBlock:     uint(defaults.SystemDiskLogicalBlockSize),
 		PhysicalBlk:      uint(defaults.SystemDiskPhysicalBlockSize),
 		TopologySpread:   cfg.TopologySpread,
 		FactoryCA:        cfg.ImageFactoryCA,
 	}
-	v.PodCPURequest, _ = rules.PodCPU(nil, spec.PodCPURequest)
-	v.PodCPULimit, _ = rules.PodCPU(nil, spec.PodCPULimit)
-	v.EphemeralRequest, v.EphemeralLimit, _ = poolspec.EphemeralStorage(nil, spec.EphemeralStorage)
 	if d := spec.Disk; d != nil {
 		if d.PCIAddress != "" {
 			v.PCIAddress = d.PCIAddress

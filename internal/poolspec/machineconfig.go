@@ -49,8 +49,9 @@ type NodeSize struct {
 type Reserved struct {
 	SystemMemory, KubeMemory resource.Quantity
 	SystemCPU, KubeCPU       resource.Quantity
-	EvictionHard             string
-	EvictionSoft             string
+	// EvictionHard and EvictionSoft are the memory.available thresholds,
+	// parsed; the machine config writes their Text.
+	EvictionHard, EvictionSoft rules.Threshold
 }
 
 // machine checks the pool's labels, taints, GPUs, kernel modules and kubelet
@@ -135,19 +136,18 @@ func Reservations(root *field.Path, k *v1alpha1.Kubelet, node NodeSize) (Reserve
 		KubeMemory:   memory("kubeReservedMemory", k.KubeReservedMemory),
 		SystemCPU:    cpu("systemReservedCpu", k.SystemReservedCPU),
 		KubeCPU:      cpu("kubeReservedCpu", k.KubeReservedCPU),
-		EvictionHard: cmp.Or(k.EvictionHardMemory, DefaultEvictionHard),
-		EvictionSoft: cmp.Or(k.EvictionSoftMemory, DefaultEvictionSoft),
 	}
-	hard, e := rules.EvictionThreshold(kp.Child("evictionHardMemory"), r.EvictionHard)
+	hard, e := rules.EvictionThreshold(kp.Child("evictionHardMemory"), cmp.Or(k.EvictionHardMemory, DefaultEvictionHard))
 	errs = append(errs, e...)
-	soft, e2 := rules.EvictionThreshold(kp.Child("evictionSoftMemory"), r.EvictionSoft)
+	soft, e2 := rules.EvictionThreshold(kp.Child("evictionSoftMemory"), cmp.Or(k.EvictionSoftMemory, DefaultEvictionSoft))
 	errs = append(errs, e2...)
+	r.EvictionHard, r.EvictionSoft = hard, soft
 	if len(e) == 0 && len(e2) == 0 {
 		switch {
 		case hard.IsPercent != soft.IsPercent:
-			errs = append(errs, field.Invalid(kp.Child("evictionHardMemory"), r.EvictionHard, fmt.Sprintf("and evictionSoftMemory %q must use the same kind of unit, both percentages or both quantities", r.EvictionSoft)))
+			errs = append(errs, field.Invalid(kp.Child("evictionHardMemory"), hard.Text, fmt.Sprintf("and evictionSoftMemory %q must use the same kind of unit, both percentages or both quantities", soft.Text)))
 		case hard.IsPercent && hard.Percent >= soft.Percent, !hard.IsPercent && hard.Quantity.Cmp(soft.Quantity) >= 0:
-			errs = append(errs, field.Invalid(kp.Child("evictionHardMemory"), r.EvictionHard, fmt.Sprintf("must be strictly less than evictionSoftMemory %q: the kubelet evicts gracefully at the soft threshold before it kills at the hard one", r.EvictionSoft)))
+			errs = append(errs, field.Invalid(kp.Child("evictionHardMemory"), hard.Text, fmt.Sprintf("must be strictly less than evictionSoftMemory %q: the kubelet evicts gracefully at the soft threshold before it kills at the hard one", soft.Text)))
 		}
 	}
 	if len(errs) > 0 || node.Pending {
@@ -159,7 +159,7 @@ func Reservations(root *field.Path, k *v1alpha1.Kubelet, node NodeSize) (Reserve
 		}
 	} else if total := r.SystemMemory.AsApproximateFloat64() + r.KubeMemory.AsApproximateFloat64() + hard.Bytes(node.MemoryBytes); total >= float64(node.MemoryBytes) {
 		errs = append(errs, field.Invalid(kp, field.OmitValueType{}, fmt.Sprintf("reserves too much memory: systemReservedMemory %s + kubeReservedMemory %s + evictionHardMemory %s must be less than the node's memory %s (from %s), or nothing is left for pods; lower the reservations or give the node more memory",
-			r.SystemMemory.String(), r.KubeMemory.String(), r.EvictionHard, resource.NewQuantity(node.MemoryBytes, resource.BinarySI).String(), node.From)))
+			r.SystemMemory.String(), r.KubeMemory.String(), hard.Text, resource.NewQuantity(node.MemoryBytes, resource.BinarySI).String(), node.From)))
 	}
 	if node.MilliCPU == 0 {
 		if k.SystemReservedCPU != "" || k.KubeReservedCPU != "" {

@@ -89,7 +89,7 @@ func TestReservations(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("%s\nunexpected refusal: %v", tc.reason, errs)
 			}
-			got := want{r.SystemMemory.String(), r.KubeMemory.String(), r.SystemCPU.String(), r.KubeCPU.String(), r.EvictionHard, r.EvictionSoft}
+			got := want{r.SystemMemory.String(), r.KubeMemory.String(), r.SystemCPU.String(), r.KubeCPU.String(), r.EvictionHard.Text, r.EvictionSoft.Text}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -146,8 +146,8 @@ func Installer(l Layers, img Image) (Setting, field.ErrorList) {
 	return Setting{Value: repo, Field: img.FactoryURL.Field + " and Input image.platform"}, nil
 }
 
-// Size is what a pool's shape sizes, its quantities parsed once, where they
-// are validated.
+// Size is what a pool's shape sizes and how Cluster API runs it, its values
+// parsed once, where they are validated, with the chart's defaults.
 type Size struct {
 	Replicas int32
 	// InstanceType sizes the VMs: the pool's own, else the default one
@@ -164,6 +164,11 @@ type Size struct {
 	// Reserved is the kubelet reservations on Node; the node pool computes
 	// them again on the instance type's size while Node is pending.
 	Reserved Reserved
+	// Pod is the virt-launcher Pod's resources (VMTemplate).
+	Pod PodResources
+	// Scaling and HealthCheck are the pool's Cluster API knobs (CAPI).
+	Scaling     Scaling
+	HealthCheck HealthCheck
 }
 
 // Pool is a pool resolved from its layers.
@@ -239,11 +244,13 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 		errs = append(errs, e...)
 	}
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
-	errs = append(errs, VMTemplate(root, s)...)
+	var e field.ErrorList
+	size.Pod, e = VMTemplate(root, s)
+	errs = append(errs, e...)
 	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
-	reserved, e := machine(root, s, size.Node)
-	size.Reserved = reserved
+	size.Reserved, e = machine(root, s, size.Node)
 	errs = append(errs, e...)
-	return size, append(errs, CAPI(root, s)...)
+	size.Scaling, size.HealthCheck, e = CAPI(root, s, size.Replicas)
+	return size, append(errs, e...)
 }

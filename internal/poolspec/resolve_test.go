@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -127,7 +128,14 @@ func fieldsOrNil(errs field.ErrorList) []string {
 func TestResolveSize(t *testing.T) {
 	cfg := testConfig(t)
 	three := int32(3)
-	memory := resource.MustParse("8Gi")
+	memory, cpuRequest := resource.MustParse("8Gi"), resource.MustParse("500m")
+	// The chart's defaults: a 2Gi ephemeral limit and limit/40 in whole
+	// bytes as the request, and its MachineHealthCheck values.
+	pod := PodResources{EphemeralRequest: *resource.NewQuantity((2<<30)/40, resource.DecimalSI), EphemeralLimit: resource.MustParse("2Gi")}
+	hc := HealthCheck{MaxUnhealthy: intstr.FromString("50%"), NodeStartupTimeout: 20 * time.Minute, ReadyUnknownTimeout: 5 * time.Minute, ReadyFalseTimeout: 10 * time.Minute}
+	fixed := func(n int32) Scaling {
+		return Scaling{MaxSurge: intstr.FromInt32(n), MaxUnavailable: intstr.FromInt32(1)}
+	}
 	cases := map[string]struct {
 		reason string
 		shape  v1alpha1.PoolShape
@@ -136,14 +144,16 @@ func TestResolveSize(t *testing.T) {
 		"Defaults": {
 			reason: "An empty shape runs the default replicas on the default instance type and the Input's disk size.",
 			want: Size{Replicas: defaults.Replicas, InstanceType: defaults.InstanceType, DiskSize: cfg.DiskSize, Node: NodeSize{Pending: true},
-				Reserved: mustReservations(t, NodeSize{Pending: true})},
+				Reserved: mustReservations(t, NodeSize{Pending: true}), Pod: pod, Scaling: fixed(max(defaults.Replicas, 1)), HealthCheck: hc},
 		},
 		"Resources": {
 			reason: "A shape sized by resources is parsed once and states the node's size.",
-			shape:  v1alpha1.PoolShape{Replicas: &three, Resources: &v1alpha1.Resources{CPU: "4", Memory: "8Gi"}, DiskSize: "40Gi"},
+			shape:  v1alpha1.PoolShape{Replicas: &three, Resources: &v1alpha1.Resources{CPU: "4", Memory: "8Gi"}, DiskSize: "40Gi", PodCPURequest: "500m"},
 			want: Size{Replicas: 3, Cores: 4, Memory: &memory, DiskSize: resource.MustParse("40Gi"),
 				Node:     NodeSize{MemoryBytes: 8 << 30, MilliCPU: 4000, From: "spec.nodePools[md0].resources"},
-				Reserved: mustReservations(t, NodeSize{MemoryBytes: 8 << 30, MilliCPU: 4000})},
+				Reserved: mustReservations(t, NodeSize{MemoryBytes: 8 << 30, MilliCPU: 4000}),
+				Pod:      PodResources{PodCPURequest: &cpuRequest, EphemeralRequest: pod.EphemeralRequest, EphemeralLimit: pod.EphemeralLimit},
+				Scaling:  fixed(3), HealthCheck: hc},
 		},
 	}
 	for name, tc := range cases {

@@ -11,11 +11,20 @@ import (
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
+// PodResources are the virt-launcher Pod's CPU and ephemeral storage.
+type PodResources struct {
+	// PodCPURequest and PodCPULimit are nil when the pool leaves them to
+	// KubeVirt, which derives both from the guest vCPU count.
+	PodCPURequest, PodCPULimit       *resource.Quantity
+	EphemeralRequest, EphemeralLimit resource.Quantity
+}
+
 // VMTemplate checks the worker VM details of a pool's shape at root: roles,
 // the virt-launcher CPU pair and its guards, ephemeral storage and the
-// system disk. The CPU guards are the cozystack chart's, one for one
+// system disk, and returns the Pod's resources it parsed. The CPU guards are
+// the cozystack chart's, one for one
 // (packages/apps/kubernetes-nodes/templates/nodegroup.yaml:228-297 @69da032).
-func VMTemplate(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
+func VMTemplate(root *field.Path, s v1alpha1.PoolShape) (PodResources, field.ErrorList) {
 	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, r := range s.Roles {
@@ -27,29 +36,28 @@ func VMTemplate(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 		seen[r] = true
 		errs = append(errs, rules.NodeRole(path, r)...)
 	}
-	errs = append(errs, podCPU(root, s)...)
-	if e := s.EphemeralStorage; e != nil {
-		_, _, es := EphemeralStorage(root.Child("ephemeralStorage"), e)
-		errs = append(errs, es...)
-	}
+	cpuReq, cpuLim, e := podCPU(root, s)
+	req, lim, es := EphemeralStorage(root.Child("ephemeralStorage"), s.EphemeralStorage)
+	errs = append(append(errs, e...), es...)
 	if d := s.Disk; d != nil {
 		errs = append(errs, rules.PCIAddress(root.Child("disk", "pciAddress"), d.PCIAddress)...)
 		if b := d.BlockSize; b != nil {
 			errs = append(errs, rules.BlockSize(root.Child("disk", "blockSize"), b.Logical, b.Physical)...)
 		}
 	}
-	return errs
+	return PodResources{PodCPURequest: cpuReq, PodCPULimit: cpuLim, EphemeralRequest: req, EphemeralLimit: lim}, errs
 }
 
-// podCPU is the chart's guards on podCpuRequest and podCpuLimit. Presence,
-// not truth: zero is a value, and which zeroes are coherent is decided here.
-func podCPU(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
+// podCPU parses podCpuRequest and podCpuLimit and runs the chart's guards
+// on them. Presence, not truth: zero is a value, and which zeroes are
+// coherent is decided here.
+func podCPU(root *field.Path, s v1alpha1.PoolShape) (req, lim *resource.Quantity, errs field.ErrorList) {
 	reqPath, limPath := root.Child("podCpuRequest"), root.Child("podCpuLimit")
-	req, errs := rules.PodCPU(reqPath, s.PodCPURequest)
+	req, errs = rules.PodCPU(reqPath, s.PodCPURequest)
 	lim, e := rules.PodCPU(limPath, s.PodCPULimit)
 	errs = append(errs, e...)
 	if len(errs) > 0 {
-		return errs
+		return req, lim, errs
 	}
 	sizedByResources := s.InstanceType == "" && s.Resources != nil && (s.Resources.CPU != "" || s.Resources.Memory != "")
 	for _, c := range []struct {
@@ -64,7 +72,7 @@ func podCPU(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 		}
 	}
 	if len(errs) > 0 {
-		return errs
+		return req, lim, errs
 	}
 	switch {
 	case lim != nil && req == nil && lim.IsZero():
@@ -74,7 +82,7 @@ func podCPU(root *field.Path, s v1alpha1.PoolShape) field.ErrorList {
 	case lim != nil && req != nil && req.Cmp(*lim) > 0:
 		errs = append(errs, field.Invalid(reqPath, rules.Quoted(s.PodCPURequest), fmt.Sprintf("exceeds podCpuLimit %q, and a container cannot request more CPU than its limit; lower the request or raise the limit", rules.Quoted(s.PodCPULimit))))
 	}
-	return errs
+	return req, lim, errs
 }
 
 // EphemeralStorage resolves the virt-launcher Pod's ephemeral storage at

@@ -48,7 +48,7 @@ func TestVMTemplatePaths(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := VMTemplate(tc.root, tc.shape)
+			_, errs := VMTemplate(tc.root, tc.shape)
 			if len(errs) != len(tc.want) {
 				t.Fatalf("%s\ngot %d errors, want %d: %v", tc.reason, len(errs), len(tc.want), errs)
 			}

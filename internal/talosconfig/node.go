@@ -107,10 +107,10 @@ func NodePatch(nc Node) (string, error) {
 			"systemReserved": map[string]string{"cpu": r.SystemCPU.String(), "memory": r.SystemMemory.String()},
 			"kubeReserved":   map[string]string{"cpu": r.KubeCPU.String(), "memory": r.KubeMemory.String()},
 			"evictionHard": map[string]string{
-				"memory.available": r.EvictionHard, "nodefs.available": "10%", "imagefs.available": "15%", "nodefs.inodesFree": "5%",
+				"memory.available": r.EvictionHard.Text, "nodefs.available": "10%", "imagefs.available": "15%", "nodefs.inodesFree": "5%",
 			},
 			"evictionSoft": map[string]string{
-				"memory.available": r.EvictionSoft, "nodefs.available": "15%", "imagefs.available": "20%",
+				"memory.available": r.EvictionSoft.Text, "nodefs.available": "15%", "imagefs.available": "20%",
 			},
 			"evictionSoftGracePeriod": map[string]string{
 				"memory.available": "1m30s", "nodefs.available": "1m30s", "imagefs.available": "1m30s",
