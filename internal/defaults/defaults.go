@@ -10,19 +10,13 @@ const (
 
 	// TalosVersion is the default Talos release of a pool.
 	TalosVersion = "v1.13.6"
-	// TalosSchematicID is the default Image Factory schematic: the one the
-	// platform's default golden is built from.
+	// TalosSchematicID is the Image Factory schematic of the default golden.
 	TalosSchematicID = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
 	// ImageFactoryURL is the public Talos Image Factory.
 	ImageFactoryURL = "https://factory.talos.dev"
-	// There is deliberately no installer repository default. The installer
-	// must match the disk image's platform, so unless the Input or the
-	// composite names one, each pool derives it from its factory URL, the
-	// image platform and its Talos version
-	// (talosimage.DefaultInstallerRepository): with the defaults here that is
-	// factory.talos.dev/openstack-installer. A fixed factory.talos.dev/installer
-	// would be the metal installer, which turns an upgraded openstack worker
-	// into a metal one that no longer reads its config drive.
+	// No installer repository default: the installer must match the disk's
+	// platform, so each pool derives it (talosimage.DefaultInstallerRepository;
+	// factory.talos.dev/openstack-installer with these defaults).
 
 	// KubernetesVersion is the default Kubernetes minor of a tenant cluster.
 	KubernetesVersion = "v1.35"
@@ -33,16 +27,14 @@ const (
 	// ImageArch is the CPU architecture of the boot image.
 	ImageArch = "amd64"
 
-	// VMServiceAccount is the service account a worker VM runs as: KubeVirt
-	// uses the VM's own account, "default" unless the VM template mounts a
-	// serviceAccount volume, and CAPK mounts none.
+	// VMServiceAccount is a worker VM's account: KubeVirt's default unless
+	// the VM mounts a serviceAccount volume, which CAPK never does.
 	VMServiceAccount = "default"
 
 	// GoldenStorage is the default size of a golden DataVolume.
 	GoldenStorage = "6Gi"
-	// MinimumImageStorage is the smallest golden size accepted: the raw Talos
-	// disk image is 1246 MiB uncompressed for the metal, nocloud and openstack
-	// platforms, so a smaller golden cannot hold the import.
+	// MinimumImageStorage is the smallest golden accepted: the raw metal,
+	// nocloud and openstack Talos disks are 1246 MiB uncompressed.
 	MinimumImageStorage = "1246Mi"
 	// DiskSize is the default size of a worker's system disk.
 	DiskSize = "20Gi"
@@ -60,34 +52,29 @@ const (
 	// EphemeralStorageLimit is the virt-launcher Pod's ephemeral-storage
 	// limit: the worker's disks are persistent volumes and do not count.
 	EphemeralStorageLimit = "2Gi"
-	// EphemeralStorageRatio divides the limit into the default request:
-	// cozy-lib's default ephemeral-storage allocation ratio
-	// (packages/library/cozy-lib/templates/_resources.tpl @69da032).
+	// EphemeralStorageRatio divides the limit into the request, as cozy-lib
+	// does (packages/library/cozy-lib/templates/_resources.tpl @69da032).
 	EphemeralStorageRatio = 40
 	// SystemDiskPCIAddress is the system disk's guest PCI address.
 	SystemDiskPCIAddress = "0000:07:00.0"
 	// SystemDiskLogicalBlockSize and SystemDiskPhysicalBlockSize are the
-	// sector sizes the guest sees: 4K physical sectors, as replicated
-	// storage has.
+	// guest's sector sizes: 4K physical, as replicated storage has.
 	SystemDiskLogicalBlockSize  int32 = 512
 	SystemDiskPhysicalBlockSize int32 = 4096
 )
 
 // MaxWorkerDisks is the Input's cloneHealth.maxWorkerDisks: 256 worker
-// DataVolumes as CDI v1.65.0 leaves them are ~1.6 MB of request, under half
-// the 4 MiB default, with room for a rollout to double them before the next
-// call (docs/performance.md).
+// DataVolumes (CDI v1.65.0) are ~1.6 MB of request, room for a rollout to
+// double them under the 4 MiB default (docs/performance.md).
 const MaxWorkerDisks int32 = 256
 
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's
 // (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and
 // templates/nodegroup.yaml:540-544 at cozystack/cozystack@69da032).
 const (
-	// MinReplicas is the cluster-autoscaler floor of an autoscaled pool that
-	// sets only maxReplicas: scale from zero.
+	// MinReplicas is the autoscaler's floor when a pool sets only maxReplicas.
 	MinReplicas int32 = 0
-	// MaxNodeProvisionTime is how long the cluster-autoscaler waits for a new
-	// worker of an autoscaled pool to register.
+	// MaxNodeProvisionTime is how long the autoscaler waits for a new node.
 	MaxNodeProvisionTime = "30m"
 	// MaxUnhealthy is the share of unhealthy workers the MachineHealthCheck
 	// tolerates before it stops remediating.
@@ -103,7 +90,7 @@ const (
 )
 
 // BootstrapMode is a pool's default Talos bootstrap mode: CABPT generates
-// the worker config (a TalosControlPlane cluster), today's behaviour.
+// the worker config (a TalosControlPlane cluster).
 const BootstrapMode = "Generate"
 
 // The Join bootstrap mode's defaults: where cozystack's kubernetes chart and

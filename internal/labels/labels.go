@@ -38,15 +38,12 @@ const (
 	AnnTalosVersion = Prefix + "talos-version"
 	// AnnSourceType records whether a template clones or imports.
 	AnnSourceType = Prefix + "source-type"
-	// AnnImportPermanentError records, on a golden DataVolume, a permanent
-	// importer error that CDI clears from the DataVolume each time it
-	// restarts the importer (cdistate.Of reads it, the catalog writes it).
+	// AnnImportPermanentError keeps on a golden DataVolume a permanent
+	// importer error, which CDI clears on each importer restart (cdistate).
 	AnnImportPermanentError = Prefix + "import-permanent-error"
-	// AnnTeardown, "true" on an XNodePool, asks its pool to remove its
-	// workers and everything it composed while the XNodePool itself stays:
-	// an XTenantCluster sets it on a pool that left spec.nodePools, and
-	// deletes the XNodePool once it reports it released (nodepool
-	// teardown.go).
+	// AnnTeardown "true" on an XNodePool has its pool remove its workers and
+	// composed objects while the XNodePool stays: an XTenantCluster sets it
+	// on a pool that left spec.nodePools and deletes it once released.
 	AnnTeardown = Prefix + "teardown"
 )
 
@@ -58,18 +55,14 @@ const (
 	// object of a Usage; the webhook nousages.protection.crossplane.io
 	// refuses DELETE of an object that carries it while a Usage names it.
 	InUse = "crossplane.io/in-use"
-	// AnnDeletionAttempt is recorded by that webhook on an object whose
-	// DELETE it refused, with the propagation policy asked for
-	// (internal/webhook/protection/usage/handler.go); a Usage with
-	// replayDeletion re-issues that delete once it goes.
+	// AnnDeletionAttempt is the webhook's record of a refused DELETE, with
+	// its propagation policy (internal/webhook/protection/usage/handler.go),
+	// which a Usage with replayDeletion re-issues once it goes.
 	AnnDeletionAttempt = "usage.crossplane.io/deletion-attempt-with-policy"
 )
 
-// Crossplane keys. Crossplane's usage controller labels the object a Usage
-// protects with CrossplaneInUse "true", and its webhook
-// nousages.protection.crossplane.io refuses the DELETE of any object so
-// labelled (v2.2.0 internal/controller/protection/usage/reconciler.go,
-// cluster/webhookconfigurations/usage.yaml).
+// CrossplaneInUse is the same label as InUse; the webhook selects on it
+// (Crossplane v2.2.0 cluster/webhookconfigurations/usage.yaml).
 const CrossplaneInUse = "crossplane.io/in-use"
 
 // CDI annotation keys. The CDI API module does not export these.

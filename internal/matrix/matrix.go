@@ -72,7 +72,7 @@ type Result struct {
 }
 
 // Check looks up talosVersion's minor and tests kubernetesVersion against it.
-// Both must already be validated; an unparsable version yields Unknown.
+// An unparsable Talos version yields Unknown, a Kubernetes one Unsupported.
 func (t Table) Check(talosVersion, kubernetesVersion string) Result {
 	talos, ok := rules.ParseMinor(talosVersion)
 	if !ok {
@@ -125,9 +125,7 @@ func (r Row) minors() []string {
 	return out
 }
 
-// The SupportMatrix condition, defined once for every mode that checks the
-// matrix (the tenant cluster on its Talos release, the node pool on its own
-// and on its osImage override).
+// The SupportMatrix condition of every mode that checks the matrix.
 const (
 	ConditionType           = "SupportMatrix"
 	ReasonSupported         = "Supported"

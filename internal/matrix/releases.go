@@ -4,12 +4,10 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 )
 
-// BuiltinReleases is the patch release each Kubernetes minor's pools run,
-// the table cozystack's kubernetes-nodes chart ships
-// (packages/apps/kubernetes-nodes/files/versions.yaml@69da032, read by
-// _versions.tpl kubernetes.versionMap for the Machine version and the kubelet
-// image tag). It lives beside the support matrix because the two are updated
-// together: a new Talos minor brings a new Kubernetes minor and its release.
+// BuiltinReleases is the patch release each Kubernetes minor's pools run, as
+// kubernetes-nodes ships it (files/versions.yaml@69da032, which _versions.tpl
+// kubernetes.versionMap reads for the Machine version and kubelet image tag).
+// It is updated with the support matrix: a new Talos minor brings a new one.
 var BuiltinReleases = map[string]string{
 	"v1.31": "v1.31.14",
 	"v1.32": "v1.32.13",
@@ -19,11 +17,9 @@ var BuiltinReleases = map[string]string{
 }
 
 // Release is the Kubernetes release a pool of minor runs: the Input's row,
-// else the built-in one (unless the Input replaces the table), else the
-// minor's .0 release. The chart refuses a minor it has no row for; the
-// function runs the first release instead, because new minors must need no
-// function release (the support matrix fails open the same way), and every
-// released minor has a .0.
+// else the built-in one (unless the Input replaces the table), else minor.0.
+// The chart refuses an unlisted minor; this fails open, as the support
+// matrix does, so a new minor needs no function release.
 func Release(c config.Config, minor string) string {
 	if r, ok := c.KubernetesReleases[minor]; ok {
 		return r

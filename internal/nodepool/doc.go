@@ -1,23 +1,29 @@
 // Package nodepool composes an XNodePool: the content-named
 // KubevirtMachineTemplate and TalosConfigTemplate of a Talos worker pool, the
-// MachineDeployment that points at both and its MachineHealthCheck. The Talos
-// config is internal/talosconfig's to render, the Cluster API objects
-// internal/clusterapi's to build. A call first decides what it reads, then
-// reads everything (world.go, join.go), then decides in order (plan.go):
-//  1. what the call reads, from the spec, the previous status and the
-//     observed composed resources alone (reads.go);
-//  2. the osImage, the disk source and the shape (internal/poolspec, called
-//     from resolve.go), and the installer (installer.go);
-//  3. the support matrix (supportmatrix.go);
-//  4. clone health (health.go);
-//  5. the disk template and its StorageClass (render.go, vmtemplate.go);
-//  6. the node size and kubelet reservations (reservations.go), then the
-//     bootstrap template, the MachineDeployment and its health check;
-//  7. what holds the pool back: the clone gates (gate.go) and pre-flight
-//     (preflight.go), a missing instance type, the clone grant, the Join
-//     mode's guard and facts (joinplan.go);
-//  8. what is emitted (emit.go): the current objects, the previous templates
-//     a MachineSet still needs, status, conditions and results;
-//  9. the Usages that protect clones and guard deletion (usage.go), or the
-//     pool's removal when it is asked to go (teardown.go).
+// MachineDeployment on both, its MachineHealthCheck, and the Usages that
+// protect the goldens it clones and the pool's own deletion. The Talos config
+// is internal/talosconfig's to render, the Cluster API objects
+// internal/clusterapi's to build.
+//
+// Prepare (mode.go) decodes the pool (pool.go, resolve.go), or its removal
+// (teardown.go), and what the call reads (reads.go); Requirements asks for
+// it (world.go, join.go). Compose then decides (plan.go, decide):
+//  1. the world read and the Join facts (world.go, joinplan.go);
+//  2. the installer repository (installer.go) and the support matrix
+//     (supportmatrix.go); the installer condition and clone health
+//     (health.go);
+//  3. the clone gates' input and the disk template's StorageClass (gate.go),
+//     then the disk template (render.go, vmtemplate.go);
+//  4. the workers: node size and kubelet reservations (reservations.go), the
+//     bootstrap template, the MachineDeployment and its health check
+//     (render.go, deployment.go);
+//  5. the hold, the first that applies: the clone gates and pre-flight of a
+//     new clone template (gate.go, preflight.go), an unknown node size, the
+//     clone grant, the Join mode's holds (joinplan.go);
+//  6. a Join pool not held stays on its running bootstrap template when only
+//     the facts changed (joinplan.go).
+//
+// emit.go writes the plan: the current objects, the previous templates a
+// MachineSet still needs, the clone Usages (usage.go), status, conditions
+// and results; the deletion guard follows (teardown.go).
 package nodepool

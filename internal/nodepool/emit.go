@@ -26,8 +26,7 @@ const (
 	ReasonTemplateChanged  = "TemplateChanged"
 )
 
-// emit turns the plan into the Output: desired resources, status,
-// conditions, results and TTL.
+// emit turns the plan into the Output.
 func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
 	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.bootstrapName()
@@ -35,8 +34,7 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 
 	switch {
 	case pl.Hold != nil && !pl.Hold.DeploymentOnly:
-		// Hold the change back: every observed resource stays exactly as it
-		// is, and nothing new is composed.
+		// Hold the change back: every observed resource stays as it is.
 		pl.Observed.Keep(out.Resources, compose.RetireNone, pl.keptReady)
 		machineTemplate, bootstrapTemplate = pl.Observed.inEffect()
 		settled = false
@@ -45,10 +43,9 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 			return compose.Output{}, err
 		}
 		if pl.Hold != nil {
-			// Only the deployment waits: it stays as observed (pointing at
-			// the templates the pool runs on now, which keepReferenced
-			// keeps), or is not composed at all for a new pool.
-			// The health check goes with the deployment it watches.
+			// Only the deployment and its health check wait: they stay as
+			// observed, on the templates keepReferenced keeps, or are not
+			// composed at all for a new pool.
 			for _, n := range []resource.Name{resourceMachineDeployment, resourceMachineHealthCheck} {
 				delete(out.Resources, n)
 				if u, ok := pl.Observed.Resources[n]; ok {
@@ -68,8 +65,7 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	if err := pl.protectClones(out.Resources, cfg.Usages); err != nil {
 		return compose.Output{}, err
 	}
-	// Whatever the mode could not read stays, whichever rule above left it
-	// out.
+	// Whatever the mode could not read stays, whichever rule left it out.
 	pl.Observed.Keep(out.Resources, compose.RetireAll, pl.keptReady)
 	// A held pool has no workers for the change it waits for: it must not be
 	// reported Ready because what it composes is.
@@ -91,12 +87,9 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	return out, nil
 }
 
-// emitCurrent composes the current templates and the MachineDeployment.
-// Templates are ready once they exist; the MachineDeployment once its ready
-// replicas reach the desired count.
+// emitCurrent composes the current templates, deployment and health check.
 func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) error {
-	// The templates come serialised from render (named); the rest is
-	// serialised here.
+	// The templates come serialised from render, which names them.
 	current := []struct {
 		name    resource.Name
 		obj     any
@@ -142,12 +135,10 @@ func (pl plan) emitCurrent(into map[resource.Name]*resource.DesiredComposed) err
 	return nil
 }
 
-// keepReferenced re-emits, unchanged, every previous template that a
-// MachineSet of this pool, or the observed MachineDeployment, still points
-// at: an old MachineSet needs its templates to scale down or remediate its
-// Machines. Previous templates nothing points at any more are retired,
-// unless the MachineDeployment cannot be read: then what the pool runs on is
-// unknown and every template stays. Usages are protectClones' to decide.
+// keepReferenced keeps every previous template a MachineSet or the observed
+// MachineDeployment still points at: an old MachineSet needs its templates
+// to scale down or remediate. The others retire, unless the deployment is
+// unreadable and what the pool runs on is unknown. Usages are protectClones'.
 func (pl plan) keepReferenced(into map[resource.Name]*resource.DesiredComposed) {
 	machine, bootstrap := map[string]bool{}, map[string]bool{}
 	m, b := pl.Observed.inEffect()
@@ -172,9 +163,8 @@ func (pl plan) keepReferenced(into map[resource.Name]*resource.DesiredComposed) 
 	pl.Observed.Keep(into, retired, pl.keptReady)
 }
 
-// keptReady is the readiness of an observed resource kept as it is: a
-// template or Usage is ready once it exists, the MachineDeployment once its
-// ready replicas reach its own desired count.
+// keptReady is the readiness of a kept resource: a template or Usage once it
+// exists, the MachineDeployment once its ready replicas reach its own count.
 func (pl plan) keptReady(n resource.Name) resource.Ready {
 	if n == resourceMachineDeployment {
 		return deploymentReady(pl.Observed.Deployment, nil)
@@ -182,8 +172,7 @@ func (pl plan) keptReady(n resource.Name) resource.Ready {
 	return resource.ReadyTrue
 }
 
-// deploymentReady: ready once the observed ready replicas reach the desired
-// count (want, else the observed spec's).
+// deploymentReady: ready once its ready replicas reach want, else its spec's.
 func deploymentReady(md *clusterv1.MachineDeployment, want *int32) resource.Ready {
 	if md == nil {
 		return resource.ReadyFalse
@@ -262,8 +251,7 @@ func (p previous) condition(t string) string {
 	return c.Status + "/" + c.Reason
 }
 
-// results are the events of this reconcile: only what changed since the
-// observed status.
+// results are the events of what changed since the observed status.
 func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 	var rs []compose.Result
 	switch {
@@ -291,8 +279,7 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 	return rs
 }
 
-// readableCondition covers the required objects and the pool's own observed
-// composed resources. A pool always reports it.
+// readableCondition covers the required objects and the observed resources.
 func (pl plan) readableCondition() compose.Condition {
 	problems := append(append([]string(nil), pl.World.Unreadable...), pl.Observed.Problems()...)
 	return compose.Readable(fmt.Sprintf("node pool %q", pl.Pool.Ref()), problems)

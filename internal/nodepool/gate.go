@@ -25,9 +25,8 @@ const (
 type hold struct {
 	Reason  string
 	Message string
-	// DeploymentOnly composes the new templates (and their Usages) and holds
-	// only the MachineDeployment: the templates are what makes the catalog
-	// grant the clone permission the held deployment waits for.
+	// DeploymentOnly holds only the MachineDeployment: the new templates are
+	// what makes the catalog grant the clone the deployment waits for.
 	DeploymentOnly bool
 }
 
@@ -55,11 +54,9 @@ func poolClone(p pool, img image, dvs []cdiv1.DataVolume) *cdiv1.DataVolume {
 }
 
 // poolClassOf is the class a pool's next clone lands on: the one known
-// without reading the cluster (declared, or the class of the clone template
-// of this golden the pool runs on; call.prepare); else the class its own
-// cloned disk of this golden was bound on; else today's default. The pool
-// stays on the default that was in force when its disks were made, so
-// moving the default annotation never rolls a pool that changed nothing.
+// without reading the cluster (prepare), else the class its cloned disk of
+// this golden was bound on, else today's default. Keeping the default its
+// disks were made on means moving the default annotation rolls no pool.
 func poolClassOf(known *class, clone *cdiv1.DataVolume, pvcs []corev1.PersistentVolumeClaim, def storageclass.Choice) class {
 	if known != nil {
 		return *known
@@ -109,8 +106,7 @@ func declaredClass(dv *cdiv1.DataVolume) string {
 	return ""
 }
 
-// goldenStorageOf is the golden's size: its DataVolume's request, else its
-// PVC's. nil when neither states one.
+// goldenStorageOf is the golden's size: its DataVolume's request, else its PVC's.
 func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *resource.Quantity {
 	if dv != nil {
 		var req corev1.ResourceList
@@ -132,13 +128,10 @@ func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *r
 	return nil
 }
 
-// gateOnGolden holds a new or changed clone template until its golden is
-// ready, as cdistate reads CDI's phases and condition reasons. A worker
-// cloned from a golden that is still importing waits with it, and one
-// cloned from a failed golden waits forever; holding the template keeps the
-// running workers as they are instead. A pool that already has a finished
-// clone of this golden is never held: its disks exist, and a later problem
-// with the golden is not a reason to freeze the pool.
+// gateOnGolden holds a new clone template until its golden is ready: a
+// worker cloned from an importing golden waits with it, from a failed one
+// forever, while the hold keeps the running workers. A pool with a finished
+// clone of it is never held.
 func gateOnGolden(p pool, img image, st cdistate.State, cloned bool) *hold {
 	if cloned || st.Ready() {
 		return nil
@@ -172,12 +165,10 @@ func cdiSays(st cdistate.State) string {
 	return ""
 }
 
-// gateOnStorageClass holds a clone across StorageClasses. Across classes CDI
-// either falls back to a slow host-assisted copy over the pod network or
-// leaves the clone to the CSI driver, which can hang; sharing a class rules
-// out both. When either side resolves to no class at all there is nothing to
-// compare. This gate is not relaxed for a pool that already cloned: its next
-// clone would still cross classes.
+// gateOnStorageClass holds a clone across StorageClasses: there CDI falls
+// back to a host-assisted copy over the pod network or leaves the clone to
+// the CSI driver, which can hang. A pool that already cloned is held too:
+// its next clone would still cross classes.
 func gateOnStorageClass(p pool, img image, poolClass, goldenClass class) *hold {
 	if poolClass.Name == "" || goldenClass.Name == "" || poolClass.Name == goldenClass.Name {
 		return nil
@@ -201,8 +192,7 @@ func upperFirst(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// gateOnSize holds a worker disk smaller than its golden: a CDI clone target
-// must be at least the source size. Equal sizes pass.
+// gateOnSize holds a worker disk smaller than its golden, which CDI refuses.
 func gateOnSize(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) *hold {
 	if goldenStorage == nil || diskSize.Cmp(*goldenStorage) >= 0 {
 		return nil
@@ -217,8 +207,7 @@ type gateInput struct {
 	DiskSize  resource.Quantity
 	GoldenDV  *cdiv1.DataVolume
 	GoldenPVC *corev1.PersistentVolumeClaim
-	// Golden is cdistate.Of(GoldenDV, GoldenPVC), classified once by the
-	// caller, which reads it again for the clone plan's waiver.
+	// Golden is cdistate.Of(GoldenDV, GoldenPVC); decideHold reuses it.
 	Golden    cdistate.State
 	Cloned    bool
 	PoolClass class
@@ -227,9 +216,7 @@ type gateInput struct {
 }
 
 // gateClone runs the clone gates in order: golden readiness, StorageClass,
-// size floor. When the golden is gone entirely (and the pool has cloned, or
-// the first gate would have held), there is nothing to compare the class and
-// size with.
+// size floor; without a golden there is no class or size to compare.
 func gateClone(in gateInput) *hold {
 	if h := gateOnGolden(in.Pool, in.Image, in.Golden, in.Cloned); h != nil {
 		return h
@@ -244,16 +231,12 @@ func gateClone(in gateInput) *hold {
 }
 
 // gateOnCloneGrant holds the MachineDeployment of a pool that has not cloned
-// this golden yet until its VMs may clone it. KubeVirt's virt-controller
-// authorizes each worker's DataVolume as the VM's service account before it
-// creates it and, when refused, records UnauthorizedDataVolumeCreate and
-// retries later (kubevirt pkg/virt-controller/watch/vm/vm.go), so a
-// MachineDeployment composed before the grant makes Machines that stall.
-// The catalog grants a namespace once it sees a template there that pins
-// the golden, which is why the template itself is composed and only the
-// deployment waits. A pool with a finished clone of this golden is never
-// held: its namespace was granted, and a later change of the RBAC is no
-// reason to freeze it.
+// this golden until its VMs may clone it: virt-controller authorizes each
+// worker DataVolume as the VM's service account and, refused, records
+// UnauthorizedDataVolumeCreate and retries (kubevirt
+// pkg/virt-controller/watch/vm/vm.go), so Machines made earlier stall. The
+// catalog grants a namespace once a template there pins the golden, hence
+// only the deployment waits. A pool that has cloned it is never held.
 func gateOnCloneGrant(p pool, img image, serviceAccount string, w world, cloned bool) *hold {
 	if cloned || clonerbac.Allows(w.CloneBindings, w.CloneRoles, img.GoldenNamespace, p.Namespace, serviceAccount, img.GoldenName) {
 		return nil

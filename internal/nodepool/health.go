@@ -14,24 +14,19 @@ import (
 // ConditionCloneHealthy reports how the pool's worker disks were cloned.
 const ConditionCloneHealthy = "CloneHealthy"
 
-// cloneWithoutSource is CDI's reason, on the Bound and Ready conditions, for
-// a clone whose source PVC does not exist; the phase is left as it was and
-// CDI waits for the source forever (pvc-clone-controller.go, cdistate).
+// cloneWithoutSource is CDI's Bound and Ready reason for a clone whose source
+// PVC is missing, which it waits for forever (pvc-clone-controller.go).
 const cloneWithoutSource = cdistate.ReasonCloneWithoutSource
 
 // cloneTypeCopy is the cloneType CDI records for a host-assisted copy.
 const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 
-// cloneHealth surfaces worker disks whose clone is stuck without a source or
-// fell back to a host-assisted copy. Neither fails anything in CDI, and both
-// defeat the golden image: one never boots, the other copies the image over
-// the pod network per worker. Both are read off the DataVolumes: CDI copies
-// the claim's cloneType onto its DataVolume (CDI v1.65.0
-// pvc-clone-controller.go, snapshot-clone-controller.go), and
-// CloneWithoutSource is the DataVolume's own condition reason. A disk is
-// only made with a new Machine, so a settled pool whose disks were healthy
-// when last read is reported healthy without reading them again (reads.go);
-// a pool too large to read reports Unknown.
+// cloneHealth surfaces worker disks whose clone waits without a source or
+// fell back to a host-assisted copy: CDI fails neither, and both defeat the
+// golden (one never boots, the other copies the image per worker). Both are
+// on the DataVolume: CDI copies the claim's cloneType onto it (CDI v1.65.0
+// pvc-clone-controller.go, snapshot-clone-controller.go). A settled pool
+// healthy when last read is not read again (reads.go).
 func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32) compose.Condition {
 	if rd.TooManyWorkers {
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: ReasonTooManyWorkerDisks, Message: msgTooManyWorkerDisks(p, rd.WorkerDisks, limit)}

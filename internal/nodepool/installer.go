@@ -14,9 +14,8 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
-// resolveInstallerRepository decides where the pool's workers pull their
-// installer from (poolspec.Installer). It is decided only when the pool
-// composes, so a factory that makes no installer is reported by the pool.
+// resolveInstallerRepository is the workers' installer (poolspec.Installer),
+// decided in Compose so that the pool reports a factory that makes none.
 func resolveInstallerRepository(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, img image) (setting, error) {
 	repo, errs := poolspec.Installer(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg), img)
 	if len(errs) > 0 {
@@ -36,15 +35,11 @@ const (
 	ReasonInstallerPlatformUnknown = "InstallerPlatformUnknown"
 )
 
-// installerCondition warns when an explicit installer repository is an Image
-// Factory installer of another platform than the disk, on a Talos version
-// whose upgrades take the kernel command line from the installer (1.12 on:
-// CABPT sets install.grubUseUKICmdline). Such a worker upgraded with the
-// metal installer becomes talos.platform=metal and stops reading its config
-// drive. Composites created while the XRDs defaulted installerRepository to
-// factory.talos.dev/installer carry that value in their stored spec, so this
-// is what tells their owners to remove it. It warns, never holds: the
-// explicit value is the platform's to choose.
+// installerCondition warns when an explicit installer is a factory installer
+// of another platform than the disk on Talos 1.12 or later, where a worker
+// so upgraded stops reading its config drive
+// (talosimage.DefaultInstallerRepository); stored specs may carry the old
+// default factory.talos.dev/installer. It never holds: the value is explicit.
 func installerCondition(p pool, repo setting, diskPlatform, version string) compose.Condition {
 	ok := compose.Condition{Type: ConditionInstallerMatchesDisk, Status: compose.StatusTrue, Reason: ReasonInstallerMatches,
 		Message: fmt.Sprintf("Node pool %q upgrades with installer %s, the flavour of its %s disk.", p.Ref(), repo.Value, diskPlatform)}

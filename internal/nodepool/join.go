@@ -17,20 +17,16 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// The Join bootstrap mode reads a cluster's join facts: what a worker's
-// complete Talos config needs and only the control plane knows. cozystack's
-// kubernetes-nodes chart reads the same objects in its talos-reconcile Job
-// (packages/apps/kubernetes-nodes/templates/talos-reconcile-job.yaml@69da032:
-// the Secret <cluster>-talos-secrets keys token, clusterId, clusterSecret and
+// The Join mode reads a cluster's join facts from the objects cozystack's
+// kubernetes-nodes chart reads (templates/talos-reconcile-job.yaml@69da032:
+// Secret <cluster>-talos-secrets keys token, clusterId, clusterSecret,
 // bootstrapToken; <cluster>-talos-ca tls.crt; <cluster>-ca ca.crt; the
-// Service <cluster> and kube-system/kube-dns ClusterIPs) and guards the
+// ClusterIPs of Service <cluster> and kube-system/kube-dns) and guards the
 // pool's minor against the KamajiControlPlane named like the cluster
 // (_helpers.tpl:140-157@69da032, kubernetes-nodes.assertParentVersion).
 //
-// The values of the Secrets are secrets: they go into the composed
-// TalosConfigTemplate (as in the chart, which writes them into its
-// TalosConfigTemplate too) and nowhere else. Messages, conditions, status
-// and results name the Secret and the key, never a value, and never an error
+// Secret values go into the TalosConfigTemplate, as in the chart, and
+// nowhere else: messages name the Secret and key, never a value or an error
 // text that could quote one.
 
 // Requirement names of the Join mode.
@@ -101,8 +97,7 @@ const (
 type joinFacts struct {
 	talosconfig.JoinFacts
 
-	// ControlPlaneVersion is the control plane's spec.version; empty when
-	// the control plane is not there (yet) or says none.
+	// ControlPlaneVersion is the control plane's spec.version, if any.
 	ControlPlaneVersion string
 	ControlPlaneFound   bool
 
@@ -111,14 +106,12 @@ type joinFacts struct {
 	Missing, Invalid []string
 }
 
-// bootstrapToken is the kubeadm bootstrap token format the kubelet's TLS
-// bootstrap authenticates with (<id>.<secret>, k8s.io/cluster-bootstrap
-// token/api BootstrapTokenPattern).
+// bootstrapToken is the token the kubelet's TLS bootstrap authenticates
+// with (k8s.io/cluster-bootstrap token/api BootstrapTokenPattern).
 var bootstrapToken = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
 
-// readJoinFacts reads the facts out of the required resources. Objects of
-// another namespace or name are ignored, as elsewhere (crossplane render does
-// not honour a requirement's namespace).
+// readJoinFacts reads the facts, ignoring other namespaces and names
+// (crossplane render ignores a requirement's namespace).
 func readJoinFacts(r joinRefs, got required.Resolved) joinFacts {
 	f := joinFacts{}
 	secret := func(req, name string) (*corev1.Secret, string) {

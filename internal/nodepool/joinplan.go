@@ -15,9 +15,8 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// AnnJoinBase marks a Join pool's TalosConfigTemplate with the hash of its
-// spec apart from the cluster's facts (joinBase): how the next reconcile
-// tells a change of facts alone from a change of the pool.
+// AnnJoinBase is the hash of a Join TalosConfigTemplate's spec without the
+// facts (joinBase), which tells a change of facts alone from one of the pool.
 const AnnJoinBase = labels.Prefix + "join-base"
 
 // ConditionJoinFactsCurrent says whether a Join pool's running worker config
@@ -55,9 +54,8 @@ func readJoin(p pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got require
 	return &joinPlan{Refs: refs, Config: cfg.Join, Facts: readJoinFacts(refs, got), Revision: spec.Bootstrap.FactsRevision}
 }
 
-// bootstrapSpec turns a Generate spec into the Join one: generateType none,
-// the complete worker config as data, the patches unchanged. It returns the
-// base hash too (joinBase).
+// bootstrapSpec turns a Generate spec into the Join one (generateType none,
+// the worker config as data, the same patches) and its base hash.
 func (j *joinPlan) bootstrapSpec(spec talosconfig.TalosConfigSpec, release string) (talosconfig.TalosConfigSpec, string, error) {
 	spec.GenerateType = talosconfig.GenerateTypeNone
 	base := spec
@@ -75,17 +73,12 @@ func (j *joinPlan) bootstrapSpec(spec talosconfig.TalosConfigSpec, release strin
 	return spec, hash, nil
 }
 
-// hold is the Join mode's hold, or nil. The guard comes first: a pool
-// ahead of its control plane must wait even when its facts are there.
-//
-// The chart fails the whole render in both cases; a hold has the same effect
-// on what exists (nothing changes) and lifts by itself once the control
-// plane is upgraded or the facts appear, which is the normal order of a
-// fresh cluster and of an upgrade that bumps the control plane and the pools
-// in one edit.
+// hold is the Join mode's hold, or nil; the version guard comes first. The
+// chart fails its render instead; a hold changes nothing either but lifts
+// by itself once the facts appear or the control plane is upgraded, the
+// normal order of a new cluster or of an upgrade made in one edit.
 func (j *joinPlan) hold(p pool, s shape) *hold {
-	// A control plane version without a minor skips the guard, as the
-	// chart does.
+	// A control plane version without a minor skips it, as in the chart.
 	if cp, ok := rules.LeadingMinor(j.Facts.ControlPlaneVersion); j.Facts.ControlPlaneFound && ok {
 		if v, ok := rules.ParseMinor(s.KubernetesVersion.Value); ok && v.Compare(cp) > 0 {
 			return &hold{Reason: ReasonControlPlaneBehind, Message: msgControlPlaneBehind(p, j.Refs, s.KubernetesVersion, j.Facts.ControlPlaneVersion)}
@@ -101,14 +94,10 @@ func (j *joinPlan) hold(p pool, s shape) *hold {
 }
 
 // pinFacts keeps a pool whose facts alone changed on its running
-// TalosConfigTemplate. The template's name covers its whole spec, facts
-// included, so a rotated Secret or a re-addressed Service makes a new name,
-// and composing it would roll every worker of the pool without anyone asking
-// for it. Keeping the old name is not silent either: JoinFactsCurrent says
-// which facts changed, that new workers (scale-up, remediation) still get
-// the old ones, and how to roll (spec.bootstrap.factsRevision). Any other
-// change that rolls the pool anyway (its disk template, its Kubernetes
-// release, the rest of its config, the revision) takes the current facts.
+// TalosConfigTemplate: the name hashes the facts too, so a rotated Secret
+// would roll every worker unasked. JoinFactsCurrent says which facts
+// changed and how to roll (spec.bootstrap.factsRevision); any change that
+// rolls the pool anyway takes the current facts.
 func (pl *plan) pinFacts() {
 	j := pl.Join
 	machine, bootstrap := pl.Observed.inEffect()
@@ -126,14 +115,12 @@ func (pl *plan) pinFacts() {
 	was := talosconfig.MachineConfig{}
 	if data, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "data"); data != "" {
 		// An unreadable document names no fact; the condition still says
-		// that the facts changed.
+		// the facts changed.
 		_ = yaml.Unmarshal([]byte(data), &was)
 	}
 	j.Changed = changedFacts(j.Refs, was.Facts(), j.Facts.JoinFacts)
-	// Only the bootstrap reference moves back: the deployment keeps all
-	// else decideWorkers gave it (role labels, the autoscaler's bounds and
-	// annotations, the rollout), or an autoscaled pool would get a fixed
-	// spec.replicas back with its facts.
+	// Only the bootstrap reference moves back, or an autoscaled pool would
+	// lose what decideWorkers gave it (autoscaler bounds, role labels).
 	md := pl.MachineDeployment.DeepCopy()
 	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
 	ref.Name = bootstrap

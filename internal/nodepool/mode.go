@@ -15,9 +15,8 @@ import (
 // Mode is the node-pool mode.
 type Mode struct{}
 
-// Prepare implements compose.Mode: the composite, its previous status
-// and the observed composed resources are decoded and resolved once per
-// call, for Requirements and Compose alike.
+// Prepare implements compose.Mode: the call is decoded and resolved once,
+// for Requirements and Compose alike.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	return prepare(r)
 }
@@ -34,9 +33,8 @@ type call struct {
 	shape shape
 	obs   composedState
 	prev  previous
-	// known is the class the next template is rendered with when it is
-	// known without reading the cluster (declared, or the one the pool
-	// runs on); desired is that template, nil when the class is not known.
+	// known is the next template's class when known without the cluster
+	// (declared, or the one the pool runs on); desired is that template.
 	known   *class
 	desired *renderedTemplate
 	reads   reads
@@ -93,8 +91,7 @@ func prepare(r compose.Request) *call {
 }
 
 // Requirements asks for what this call's decisions read. An invalid spec
-// is fatal here already: asking for a golden named after invalid values
-// would only ask for nothing.
+// is fatal here already: a golden named after invalid values is no golden.
 func (c *call) Requirements() (required.Selectors, error) {
 	if c.teardown != "" {
 		// Removal decides from what the pool composed alone.
@@ -110,10 +107,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 	return sel, nil
 }
 
-// ChainedRequirements implements compose.Chained: the PersistentVolume the
-// golden PVC is bound to, by its spec.volumeName, when the pre-flight reads
-// it (goldenVolumeToRead): only while a new clone template is gated and
-// the golden PVC's class does not say its CSI driver.
+// ChainedRequirements implements compose.Chained: the golden PVC's bound
+// PersistentVolume, when the pre-flight needs its CSI driver
+// (goldenVolumeToRead).
 func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 	if c.err != nil || c.img.Source != SourceClone || !c.reads.Clone {
 		return nil
@@ -137,9 +133,8 @@ func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 	return required.Selectors{reqGoldenPV: required.ByName(observed.CoreAPIVersion, observed.KindPV, "", name)}
 }
 
-// Raw implements compose.Call: worker DataVolumes and PVCs, the
-// requirements that grow with the pool, are read from the wire
-// (observed.WorkerDataVolume, observed.WorkerPVC).
+// Raw implements compose.Call: worker DataVolumes and PVCs, which grow with
+// the pool, are read from the wire (observed.WorkerDataVolume, WorkerPVC).
 func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true, reqWorkerPVCs: true} }
 
 // Compose reads what the pool composed and last reported, decides, writes.

@@ -12,9 +12,9 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// Composition resource names. Templates carry their own name so that the
-// previous revisions stay composed next to the current one while a
-// MachineSet still needs them.
+// Composition resource names. A template's includes the template's name, so
+// old revisions stay composed beside the current one while a MachineSet
+// needs them.
 const (
 	resourceMachineDeployment = resource.Name("machinedeployment")
 	prefixMachineTemplate     = "kubevirtmachinetemplate-"
@@ -29,9 +29,8 @@ func bootstrapTemplateResource(name string) resource.Name {
 	return resource.Name(prefixBootstrapTemplate + name)
 }
 
-// owns is this mode's part of the observed composed resources, with the kind
-// it composes under each name. Other names belong to other pipeline steps and
-// are left alone.
+// owns is the kind this mode composes under name n; other names belong to
+// other pipeline steps and are left alone.
 func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	s := string(n)
 	switch {
@@ -65,8 +64,7 @@ func readComposed(obs map[resource.Name]resource.ObservedComposed, v v1beta1.Clu
 }
 
 // deploymentUnreadable reports an observed MachineDeployment the mode cannot
-// read: which templates the pool runs on is then unknown, so no template is
-// retired.
+// read: what the pool runs on is unknown, so no template retires.
 func (cs composedState) deploymentUnreadable() bool {
 	return cs.Unreadable(resourceMachineDeployment)
 }

@@ -39,10 +39,9 @@ func (p pool) Hash() string { return labels.PoolHash(p.Namespace, p.Cluster, p.N
 // DeploymentName is the MachineDeployment name, "<cluster>-<pool>".
 func (p pool) DeploymentName() string { return labels.PoolName(p.Cluster, p.Name) }
 
-// readPool reads the composite's identity and spec once, at the edge, and
-// resolves the spec against the Input with the pool's own rules (poolspec,
-// which the tenant cluster resolves the pools it composes with too). Every
-// problem is reported at once, by path, with the composite named.
+// readPool decodes the composite's identity and spec once and resolves the
+// spec with poolspec, the rules the tenant cluster resolves its pools with;
+// every problem is reported at once, by path.
 func readPool(xr *composite.Unstructured, cfg config.Config) (pool, v1alpha1.NodePoolSpec, poolspec.Pool, error) {
 	spec := v1alpha1.NodePoolSpec{}
 	root := field.NewPath("spec")

@@ -16,14 +16,12 @@ import (
 
 // Reasons the clone pre-flight holds a new template.
 const (
-	// ReasonHostAssistedCopy: CDI would copy every worker disk over the pod
-	// network instead of a CSI clone or a snapshot.
+	// ReasonHostAssistedCopy: CDI would copy every disk over the pod network.
 	ReasonHostAssistedCopy = "HostAssistedCopy"
 	// ReasonCloneWouldFail: CDI would refuse the worker disks outright.
 	ReasonCloneWouldFail = "CloneWouldFail"
-	// ReasonClonePlanPending: CDI cannot plan the clone yet and retries
-	// until what it waits for appears (the golden PVC, its status.capacity,
-	// the target class's StorageProfile); the pre-flight waits with it.
+	// ReasonClonePlanPending: CDI cannot plan the clone yet (no golden PVC,
+	// status.capacity or StorageProfile) and retries; the pre-flight waits.
 	ReasonClonePlanPending = "ClonePlanPending"
 )
 
@@ -37,14 +35,11 @@ type cloneTarget struct {
 	Overhead        *cdiv1.FilesystemOverhead
 }
 
-// predictClone is what CDI's clone planner will do with a worker disk of
-// this pool: its DataVolume template clones the golden's PVC into diskSize
-// on class (empty: CDI's default, already resolved by the caller), with no
-// volume or access mode of its own (render.go), so CDI takes them from the
-// class's StorageProfile. The golden claim is read as CDI reads it: its
-// status.capacity (nil until it binds) is what a growing clone is compared
-// with, never its request, and its driver is its bound PV's when that was
-// read (volumeDriver), else its class's provisioner.
+// predictClone is what CDI's clone planner will do with a worker disk: a
+// clone of the golden's PVC into diskSize on class, its volume and access
+// modes from the class's StorageProfile (render.go sets none). The golden
+// is read as CDI reads it: status.capacity (nil until bound), never its
+// request; its driver is its bound PV's (volumeDriver), else its class's.
 func predictClone(img image, class string, diskSize resource.Quantity, w world) cloneplan.Plan {
 	in := cloneplan.Input{
 		SourceName:            img.GoldenRef(),
@@ -69,9 +64,8 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 				src.Profile = findProfile(w.Clone.Profiles, *sc)
 			}
 		} else if def := storageclass.KubernetesDefault(w.StorageClasses); def.Name != "" {
-			// clone/common.go getSnapshotClassForClaim: a claim naming no
-			// class takes its snapshot class from the Kubernetes default
-			// class's StorageProfile; its driver comes from its PV.
+			// A claim naming no class takes its snapshot class from the
+			// default class's StorageProfile (getSnapshotClassForClaim).
 			src.Profile = findProfile(w.Clone.Profiles, def.Name)
 		}
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
@@ -93,21 +87,17 @@ type preflightInput struct {
 	Class string
 	// AllowCopy is the Input's clonePreflight.allowHostAssistedCopy.
 	AllowCopy bool
-	// GoldenWaived is true when the golden gate let a pool that already
-	// cloned the golden through although the golden is not ready now
-	// (gateOnGolden): the golden's later fate does not hold it here either.
+	// GoldenWaived: gateOnGolden let a pool that already cloned through an
+	// unready golden, so the golden's fate does not hold it here either.
 	GoldenWaived bool
-	// Recheck is the Input's polling.inProgress: how soon a held pool is
-	// called again.
+	// Recheck is the Input's polling.inProgress.
 	Recheck time.Duration
 }
 
-// volumeDriver is clone/common.go GetDriverFromVolume (CDI v1.65.0): the
-// CSI driver of the PV a claim is bound to. A PV that is missing, unclaimed
-// or not a CSI volume gives none (CDI then uses the claim's class); one
-// whose spec.claimRef names another claim is CDI's error "pvc does not
-// match volume claim ref". pv is nil when it was not read
-// (goldenVolumeToRead): the claim's class then says the driver.
+// volumeDriver is CDI v1.65.0 clone/common.go GetDriverFromVolume: the CSI
+// driver of a claim's bound PV, none for a missing, unclaimed or non-CSI PV
+// (CDI then uses the class); a PV claimed by another claim is CDI's error
+// "pvc does not match volume claim ref". pv is nil when not read.
 func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) (driver string, claimedByOther bool) {
 	if pv == nil || pvc.Spec.VolumeName == "" || pv.Name != pvc.Spec.VolumeName || pv.Spec.ClaimRef == nil {
 		return "", false
@@ -121,25 +111,18 @@ func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume
 	return pv.Spec.CSI.Driver, false
 }
 
-// gateOnClonePlan holds a new clone template when CDI would not clone the
-// worker disks on the storage layer: a host-assisted copy streams the whole
-// image through the pod network per worker, which is what the golden exists
-// to avoid, and CDI falls back to it silently (clone/planner.go
-// computeStrategyForSourcePVC, validateAdvancedClonePVC). A platform that
-// accepts the copy on purpose sets clonePreflight.allowHostAssistedCopy. A
-// clone CDI would refuse outright is held too.
+// gateOnClonePlan holds a new clone template that CDI would refuse, or
+// would silently fall back to a host-assisted copy for, streaming the image
+// over the pod network per worker (clone/planner.go
+// computeStrategyForSourcePVC, validateAdvancedClonePVC), unless
+// clonePreflight.allowHostAssistedCopy accepts the copy.
 //
-// A clone CDI cannot plan yet is held as well, until the pre-flight can
-// check it: a template is gated only while it is not composed, so one let
-// through unchecked is never checked again, and CDI fixes the strategy for
-// good in the worker claim's cdi.kubevirt.io/cloneType the first time its
-// planner succeeds. CDI itself retries (clone/planner.go
-// validateAdvancedClonePVC returns "source/target size info missing" while
-// the golden claim has no status.capacity; computeStrategyForSourcePVC
-// waits for a missing source; datavolume/util.go for a StorageProfile), so
-// the hold clears by itself, re-checked at the in-progress TTL. Only what
-// the golden gate waived is not waited for: the source of a pool that
-// already cloned a golden that is no longer ready.
+// A clone CDI cannot plan yet is held too: a composed template is never
+// gated again, and CDI fixes the strategy in the claim's
+// cdi.kubevirt.io/cloneType on its first success. CDI retries ("source/
+// target size info missing" without status.capacity, a missing source, no
+// StorageProfile: datavolume/util.go), so the hold clears by itself at the
+// in-progress TTL, except for what the golden gate waived.
 func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 	p, img, class := in.Pool, in.Image, in.Class
 	golden := img.GoldenRef()

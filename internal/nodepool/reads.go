@@ -10,30 +10,21 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// What one call of a pool reads, and why (issue 14: ask for less).
-//
-// Crossplane v2.2.0 sends every required resource whole, managedFields
-// included (its cached client has no transform; cmd/crossplane/core/core.go),
-// and the function refuses a request above --max-recv-message-size. A worker
-// DataVolume as CDI v1.65.0 leaves it weighs ~6 KB (two clone tokens,
-// managedFields; internal/fixture/testdata/cdi), so reading every worker on
-// every call stopped a pool of ~340 workers from reconciling at all. Each
-// requirement is therefore asked for only when a decision of this call
-// reads it, and that is decided from the composite's spec, its previous
-// status and the observed composed resources alone: requirements are the
-// same on the first and the second call of a reconcile, which therefore
-// settles in two calls.
+// What one call of a pool reads. Crossplane v2.2.0 sends required resources
+// whole, managedFields included (cmd/crossplane/core/core.go: its cache has
+// no transform), and the function refuses a request above
+// --max-recv-message-size; a worker DataVolume as CDI v1.65.0 leaves it is
+// ~6 KB (internal/fixture/testdata/cdi), so reading every worker stopped a
+// ~340-worker pool. Each requirement is asked only when a decision reads it,
+// decided from the spec, previous status and observed resources alone, so
+// both calls of a reconcile ask the same and it settles in two.
 
 // reads is what this call asks Crossplane for beyond what every call reads
 // (the pool's MachineSets, its instance type, a Join pool's facts).
 type reads struct {
-	// Clone: the golden DataVolume and PVC, the StorageClasses, CDI's
-	// StorageProfiles, VolumeSnapshotClasses, CDI and CDIConfig: what the
-	// clone gates and the pre-flight decide a new clone template from, and
-	// where today's default StorageClass comes from. With them, once the
-	// golden PVC is known and only when its class does not say its CSI
-	// driver, the PV it is bound to (goldenVolumeToRead, a chained
-	// requirement).
+	// Clone: the golden DataVolume and PVC, StorageClasses, StorageProfiles,
+	// VolumeSnapshotClasses, CDI and CDIConfig, which the clone gates and
+	// pre-flight read, and then maybe the golden's PV (goldenVolumeToRead).
 	Clone bool
 	// Grant: the catalogs' clone RBAC, for a deployment that does not run
 	// the current clone template yet.
@@ -42,13 +33,10 @@ type reads struct {
 	// whether the pool already cloned its golden (the gates).
 	Workers bool
 	// DiskClass: the claims of the pool's disks of this golden, for the
-	// class its finished clone was bound on, when the class is not known
-	// without the cluster.
+	// class a finished clone was bound on.
 	DiskClass bool
-	// WorkerDisks is how many workers, one system disk each, the pool runs
-	// or is about to (workerDisks), and TooManyWorkers says that their
-	// disks were not read because that is more than
-	// cloneHealth.maxWorkerDisks.
+	// WorkerDisks bounds the pool's worker disks (workerDisks); above
+	// cloneHealth.maxWorkerDisks, TooManyWorkers, they are not read.
 	WorkerDisks    int32
 	TooManyWorkers bool
 }
@@ -60,12 +48,10 @@ type readsInput struct {
 	DeclaredClass string
 	// Observed is the pool's observed composed state.
 	Observed composedState
-	// Ceiling is how many workers the spec asks for at most: replicas, or
-	// an autoscaled pool's maxReplicas.
+	// Ceiling is replicas, or an autoscaled pool's maxReplicas.
 	Ceiling int32
-	// Desired is the machine template this call would compose, rendered
-	// with the class known without reading the cluster; empty when that
-	// class is today's default, which only the StorageClasses tell.
+	// Desired is the machine template on the class known without the
+	// cluster; empty when only the StorageClasses tell the class.
 	Desired string
 	// PreviousHealth is the CloneHealthy condition of the previous status.
 	PreviousHealth compose.ObservedCondition
@@ -74,22 +60,14 @@ type readsInput struct {
 	MaxWorkerDisks int32
 }
 
-// planReads decides what a call reads.
-//   - A new clone template (one not composed yet, or one whose class is
-//     today's default) is gated: Clone. A deployment that does not run the
-//     current clone template yet waits for the grant: Grant.
-//   - Worker disks are read while a clone template is gated or waits for
-//     the grant (whether the pool already cloned its golden; and, when the
-//     class is not known without the cluster, their claims, for the class
-//     a finished clone was bound on: docs/platform.md's "class of its own
-//     disks"), while the deployment is not settled (a
-//     rollout, a scale, a replaced Machine: new disks are being cloned),
-//     while the previous status does not report them healthy (so that a
-//     problem clears), and on a pool's first call. A settled pool whose
-//     disks were healthy when last read has no new disk to read: no disk is
-//     made without a new Machine, and a new Machine unsettles the
-//     deployment. Above MaxWorkerDisks they are never read: the request
-//     would not fit.
+// planReads decides what a call reads: Clone for a new clone template (not
+// composed, or on today's default class); Grant for a deployment not yet on
+// the current clone template; DiskClass when the class is not known without
+// the cluster (docs/platform.md's "class of its own disks"). Worker disks
+// are read for Clone or Grant, and while the deployment is unsettled or the
+// previous status not healthy: a disk is made only with a new Machine,
+// which unsettles the deployment. Above MaxWorkerDisks the request would
+// not fit.
 func planReads(in readsInput) reads {
 	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment, in.Ceiling)}
 	if in.Image.Source == SourceClone {
@@ -111,13 +89,10 @@ func planReads(in readsInput) reads {
 	return rd
 }
 
-// workerDisks bounds how many worker disks a pool has, one per Machine: the
-// most of the Machines its deployment reports, the count it asks for and
-// the spec's ceiling. It is known before the disks are read, so a pool
-// whose deployment is missing or has not reported yet (a first call, a
-// status lost) is bounded by its spec. A rollout can surge to twice this
-// before the next call; the default cloneHealth.maxWorkerDisks leaves room
-// for that under 4 MiB (docs/performance.md).
+// workerDisks bounds a pool's worker disks, one per Machine: the most of the
+// deployment's reported Machines, its desired count and the spec's ceiling,
+// so a deployment that has not reported is bounded by the spec. A rollout
+// can surge to twice this before the next call (docs/performance.md).
 func workerDisks(md *clusterv1.MachineDeployment, ceiling int32) int32 {
 	n := max(ceiling, 0)
 	if md != nil {
@@ -129,11 +104,9 @@ func workerDisks(md *clusterv1.MachineDeployment, ceiling int32) int32 {
 	return n
 }
 
-// settled reports a deployment that has converged: it observed its latest
-// spec, and every Machine it has is up to date, ready and available, as
-// many as it wants. The counters are CAPI's MachineDeployment status
-// (v1beta1 view; on v1beta2 the deprecated v1beta1 counters CAPI v1.11
-// still maintains). An unreadable or missing deployment is not settled.
+// settled reports a deployment that observed its latest spec and has as
+// many Machines as it wants, all up to date, ready and available: CAPI's
+// v1beta1 counters, which CAPI v1.11 still maintains on v1beta2.
 func settled(cs composedState) bool {
 	md := cs.Deployment
 	if md == nil || cs.deploymentUnreadable() {
@@ -157,9 +130,8 @@ type templateClone struct {
 	Class string
 }
 
-// observedClone reads the clone source and class of the observed machine
-// template named name; ok is false when it is not composed or not a clone
-// template.
+// observedClone reads the golden and class of the observed machine template
+// name; ok is false when it is not composed or not a clone template.
 func (cs composedState) observedClone(name string) (templateClone, bool) {
 	u, found := cs.Resources[machineTemplateResource(name)]
 	if !found || name == "" {
@@ -184,10 +156,9 @@ func (cs composedState) observedClone(name string) (templateClone, bool) {
 	return tc, true
 }
 
-// runningClass is the class of the clone template the deployment runs,
-// when it clones img's golden: the class the pool's disks of this golden
-// are made on. The pool stays on it when it declares none, so that moving
-// the default StorageClass never rolls a pool that changed nothing.
+// runningClass is the class of the running clone template of img's golden:
+// a pool that declares none stays on it, so moving the default StorageClass
+// rolls no pool.
 func (cs composedState) runningClass(img image) (class, bool) {
 	running, _ := cs.inEffect()
 	tc, ok := cs.observedClone(running)
@@ -197,16 +168,12 @@ func (cs composedState) runningClass(img image) (class, bool) {
 	return class{Name: tc.Class, From: fmt.Sprintf("the class template %s, which the pool runs, clones onto", running)}, true
 }
 
-// clonedByMachineSets reports a pool that already has a finished clone of
-// img's golden: one of its MachineSets runs a template that clones it and
-// has a ready Machine. KubeVirt's VM controller starts a VM only once
-// handleDataVolumes reports its DataVolumes ready, else it logs "Waiting on
-// DataVolumes to be ready" (kubevirt pkg/virt-controller/watch/vm/vm.go);
-// a WaitForFirstConsumer disk counts as ready there, but its Node cannot be
-// ready before the disk is populated and the VM boots from it. So a ready
-// Machine booted from a finished clone. This replaces reading every worker
-// DataVolume for a Succeeded one (issue 14), which a large pool cannot
-// afford on every call.
+// clonedByMachineSets reports a pool with a finished clone of img's golden:
+// a MachineSet on a template cloning it has a ready Machine. KubeVirt starts
+// a VM only once its DataVolumes are ready (pkg/virt-controller/watch/vm/
+// vm.go handleDataVolumes), and a WaitForFirstConsumer disk's Node cannot
+// be Ready before the disk is populated; a large pool cannot afford reading
+// every worker DataVolume instead.
 func (cs composedState) clonedByMachineSets(img image, sets []clusterv1.MachineSet) bool {
 	golden := img.GoldenRef()
 	for _, ms := range sets {

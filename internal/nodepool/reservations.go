@@ -18,8 +18,7 @@ import (
 const (
 	instancetypeAPIVersion = "instancetype.kubevirt.io/v1beta1"
 	reqInstancetype        = "instancetype"
-	// ReasonInstanceTypeMissing holds a pool whose instance type is not
-	// there to size its kubelet reservations from.
+	// ReasonInstanceTypeMissing holds a pool it cannot size reservations by.
 	ReasonInstanceTypeMissing = "InstanceTypeMissing"
 )
 
@@ -31,9 +30,8 @@ func withGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
 	}
 }
 
-// nodeSize is the size the kubelet reservations are computed from: the
-// pool's resources, else its instance type as read (nil while it is not
-// there, which holds the pool).
+// nodeSize is what the kubelet reservations are computed from: the pool's
+// resources, else its instance type; false while that is missing.
 func nodeSize(s shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
 	if s.InstanceType == "" {
 		return s.Node, true

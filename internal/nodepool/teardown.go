@@ -15,55 +15,35 @@ import (
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
-// Deleting a pool.
+// Deleting a pool. Deleting the XNodePool alone leaves its workers running:
+// Cluster API makes the Cluster an owner of the MachineDeployment, its
+// templates and the MachineHealthCheck (v1.11.4
+// internal/controllers/machinedeployment/machinedeployment_controller.go
+// util.EnsureOwnerRef, reconcileExternalTemplateReference), and Crossplane
+// deletes an XR without calling the function, leaving its composed resources
+// to the garbage collector (v2.2.0 internal/controller/apiextensions/
+// composite/reconciler.go, meta.WasDeleted), which keeps what has a live owner.
 //
-// Deleting the XNodePool alone cannot delete its workers. Cluster API makes
-// the Cluster an owner of the MachineDeployment (util.EnsureOwnerRef in
-// internal/controllers/machinedeployment/machinedeployment_controller.go,
-// v1.11.4), of the templates it references (reconcileExternalTemplateReference)
-// and of the MachineHealthCheck. Crossplane deletes an XR by removing its
-// finalizer and leaving its composed resources to the garbage collector,
-// without calling the function (internal/controller/apiextensions/composite/
-// reconciler.go, the meta.WasDeleted branch, v2.2.0), and the collector
-// deletes an object only once every owner is gone: with the Cluster alive it
-// strips the XNodePool's reference and the workers keep running.
-//
-// So the pool deletes its Cluster API objects itself, while it still exists,
-// the only way a composition deletes: by leaving them out of its desired
-// state, which makes Crossplane delete them explicitly (foreground,
-// DeletingComposedResourceGarbageCollector in composition_functions.go),
-// whatever other owners they have. Two mechanisms keep the XNodePool alive
-// long enough and tell the function that it is wanted gone:
-//
-//   - The deletion guard, a Usage of the XNodePool by its MachineDeployment
-//     with replayDeletion. Crossplane's webhook refuses every DELETE of the
-//     XNodePool while the MachineDeployment exists (kubectl delete, the
-//     garbage collector of a deleted XTenantCluster, the namespace
-//     controller) and records the attempt on it as annotation
+// So the pool, while it exists, leaves them out of its desired state, and
+// Crossplane deletes them whatever their owners (composition_functions.go
+// DeletingComposedResourceGarbageCollector). The XNodePool stays, and learns
+// it is to go, by:
+//   - the deletion guard, a Usage of the XNodePool by its MachineDeployment
+//     with replayDeletion: the webhook refuses every DELETE and records it as
 //     usage.crossplane.io/deletion-attempt-with-policy
-//     (internal/webhook/protection/usage/handler.go). The annotation change
-//     reconciles the XNodePool (the composite controller watches its XRs
-//     with no predicate, definition/reconciler.go).
-//   - Annotation workerimage.cozystack.io/teardown: "true", which an
-//     XTenantCluster sets on a pool it no longer has in spec.nodePools, so
-//     that Crossplane never has to delete a guarded XNodePool (a refused
-//     delete aborts the whole composition of the XTenantCluster).
+//     (internal/webhook/protection/usage/handler.go), which reconciles the
+//     XNodePool (definition/reconciler.go watches XRs with no predicate);
+//   - workerimage.cozystack.io/teardown, set by an XTenantCluster on a pool
+//     it dropped, as a refused delete would abort its whole composition.
 //
-// A pool asked to go drains first: everything stays as observed but the
-// MachineDeployment and the MachineHealthCheck, which Crossplane deletes;
-// Cluster API then deletes the MachineSets and waits for them
-// (reconcileDelete, same file), and a MachineSet its Machines. Once the
-// MachineDeployment is gone, nothing runs on the templates any more and the
-// pool releases the rest at once: templates, the goldens' Usages (Crossplane
-// strips the composite label of a Usage it garbage-collects, so it lets go
-// at once) and the guard. The guard going removes the in-use label from the
-// XNodePool and, when a delete was refused, replays it about two seconds
-// later (internal/controller/protection/usage/reconciler.go); the XNodePool
-// is then deleted and the garbage collector takes what is left. A pool asked
-// through the annotation reports Released, and its XTenantCluster deletes it.
-//
-// A deletion cannot be taken back once asked: the attempt stays recorded on
-// the XNodePool, as a deletion timestamp would.
+// The pool drops its MachineDeployment and health check, keeps the rest
+// until Cluster API has deleted the MachineSets and Machines
+// (reconcileDelete), then releases templates, Usages (a collected Usage loses
+// its composite label and lets go at once) and the guard, whose going replays
+// a refused delete about two seconds later
+// (internal/controller/protection/usage/reconciler.go). Asked by annotation,
+// it reports Released and its XTenantCluster deletes it. The ask cannot be
+// taken back: the attempt stays recorded, like a deletion timestamp.
 
 // resourceDeletionGuard is the guard's composition resource name; not under
 // prefixUsage, which protectClones owns.
@@ -93,11 +73,9 @@ func teardownOf(xr *composite.Unstructured) teardown {
 	return ""
 }
 
-// renderDeletionGuard is the Usage that keeps the XNodePool from being
-// deleted while its MachineDeployment exists. Only a namespaced XNodePool
-// has one: a Usage's `by` must be in its own namespace, so a legacy
-// cluster-scoped composite behind a claim cannot be guarded by its
-// namespaced MachineDeployment.
+// renderDeletionGuard is the Usage that keeps the XNodePool while its
+// MachineDeployment exists. A Usage's `by` must be in its own namespace, so
+// a cluster-scoped composite behind a claim has none.
 func renderDeletionGuard(xr *composite.Unstructured, p pool, deploymentAPIVersion string) *protectionv1beta1.Usage {
 	return poolUsage(p, p.DeploymentName()+"-deletion-guard",
 		protectionv1beta1.NamespacedResource{
@@ -128,16 +106,15 @@ func (pl plan) guardDeletion(into map[resource.Name]*resource.DesiredComposed, x
 	return pl.emitUsage(into, resourceDeletionGuard, renderDeletionGuard(xr, pl.Pool, clusterapi.APIVersion(pl.ClusterAPI)))
 }
 
-// composeTeardown is the whole output of a pool asked to go. It decides from
-// the composite and what it composed alone: a pool whose spec is no longer
-// valid, or whose golden is gone, can still be deleted.
+// composeTeardown is the whole output of a pool asked to go, from what it
+// composed alone, so a pool with an invalid spec or no golden still goes.
 func composeTeardown(xr *composite.Unstructured, why teardown, obs composedState, prev previous) compose.Output {
 	ref := fmt.Sprintf("XNodePool %q", observed.Ref(&xr.Unstructured))
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}, NotReady: true}
 	var cond compose.Condition
 	if names := draining(obs); len(names) > 0 {
-		// Drain: everything stays as it is but what Cluster API must delete
-		// first. The templates stay while Machines may still need them.
+		// Drain: all stays but what Cluster API must delete first; the
+		// templates stay while Machines may need them.
 		obs.Keep(out.Resources, func(n resource.Name) bool {
 			return n == resourceMachineDeployment || n == resourceMachineHealthCheck
 		}, func(resource.Name) resource.Ready { return resource.ReadyFalse })
@@ -146,9 +123,8 @@ func composeTeardown(xr *composite.Unstructured, why teardown, obs composedState
 			Message: fmt.Sprintf("%s is being removed: %s. Crossplane deletes its %s; Cluster API deletes its MachineSets and Machines, then the MachineDeployment. Its templates and Usages go once the MachineDeployment is gone.", ref, why, strings.Join(names, " and ")),
 		}
 	} else {
-		// Released: nothing left in the desired state, so Crossplane
-		// deletes every remaining composed resource, the guard among them.
-		// Only what the mode cannot read stays, as always.
+		// Released: Crossplane deletes all the pool composed, the guard
+		// among them; only what the mode cannot read stays.
 		obs.Keep(out.Resources, compose.RetireAll, func(resource.Name) resource.Ready { return resource.ReadyFalse })
 		cond = compose.Condition{
 			Type: ConditionDeletion, Status: compose.StatusTrue, Reason: ReasonReleased,
@@ -177,8 +153,8 @@ func draining(obs composedState) []string {
 	return names
 }
 
-// previousStatusFields are the status fields the pool writes, as observed:
-// a pool being removed changes none of them but its conditions.
+// previousStatusFields are the pool's status fields as observed: a pool
+// being removed changes only its conditions.
 func previousStatusFields(xr *composite.Unstructured) map[string]any {
 	st, _ := xr.Object["status"].(map[string]any)
 	out := map[string]any{}

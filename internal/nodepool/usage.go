@@ -17,38 +17,27 @@ import (
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
-// Deletion protection of the goldens a pool's templates clone from.
+// Deletion protection of the goldens a pool's templates clone from. The
+// webhook nousages.protection.crossplane.io refuses DELETE of any object
+// labelled crossplane.io/in-use: "true" (Crossplane v2.2.0
+// cluster/webhookconfigurations/usage.yaml), which the usage controller sets
+// on a Usage's `of` (internal/controller/protection/usage/reconciler.go). So
+// while a template clones a golden, neither the catalog, nor its garbage
+// collection, nor kubectl deletes the golden; replayDeletion reissues a
+// refused delete once the golden's last Usage goes.
 //
-// Crossplane enforces a Usage with its validating webhook
-// nousages.protection.crossplane.io, which refuses DELETE of any object that
-// carries the label crossplane.io/in-use: "true" (Crossplane v2.2.0
-// cluster/webhookconfigurations/usage.yaml); the usage controller sets that
-// label on the Usage's `of` object and adds an owner reference to its `by`
-// object on the Usage (internal/controller/protection/usage/reconciler.go).
-// So while a template clones from a golden, the catalog dropping it, the
-// garbage collector deleting it with its catalog, and kubectl delete are all
-// refused; with replayDeletion the refused delete is issued again once the
-// last Usage of the golden is gone.
+// The pool, not the garbage collector, removes a Usage: the XNodePool owns
+// it, so it outlives its template. Crossplane strips the
+// crossplane.io/composite label from a resource it deletes as no longer
+// desired (composition_functions.go, DeletingComposedResourceGarbageCollector),
+// and a deleted Usage waits for its `by` only while it has that label
+// (reconciler.go, meta.WasDeleted), so a dropped Usage lets go at once. When
+// the XNodePool is collected the label stays and each Usage waits for its
+// `by`, the template: a golden is pinned exactly as long as a template
+// cloning it exists.
 //
-// What removes a Usage is this pool, not the garbage collector: a composed
-// Usage also carries the XNodePool's (controller) owner reference, so the
-// collector keeps it while the XNodePool lives, whatever happens to its
-// template. protectClones leaves a Usage out together with its template.
-// Crossplane strips the crossplane.io/composite label from a composed
-// resource before it deletes one the function no longer desires
-// (composition_functions.go, DeletingComposedResourceGarbageCollector), and
-// a Usage being deleted waits for its `by` object only while it still
-// carries that label (reconciler.go, the meta.WasDeleted branch): so a Usage
-// the pool drops lets go of its golden at once.
-//
-// `by` is the template: when the XNodePool itself is garbage-collected the
-// label is still on, so each Usage waits until its template is gone, and a
-// golden stays pinned for exactly as long as a template that clones it
-// exists. Since Cluster API co-owns the templates, the pool deletes them
-// itself before it goes (teardown.go).
-//
-// The golden's PVC is protected as well: it carries its DataVolume's owner
-// reference but can be deleted on its own, and a clone reads the PVC.
+// The golden's PVC is protected too: a clone reads it, and it can be
+// deleted apart from its DataVolume.
 
 // Usage identity.
 const (
@@ -83,9 +72,8 @@ func cloneSource(u *composed.Unstructured) (namespace, name string, ok bool) {
 	return namespace, name, ok && namespace != "" && name != ""
 }
 
-// poolUsage is a Usage the pool composes in its own namespace: `by` in use
-// of `of`, with replayDeletion, labelled as the pool's and annotated with
-// it. Callers add what is particular to theirs (a reason, more annotations).
+// poolUsage is a Usage of `of` by `by` in the pool's namespace, with
+// replayDeletion, labelled and annotated as the pool's.
 func poolUsage(p pool, name string, of protectionv1beta1.NamespacedResource, by protectionv1beta1.Resource) *protectionv1beta1.Usage {
 	return &protectionv1beta1.Usage{
 		TypeMeta: metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},
@@ -103,8 +91,7 @@ func poolUsage(p pool, name string, of protectionv1beta1.NamespacedResource, by 
 	}
 }
 
-// emitUsage serialises a Usage into the desired state as resource n, ready
-// once it is observed.
+// emitUsage adds a Usage as resource n, ready once it is observed.
 func (pl plan) emitUsage(into map[resource.Name]*resource.DesiredComposed, n resource.Name, u *protectionv1beta1.Usage) error {
 	obj, err := compose.ToDesired(u, compose.DropEmpty())
 	if err != nil {
@@ -142,12 +129,9 @@ func renderUsages(p pool, template, goldenNamespace, golden string) []*protectio
 	return out
 }
 
-// protectClones makes the Usages of into match the clone templates of into:
-// every template that clones a golden gets its Usages, and a Usage whose
-// template is no longer composed is left out, which deletes it (Crossplane
-// strips its composite label first, so it lets go at once, with the template
-// deleted in the same reconcile). With Usages turned off, only Usages that
-// exist and whose template is kept stay.
+// protectClones gives every clone template in into its golden's Usages and
+// leaves out a Usage whose template is gone, which lets go at once. With
+// Usages off, only existing Usages of kept templates stay.
 func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, enabled bool) error {
 	want := map[resource.Name]*protectionv1beta1.Usage{}
 	kept := map[string]bool{}

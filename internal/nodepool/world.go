@@ -27,8 +27,7 @@ import (
 const (
 	reqGoldenDataVolume = "golden-datavolume"
 	reqGoldenPVC        = "golden-pvc"
-	// reqGoldenPV is the PersistentVolume the golden PVC is bound to,
-	// asked for by the name the PVC gives (goldenVolumeToRead).
+	// reqGoldenPV is the golden PVC's PV, by its name (goldenVolumeToRead).
 	reqGoldenPV        = "golden-pv"
 	reqStorageClasses  = "storageclasses"
 	reqWorkerDVs       = "worker-datavolumes"
@@ -53,26 +52,20 @@ const (
 	kindClusterRole         = "ClusterRole"
 )
 
-// selectors are the pool's requirements: narrow, and only what rd says
-// this call decides from (reads.go). MachineSets are read on every call:
-// they are few (one per template revision) and say which templates are
-// still in use. Worker disks are read on both paths, because a pool that
-// moved off a golden still has clone disks to account for.
+// selectors are the pool's requirements: only what rd says this call reads
+// (reads.go). MachineSets, few and telling which templates are in use, are
+// read always; worker disks on the HTTP path too, since a pool that moved
+// off a golden still has clone disks.
 func selectors(p pool, img image, instanceType string, cfg config.Config, rd reads) required.Selectors {
 	sel := required.Selectors{
 		reqMachineSets: required.ByLabels(clusterapi.APIVersion(cfg.ClusterAPIVersion), clusterapi.KindMachineSet, p.Namespace, map[string]string{clusterapi.LabelDeploymentName: p.DeploymentName()}),
 	}
 	if rd.Workers {
-		// The DataVolumes carry what clone health reads: CDI's clone
-		// controllers copy the claim's cloneType onto the DataVolume
-		// (pvc-clone-controller.go, snapshot-clone-controller.go at CDI
-		// v1.65.0), and the CloneWithoutSource reason is the DataVolume's
-		// own condition. Their PVCs are not read.
+		// Not their PVCs: the DataVolumes carry what cloneHealth reads.
 		sel[reqWorkerDVs] = required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()})
 	}
 	if rd.DiskClass && img.Source == SourceClone {
-		// The claims of the pool's disks of this golden: the class a
-		// finished clone was bound on.
+		// The claims of this golden's disks: the class a clone was bound on.
 		sel[reqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
 	}
 	if instanceType != "" {
@@ -98,8 +91,7 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 		sel[reqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
 	}
 	if rd.Grant {
-		// The catalogs' clone RBAC, by the label they carry: the
-		// RoleBindings of the golden namespace and their ClusterRoles.
+		// The catalogs' clone RBAC in the golden namespace, by its label.
 		cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
 		sel[reqCloneBindings] = required.ByLabels(rbacAPIVersion, kindRoleBinding, img.GoldenNamespace, cloneRBAC)
 		sel[reqCloneRoles] = required.ByLabels(rbacAPIVersion, kindClusterRole, "", cloneRBAC)
@@ -111,8 +103,7 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 type world struct {
 	GoldenDV  *cdiv1.DataVolume
 	GoldenPVC *corev1.PersistentVolumeClaim
-	// GoldenPV is the PV the golden PVC is bound to; nil unless the PVC's
-	// class does not say its driver (goldenVolumeToRead), or it is missing.
+	// GoldenPV is the golden PVC's PV; nil unless read (goldenVolumeToRead).
 	GoldenPV       *corev1.PersistentVolume
 	StorageClasses []storagev1.StorageClass
 	// WorkerDVs (metadata and status only; nil unless read) and
@@ -128,19 +119,15 @@ type world struct {
 	CloneRoles    []rbacv1.ClusterRole
 	// Clone is what the clone pre-flight reads.
 	Clone cloneTarget
-	// Instancetype is the pool's instance type; nil when it sets resources
-	// or the instance type is missing.
+	// Instancetype is nil when the pool sets resources or it is missing.
 	Instancetype *instancetypev1beta1.VirtualMachineClusterInstancetype
-	// Unreadable lists objects that could not be converted, sorted. They are
-	// reported and otherwise ignored.
+	// Unreadable lists, sorted, the objects that could not be converted.
 	Unreadable []string
 }
 
-// readWorld converts what Crossplane fetched into typed objects. Objects
-// outside the wanted namespace or name are ignored: a required resource's
-// namespace is not honoured by every caller (crossplane render ignores it).
-// What rd did not ask for is ignored too, so that a call decides from what
-// it asked for and nothing else.
+// readWorld converts what Crossplane fetched into typed objects, ignoring
+// other namespaces and names (crossplane render ignores a requirement's
+// namespace) and what rd did not ask for.
 func readWorld(p pool, img image, instanceType string, got required.Resolved, raw required.Raw, capi v1beta1.ClusterAPIVersion, rd reads) world {
 	w := world{}
 	got = asked(got, rd)
@@ -285,16 +272,12 @@ func sortByName[T any, PT interface {
 	slices.SortStableFunc(objs, func(a, b T) int { return cmp.Compare(PT(&a).GetName(), PT(&b).GetName()) })
 }
 
-// goldenVolumeToRead is the name of the PersistentVolume the golden PVC is
-// bound to, when the pre-flight needs it; empty when not. CDI takes a
-// claim's CSI driver from its bound PV first and from its StorageClass's
-// provisioner only when the PV says none (clone/common.go GetCommonDriver,
-// GetDriverFromVolume, CDI v1.65.0). A dynamically provisioned claim's PV
-// has its class's provisioner as driver, so a claim whose class exists says
-// its driver without the PV; only a claim with no class, or one whose class
-// is gone (a statically bound golden, say), needs its PV read. The PV is
-// asked for by spec.volumeName, which only the golden PVC gives: a chained
-// requirement (call.ChainedRequirements), one more call when it is needed.
+// goldenVolumeToRead names the golden PVC's bound PV when the pre-flight
+// needs it. CDI takes a claim's CSI driver from its PV, else its class's
+// provisioner (CDI v1.65.0 clone/common.go GetCommonDriver,
+// GetDriverFromVolume); a provisioned PV's driver is its class's, so only a
+// claim with no class or a deleted one (a statically bound golden) needs its
+// PV, asked by spec.volumeName in a chained requirement.
 func goldenVolumeToRead(pvc *corev1.PersistentVolumeClaim, classes []storagev1.StorageClass) string {
 	if pvc == nil || pvc.Spec.VolumeName == "" {
 		return ""

@@ -1,16 +1,10 @@
-// Package talosconfig renders a Talos worker's machine config as the Talos
-// bootstrap provider (CABPT) takes it. It decides:
-//   - the strategic patches of every worker (patches.go): the installer image,
-//     the registry mirrors in the form the Talos minor reads, and the node
-//     patch;
-//   - the node patch (node.go): node labels and taints, kernel modules and
-//     kubelet reservations;
-//   - a Join worker's complete base config (join.go), from the cluster's join
-//     facts.
+// Package talosconfig renders a Talos worker's machine config for the Talos
+// bootstrap provider (CABPT): the strategic patches of every worker
+// (patches.go: installer image, registry mirrors in the form the Talos minor
+// reads), the node patch (node.go: labels, taints, kernel modules, kubelet
+// reservations) and a Join worker's complete base config (join.go).
 //
-// CABPT's Go module does not resolve from the module proxy, and importing it
-// would pull Talos' machinery into the function, so the few TalosConfig
-// fields written are mirrored here; test/talos proves with Talos' own
-// machinery that what this package renders generates, patches and validates
-// strictly.
+// The few TalosConfig fields written are mirrored rather than imported:
+// CABPT's module does not resolve from the module proxy and would pull in
+// Talos' machinery; test/talos validates the output with that machinery.
 package talosconfig

@@ -8,23 +8,17 @@ import (
 	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
-// The Join mode's worker config: the complete Talos v1alpha1 machine config
-// document a worker of a cluster without a TalosControlPlane needs, which
-// CABPT takes verbatim (generateType: none) and then patches with the same
-// StrategicPatches as a Generate pool (CABPT v0.6.12
-// controllers/talosconfig_controller.go reconcileGenerate applies
-// strategicPatches to user-supplied data too). So every machine patch a pool
-// carries — the installer image, the registry mirrors, and any later patch
-// of patches.go — applies to both modes unchanged: this document is only
-// the base the patches merge into.
+// The Join mode's worker config: the complete v1alpha1 machine config a
+// worker without a TalosControlPlane needs. CABPT takes it verbatim
+// (generateType: none) and still applies StrategicPatches to it (CABPT
+// v0.6.12 controllers/talosconfig_controller.go reconcileGenerate), so the
+// patches of patches.go serve both modes and this is only their base.
 //
-// Its content follows cozystack's kubernetes-nodes chart
+// Content after cozystack's kubernetes-nodes chart
 // (templates/_talosconfigtemplate.tpl@4206b9a, talos-reconcile-job.yaml
-// @69da032, time.bootTimeout from @8617ce4) without the kubelet reservation
-// and eviction settings, which are the kubelet patches' to add. The fields
-// mirror Talos' v1alpha1 types (pkg/machinery/config/types/v1alpha1/
-// v1alpha1_types.go, v1.13.9); test/talos validates every rendered document
-// strictly with that machinery.
+// @69da032, time.bootTimeout @8617ce4), minus the kubelet reservations,
+// which are the node patch's. Fields mirror Talos v1.13.9
+// pkg/machinery/config/types/v1alpha1/v1alpha1_types.go.
 
 // Fixed values of the Join config, the chart's.
 const (
@@ -40,8 +34,7 @@ const (
 	kubeletRepository = "ghcr.io/siderolabs/kubelet"
 )
 
-// MachineConfig is Talos' v1alpha1 machine config document, the fields a
-// Join worker's base config sets.
+// MachineConfig is the part of Talos' v1alpha1 machine config Join sets.
 type MachineConfig struct {
 	Version string       `json:"version"`
 	Persist bool         `json:"persist"`
@@ -133,9 +126,8 @@ type talosRegistry struct {
 	Disabled bool `json:"disabled"`
 }
 
-// JoinFacts are what a worker's complete config needs and only the control
-// plane knows: the Talos and Kubernetes secrets and CAs, the API server's
-// and the cluster DNS's addresses.
+// JoinFacts are what only the control plane knows: the Talos and Kubernetes
+// secrets and CAs, the API server's and the cluster DNS's addresses.
 type JoinFacts struct {
 	MachineToken, ClusterID, ClusterSecret, BootstrapToken string
 	// TalosCA and KubernetesCA are base64 PEM, as Talos' ca.crt wants them.
@@ -143,8 +135,7 @@ type JoinFacts struct {
 	APIServerIP, DNSIP    string
 }
 
-// JoinCluster names the tenant cluster a Join worker joins: its namespace,
-// its name and its API server's Service.
+// JoinCluster names the tenant cluster joined and its API server Service.
 type JoinCluster struct {
 	Namespace, Name, APIServer string
 }
@@ -167,14 +158,12 @@ func JoinConfig(r JoinCluster, c config.Join, f JoinFacts, release string) Machi
 			CA:    talosCert{Crt: f.TalosCA},
 			Time:  talosTime{BootTimeout: joinBootTimeout},
 			Network: talosNetwork{
-				// The management cluster's DNS as the host resolver, with
-				// its search domains, so that short management Service
-				// names (an NFS server's) resolve on the host.
+				// The management DNS and its search domains, so short
+				// management Service names (an NFS server's) resolve.
 				Nameservers:   []string{f.DNSIP},
 				SearchDomains: search,
-				// The API server Service by name, without depending on the
-				// host resolver; the second alias is the chart's, which
-				// appends the tenant cluster's domain.
+				// The API server by name without the host resolver; the
+				// second alias, with the tenant domain, is the chart's.
 				ExtraHostEntries: []talosHostEntry{{IP: f.APIServerIP, Aliases: []string{service, service + "." + c.ClusterDomain}}},
 			},
 			Kubelet:  talosKubelet{Image: kubeletRepository + ":" + release},

@@ -12,13 +12,10 @@ import (
 	"github.com/cozystack/function-worker-image/internal/yamlenc"
 )
 
-// What a pool puts into its workers' Talos machine config beyond the
-// installer and mirrors (issue 12): node labels and taints, kernel modules
-// and kubelet reservations, after cozystack's kubernetes-nodes chart
-// (templates/talos-reconcile-job.yaml@27f0283 and @c1ea547,
-// templates/_talosconfigtemplate.tpl:64-107,170-193@4206b9a). The patch is a
-// function of the resolved Node alone, not of generateType, so a
-// bootstrap that renders a complete worker config applies the same patch.
+// The node patch, after kubernetes-nodes templates/talos-reconcile-job.yaml
+// @27f0283,@c1ea547 and _talosconfigtemplate.tpl:64-107,170-193@4206b9a. It
+// depends on the resolved Node alone, not on generateType, so a Join base
+// config gets the same patch.
 
 const (
 	// labelGPUOn is the value of the gpu label on a GPU pool's nodes.
@@ -53,10 +50,9 @@ type KernelModule struct {
 	Parameters []string `json:"parameters,omitempty"`
 }
 
-// ResolveNode resolves labels (plus gpu=on on a GPU pool), taints as
-// Talos writes them (value:effect, or the effect alone), kernel modules (the
-// NVIDIA set by default on an nvidia.com GPU pool, an explicit list as
-// written, [] for none) and the kubelet reservations on a node of size.
+// ResolveNode resolves a pool's node config: labels plus gpu=on on a GPU
+// pool, taints as Talos writes them (value:effect, or the effect), and
+// kernel modules as written, even [], else the NVIDIA set on nvidia.com GPUs.
 func ResolveNode(spec v1alpha1.PoolShape, reserved poolspec.Reserved) Node {
 	nc := Node{Reserved: reserved}
 	if len(spec.Labels) > 0 || len(spec.GPUs) > 0 {
@@ -93,13 +89,10 @@ func ResolveNode(spec v1alpha1.PoolShape, reserved poolspec.Reserved) Node {
 	return nc
 }
 
-// NodePatch is the strategic merge patch of the node config: one v1alpha1
-// document setting machine.nodeLabels, machine.nodeTaints,
-// machine.kernel.modules (each only when there is something to set) and the
-// kubelet's reservations and eviction thresholds in
-// machine.kubelet.extraConfig (always: the chart reserves on every pool).
-// The eviction settings other than memory.available are the chart's fixed
-// ones (talos-reconcile-job.yaml:311-329@27f0283).
+// NodePatch is the node config as one v1alpha1 strategic merge patch. The
+// kubelet reservations are always set (the chart reserves on every pool);
+// evictions other than memory.available are the chart's fixed values
+// (talos-reconcile-job.yaml:311-329@27f0283).
 func NodePatch(nc Node) (string, error) {
 	r := nc.Reserved
 	machine := map[string]any{

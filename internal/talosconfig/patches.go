@@ -59,14 +59,11 @@ const (
 	GenerateTypeNone   = "none"
 )
 
-// Talos 1.12 moved registry mirrors out of the v1alpha1 machine config into
-// RegistryMirrorConfig documents: Talos' own generator writes the documents
-// exactly when the version contract is greater than 1.11
-// (pkg/machinery/config/generate/registry.go, generateRegistryConfigs, behind
-// VersionContract.MultidocNetworkConfigSupported in config/contract.go), and
-// machine.registries.mirrors is deprecated from then on. Older Talos knows
-// only machine.registries.mirrors. CABPT reads talosVersion as major.minor,
-// so the switch is on the minor.
+// From Talos 1.12 registry mirrors are RegistryMirrorConfig documents and
+// machine.registries.mirrors is deprecated: Talos' generator switches above
+// contract 1.11 (pkg/machinery/config/generate/registry.go
+// generateRegistryConfigs, config/contract.go MultidocNetworkConfigSupported).
+// CABPT reads talosVersion as major.minor, so the switch is on the minor.
 const registryMirrorDocsMajor, registryMirrorDocsMinor = 1, 12
 
 // registryMirrorConfig is Talos' RegistryMirrorConfig document, v1alpha1
@@ -85,21 +82,15 @@ type registryEndpoint struct {
 	URL string `json:"url"`
 }
 
-// StrategicPatches are the worker's patches for Talos talosVersion: first
-// the v1alpha1 machine patch (the installer image, and below Talos 1.12 the
-// mirrors), then the node patch (labels, taints, kernel modules, kubelet
-// reservations: NodePatch), then from Talos 1.12 one RegistryMirrorConfig document per
-// mirrored registry, in host order.
+// StrategicPatches are the worker's patches for talosVersion: the v1alpha1
+// machine patch (installer image; mirrors below Talos 1.12), the node patch,
+// then from 1.12 one RegistryMirrorConfig per mirrored host, sorted.
 //
-// Each document is a list entry of its own rather than a further document in
-// the machine patch. CABPT loads every entry with configpatcher.LoadPatch,
-// which takes multi-document YAML, and applies them in order
-// (cluster-api-bootstrap-provider-talos v0.6.12
-// controllers/talosconfig_controller.go, reconcileGenerate), so both would
-// work; but CABPT appends the documents it generates itself (HostnameConfig)
-// the same way, one entry each, and separate entries keep the machine patch
-// of a pool below 1.12, and of any pool without mirrors, byte for byte what
-// it was, so that those pools' templates keep their names and do not roll.
+// Each document is an entry of its own, as CABPT appends its own
+// HostnameConfig (v0.6.12 controllers/talosconfig_controller.go
+// reconcileGenerate loads each with configpatcher.LoadPatch, in order): so
+// the machine patch of a pool without mirrors or below 1.12 stays byte for
+// byte the same and its template keeps its name and does not roll.
 func StrategicPatches(installerImage, talosVersion string, mirrors map[string]v1alpha1.RegistryMirror, nc Node) ([]string, error) {
 	documents := talosimage.AtLeast(talosVersion, registryMirrorDocsMajor, registryMirrorDocsMinor)
 	machine := map[string]any{"install": map[string]any{"image": installerImage}}
@@ -110,9 +101,6 @@ func StrategicPatches(installerImage, talosVersion string, mirrors map[string]v1
 	if err != nil {
 		return nil, fmt.Errorf("cannot render the Talos config patch: %w", err)
 	}
-	// The node's labels, taints, modules and kubelet reservations are a
-	// patch of their own (node.go), which a bootstrap that renders
-	// a whole worker config applies as it is.
 	node, err := NodePatch(nc)
 	if err != nil {
 		return nil, err
