@@ -49,9 +49,8 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 	}
 }
 
-// RunFunction reads the request, hands it to the composite's mode and writes
-// what the mode decided. Problems are results, not errors: an error return is
-// reserved for a broken transport.
+// RunFunction hands the request to the composite's mode and writes what it
+// decided. Problems are results; an error return is for a broken transport.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	log := f.log.WithValues("tag", req.GetMeta().GetTag())
 	rsp := response.To(req, f.ttl)
@@ -116,8 +115,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 	}
 	if !complete {
-		// Crossplane fetches the requirements and calls again; deciding now
-		// would act on resources it has not been given yet.
+		// Deciding before Crossplane fetches them would act on nothing.
 		log.Debug("Returning requirements", "count", len(sel))
 		return rsp, nil
 	}

@@ -28,9 +28,8 @@ import (
 	"github.com/crossplane/function-sdk-go/proto/v1beta1"
 )
 
-// drainTimeout bounds how long a SIGTERM waits for in-flight calls before the
-// remaining ones are cut: inside Kubernetes' default 30s termination grace
-// period, far above the milliseconds one RunFunction takes.
+// drainTimeout bounds how long a SIGTERM waits for in-flight calls: inside
+// Kubernetes' default 30s grace period, far above one call's milliseconds.
 const drainTimeout = 25 * time.Second
 
 // CLI of this function. The flags follow the Crossplane function
@@ -50,11 +49,9 @@ type CLI struct {
 }
 
 // concurrentCalls bounds how many calls decode and compose at once (see
-// admission). Each call is CPU-bound and holds its whole decoded request and
-// response in memory, so running more calls than there are CPUs buys no
-// throughput and multiplies peak memory (docs/performance.md: 64 unbounded
-// callers peak far above the 64 MiB budget; one call per CPU keeps the
-// CPUs busy and the peak near the protocol's own floor).
+// admission): calls are CPU-bound and hold their whole request and response,
+// so more than one per CPU buys no throughput and multiplies peak memory
+// (docs/performance.md).
 func (c *CLI) concurrentCalls() uint32 {
 	if c.MaxConcurrentCalls > 0 {
 		return c.MaxConcurrentCalls
@@ -68,10 +65,9 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return err
 	}
-	// A call allocates several times its request and frees it all at once,
-	// so with Go's default GOGC=100 the heap peaks at about twice what is
-	// live. Half that headroom keeps a burst of callers inside a 64 MiB
-	// budget for about a fifth of the throughput (docs/performance.md).
+	// A call frees several times its request at once, so GOGC=100 peaks at
+	// twice the live heap; half that headroom keeps a burst inside 64 MiB
+	// for about a fifth of the throughput (docs/performance.md).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(c.GCPercent)
 	}
@@ -94,9 +90,8 @@ func serveUntilSignalled(fn fnv1.FunctionRunnerServiceServer, lis net.Listener, 
 	return serve(ctx, fn, lis, so, extra...)
 }
 
-// serveOptions turns the flags into the SDK's ServeOptions, with the SDK's
-// own option functions and defaults. Serving needs credentials: mTLS from
-// --tls-certs-dir, or plaintext only when --insecure is given.
+// serveOptions turns the flags into the SDK's ServeOptions: mTLS from
+// --tls-certs-dir, plaintext only with --insecure.
 func (c *CLI) serveOptions() (*function.ServeOptions, error) {
 	so := &function.ServeOptions{
 		Network:        function.DefaultNetwork,
@@ -120,11 +115,9 @@ func (c *CLI) serveOptions() (*function.ServeOptions, error) {
 	return so, nil
 }
 
-// serve serves fn on lis the way function.Serve does (same server options,
-// v1 and v1beta1 services, reflection, health and metrics), and adds what
-// function.Serve in SDK v0.7.1 lacks: when ctx is done it stops accepting,
-// lets in-flight calls finish (GracefulStop, bounded by drainTimeout) and
-// returns nil.
+// serve serves fn on lis as function.Serve does, plus what SDK v0.7.1's
+// lacks: when ctx is done it drains in-flight calls (GracefulStop, bounded
+// by drainTimeout) and returns nil.
 func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Listener, so *function.ServeOptions, extra ...grpc.ServerOption) error {
 	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(so.MaxRecvMsgSize), grpc.Creds(so.Credentials)}, extra...)
 	var metrics *grpcprometheus.ServerMetrics

@@ -10,8 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// liveSpec is what an existing golden's DataVolume spec says, field by field.
-// An empty value means the live object does not set it.
+// liveSpec is an existing golden's DataVolume spec; empty is unset.
 type liveSpec struct {
 	URL          string
 	Storage      string
@@ -34,11 +33,9 @@ func liveSpecOf(dv *cdiv1.DataVolume) liveSpec {
 	return l
 }
 
-// detectDrift compares each golden that already exists with what its entry
-// now resolves to. A DataVolume spec cannot be patched, so any difference is
-// a change the API server would reject; the function refuses it instead of
-// trying. A field is compared only when the live object sets it, and sizes
-// are compared as quantities, so 6Gi and 6144Mi are the same.
+// detectDrift refuses an entry that no longer matches its existing golden: a
+// DataVolume spec is immutable, so the API server would reject the change.
+// Only fields the live object sets count; sizes compare as quantities.
 func detectDrift(xrName string, goldens []Golden, live map[string]*cdiv1.DataVolume) error {
 	var drifted []string
 	for _, g := range goldens {

@@ -21,16 +21,13 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// previousStatus is what the last call reported, to tell transitions from
-// steady state.
+// previousStatus is what the last call reported, to find transitions.
 type previousStatus struct {
 	Goldens    []v1alpha1.GoldenStatus     `json:"goldens"`
 	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
-// emit turns the plan into the Output: the goldens, the clone RBAC and the
-// Usages that keep it while goldens live, status, conditions, results and
-// TTL.
+// emit turns the plan into the Output.
 func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
 	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
@@ -53,17 +50,15 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			continue
 		}
 		if !p.Retiring {
-			// A golden not created yet is on its way too: it appears on the
-			// next reconcile and starts importing.
+			// A golden not created yet appears on the next reconcile.
 			if s := cdistate.Of(p.Live, nil); s.InProgress() || s.Kind == cdistate.Missing {
 				inProgress = true
 			}
 		}
 		dv := goldenDataVolume(p.Golden)
 		if memo := cdistate.Of(p.Live, nil).Remembered(); memo != "" {
-			// CDI drops the importer's message each time it restarts the
-			// importer; the golden keeps it so that every reader of the
-			// golden sees the same permanent state (cdistate.Of).
+			// CDI drops the message on each importer restart; the golden
+			// keeps it for cdistate.Of.
 			dv.Annotations[labels.AnnImportPermanentError] = memo
 		}
 		c, err := compose.ToDesired(dv, compose.DropZero("spec", "finalCheckpoint"))
@@ -99,13 +94,12 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	if err := protectRBAC(out.Resources, xrName, goldenNamespace, plan, obs, cfg.Usages); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	// A pool whose namespace is not bound yet holds its MachineDeployment
-	// until it is; checking again soon confirms the binding as applied.
+	// Pools hold their MachineDeployments until the namespace is bound;
+	// check again soon.
 	if !sameSubjects(obs.Binding, binding.Subjects) {
 		inProgress = true
 	}
-	// Every readable golden left out was retired by planGoldens; what the
-	// catalog cannot read stays as it is.
+	// Readable goldens left out were retired by planGoldens.
 	obs.Keep(out.Resources, compose.RetireAll, func(n fresource.Name) fresource.Ready { return keptReady[n] })
 
 	out.Status = map[string]any{"goldens": statuses}
@@ -146,8 +140,7 @@ func statusOf(p planned) v1alpha1.GoldenStatus {
 	return st
 }
 
-// sameSubjects reports whether the observed RoleBinding already carries
-// exactly the subjects wanted.
+// sameSubjects reports whether the observed RoleBinding has exactly these subjects.
 func sameSubjects(rb *rbacv1.RoleBinding, want []rbacv1.Subject) bool {
 	if rb == nil {
 		return false

@@ -29,8 +29,7 @@ func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 	return spec, nil
 }
 
-// Prepare implements compose.Mode: the spec is decoded and the goldens
-// resolved once per call, for Requirements and Compose alike.
+// Prepare implements compose.Mode, decoding once for Requirements and Compose.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	c := &call{r: r}
 	if c.spec, c.err = decodeSpec(r); c.err == nil {
@@ -48,19 +47,16 @@ type call struct {
 	goldensErr error
 }
 
-// Raw implements compose.Call: the catalog reads no requirement from the
-// wire.
+// Raw implements compose.Call; the catalog reads no requirement raw.
 func (c *call) Raw() map[string]bool { return nil }
 
-// Requirements asks, for every golden the catalog lists or still composes,
-// for the templates anywhere in the cluster that carry its label. They decide
-// retention and who may clone.
+// Requirements asks for the templates anywhere in the cluster that carry
+// each golden's label: they decide retention and who may clone.
 func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	// A golden's pins are asked for under the name its key implies (the
-	// entry's name, or an observed golden's key), by the label of the object
+	// Pins are asked for under the key's name, by the label of the object
 	// templates clone: the entry's golden, or the observed DataVolume.
 	type golden struct{ namespace, name string }
 	goldens := map[string]golden{} // key name -> golden
@@ -69,9 +65,7 @@ func (c *call) Requirements() (required.Selectors, error) {
 			goldens[g.Name] = golden{g.Namespace, g.Name}
 		}
 	}
-	// Observed goldens are named by their keys; reading their namespace and
-	// name off the unstructured object avoids a typed conversion that Compose
-	// does anyway.
+	// Observed goldens are read untyped: Compose converts them anyway.
 	for key, oc := range c.r.Observed {
 		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
 		if !ok || oc.Resource == nil {
@@ -88,9 +82,8 @@ func (c *call) Requirements() (required.Selectors, error) {
 	return sel, nil
 }
 
-// Compose reads the catalog and what it composed, decides (validation, the
-// golden namespace, drift, which goldens stay) and writes the goldens, the
-// clone RBAC and the status.
+// Compose validates the catalog, its golden namespace and drift, decides
+// which goldens stay, and writes them, the clone RBAC and the status.
 func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	r := c.r
 	xrName := r.Composite.GetName()

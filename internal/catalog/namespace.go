@@ -10,8 +10,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// goldenNamespace is the namespace the catalog composes its goldens in and
-// the field that set it, for messages.
+// goldenNamespace is the goldens' namespace and the field that set it.
 type goldenNamespace struct {
 	Name string
 	From string
@@ -25,13 +24,11 @@ func resolveNamespace(spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config) g
 	return goldenNamespace{Name: cfg.GoldenNamespace, From: "the function Input's goldenNamespace (spec.goldenNamespace is not set)"}
 }
 
-// checkNamespace refuses a golden namespace that changed while the catalog's
-// goldens live in another one. A golden's composition-resource-name carries
-// its name, not its namespace, so composing on would create every golden
-// anew in the new namespace (one more import each) and move the clone
-// RoleBinding there, while the templates that clone from the old namespace
-// lose their permission and the old goldens stay behind, unmanaged. Nothing
-// of that can be undone by the function, so it is a fatal, with the fix.
+// checkNamespace refuses a golden namespace that changed while goldens live
+// in the old one. A golden's key carries its name, not its namespace, so
+// composing on would import every golden anew, move the clone RoleBinding
+// away from the templates that clone from the old namespace, and leave the
+// old goldens unmanaged; none of that can be undone.
 func checkNamespace(xrName string, ns goldenNamespace, obs observedState) error {
 	elsewhere := map[string][]string{} // namespace -> golden names
 	for _, key := range obs.Names() {

@@ -19,15 +19,14 @@ import (
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
-// Composition-resource-names. A golden's key carries its name, so that
-// goldens come and go independently.
+// Composition-resource-names; a golden's key carries its name so goldens
+// come and go independently.
 const (
 	goldenKeyPrefix = "golden-"
 	keyClusterRole  = "clone-clusterrole"
 	keyRoleBinding  = "clone-rolebinding"
-	// usageKeyPrefix keys the Usages that keep the clone RBAC while goldens
-	// live: keyRoleUsage the ClusterRole's, and the prefix and a golden's
-	// label hash the RoleBinding's by that golden.
+	// usageKeyPrefix and a golden's label hash key the RoleBinding's Usage
+	// by that golden; keyRoleUsage keys the ClusterRole's.
 	usageKeyPrefix = "clone-usage-"
 	keyRoleUsage   = usageKeyPrefix + "clusterrole"
 )
@@ -78,9 +77,8 @@ func readObserved(obs map[fresource.Name]fresource.ObservedComposed) observedSta
 	return s
 }
 
-// unreadableGoldens are the observed goldens that are not DataVolumes the
-// function can read, by name. They are kept as they are: the function never
-// deletes what it cannot understand.
+// unreadableGoldens are the observed goldens the function cannot read as
+// DataVolumes, by name; they are kept, never deleted.
 func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
 	out := map[string]*composed.Unstructured{}
 	for _, key := range s.Names() {
@@ -91,10 +89,9 @@ func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
 	return out
 }
 
-// goldenFromLive reconstructs a golden that left the catalog, observed under
-// the key of keyName, from its own DataVolume, so that while it is retiring
-// the desired state repeats exactly what was composed when it was created:
-// its name is the DataVolume's, even where the key implies another.
+// goldenFromLive rebuilds a golden that left the catalog from its own
+// DataVolume, so that while it retires the desired state repeats what was
+// composed, name included.
 func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
 	l := liveSpecOf(dv)
 	g := Golden{
@@ -116,8 +113,7 @@ func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
 	return g
 }
 
-// objectName is an observed golden's own name, else (an object observed
-// without one) the name its key implies.
+// objectName is an observed golden's own name, else its key's.
 func objectName(observed, keyName string) string {
 	if observed != "" {
 		return observed
@@ -125,8 +121,7 @@ func objectName(observed, keyName string) string {
 	return keyName
 }
 
-// pinsFrom lists "<namespace>/<name>" of the templates that pin a golden,
-// sorted, from the required resources fetched for it.
+// pinsFrom lists the templates that pin a golden, "<namespace>/<name>", sorted.
 func pinsFrom(items []*unstructured.Unstructured) []string {
 	out := make([]string, 0, len(items))
 	seen := map[string]bool{}

@@ -15,39 +15,33 @@ import (
 // planned is one golden and everything decided about it.
 type planned struct {
 	Golden
-	// Key is the composition-resource-name the golden is composed under: the
-	// one it was observed with, else the one its name implies. Crossplane
-	// keeps an observed object's name under its key, and deletes what a key
-	// left out names, so a golden never moves to another key.
+	// Key is the composition-resource-name: the observed one, else the one
+	// its name implies. Crossplane deletes what a dropped key names, so a
+	// golden never moves to another key.
 	Key fresource.Name
 	// Live is the observed DataVolume, nil before it exists.
 	Live *cdiv1.DataVolume
 	// Raw is an observed golden the function could not read, and Unreadable
-	// why. It is kept exactly as observed (compose.Observed.Keep), never
-	// re-created or checked for drift, in the catalog or not.
+	// why; it is kept as observed (compose.Observed.Keep).
 	Raw        *composed.Unstructured
 	Unreadable error
 	PinnedBy   []string
-	// InUse is true when the golden carries Crossplane's in-use label: some
-	// Usage protects it, a pool's or one made by hand.
+	// InUse is true when the golden carries Crossplane's in-use label (any
+	// Usage protects it).
 	InUse    bool
 	Retiring bool
 }
 
 // inUse reports whether an object carries Crossplane's in-use label. Its
-// delete would be refused, and a refused delete stops Crossplane applying
-// anything of the catalog: composed resources left out of the desired state
-// are deleted before any is applied (v2.2.0
+// delete would be refused, which stops Crossplane applying anything of the
+// catalog: left-out resources are deleted before any is applied (v2.2.0
 // internal/controller/apiextensions/composite/composition_functions.go,
 // FunctionComposer.Compose, GarbageCollectComposedResources).
 func inUse(l map[string]string) bool { return l[labels.CrossplaneInUse] == "true" }
 
-// planGoldens decides which goldens are composed: every catalog entry, and
-// every golden that left the catalog while a template still pins it or a
-// Crossplane Usage still protects it (even one the catalog knows nothing
-// of). A readable golden that left and is pinned and protected by nothing is
-// retired: it is left out, which deletes it. An unreadable golden is
-// planned, for the status, but kept as observed.
+// planGoldens composes every catalog entry and every golden that left the
+// catalog while a template pins it or any Usage protects it; a readable one
+// held by nothing is left out, which deletes it.
 func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
 	inCatalog := map[string]bool{}
 	raw := obs.unreadableGoldens()
@@ -63,8 +57,7 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 		}
 		out = append(out, p)
 	}
-	// A golden that left the catalog is known by its key: its pins were
-	// asked for under it (Requirements), and it stays under it.
+	// Its pins were asked for under its key (Requirements).
 	for name, dv := range obs.Live {
 		if inCatalog[name] {
 			continue

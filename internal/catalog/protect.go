@@ -11,20 +11,15 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// protectRBAC composes into the Usages that keep the clone RBAC as long as
-// the goldens that need it (clonerbac.BindingUsage, clonerbac.RoleUsage): one
-// Usage of the RoleBinding by each golden a template pins or a Usage
-// protects, and, when there is any, one of the ClusterRole by the
-// RoleBinding. They must exist before the catalog is deleted, since no
-// function runs then; a golden that is no longer pinned loses its Usage
-// here, which Crossplane deletes at once (it strips the composite label from
-// what it garbage-collects, so the Usage does not wait for its golden).
+// protectRBAC composes the Usages that keep the clone RBAC as long as the
+// goldens that need it (clonerbac.BindingUsage, clonerbac.RoleUsage). They
+// must exist before the catalog is deleted, since no function runs then; an
+// unpinned golden's Usage is deleted at once (Crossplane strips the
+// composite label from what it garbage-collects).
 //
-// Only goldens held anyway get one: every Usage is an object in the
-// catalog's request, which is already close to the 4 MiB limit at 1,000
-// entries. An unreadable golden gets none: the function cannot tell what it
-// is. With Usages turned off in the Input, only the Usages that exist stay,
-// while they are wanted.
+// Only goldens held anyway get one: each Usage adds to the catalog's
+// request, near the 4 MiB limit at 1,000 entries. With Usages turned off in
+// the Input, existing ones stay while wanted.
 func protectRBAC(into map[fresource.Name]*fresource.DesiredComposed, xrName, goldenNamespace string, plan []planned, obs observedState, enabled bool) error {
 	type want struct {
 		key fresource.Name
@@ -56,8 +51,7 @@ func protectRBAC(into map[fresource.Name]*fresource.DesiredComposed, xrName, gol
 		if err != nil {
 			return fmt.Errorf("cannot compose %s: %w", w.key, err)
 		}
-		// Ready at once: nothing waits for a Usage while the catalog lives,
-		// and a golden's first pin must not make the catalog unready.
+		// Ready at once: a golden's first pin must not make the catalog unready.
 		into[w.key] = &fresource.DesiredComposed{Resource: c, Ready: fresource.ReadyTrue}
 	}
 	return nil

@@ -9,9 +9,8 @@ import (
 )
 
 // goldenDataVolume is the desired golden: an HTTP import of the Talos disk
-// image, bound immediately (it has no consumer to wait for), with an explicit
-// size and, when one is set, class. It is built from scratch on every call so
-// that the desired state carries only what the function has an opinion on.
+// image, bound immediately (it has no consumer), built from scratch so the
+// desired state carries only what the function has an opinion on.
 func goldenDataVolume(g Golden) *cdiv1.DataVolume {
 	dv := &cdiv1.DataVolume{
 		ObjectMeta: metav1.ObjectMeta{

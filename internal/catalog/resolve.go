@@ -35,9 +35,8 @@ type Golden struct {
 	StorageClass string
 }
 
-// resolveGoldens validates every catalog entry and resolves it against the
-// catalog and Input defaults. It reports every invalid entry at once, in entry
-// order, so an operator fixes the catalog in one pass.
+// resolveGoldens validates and resolves every entry, reporting every invalid
+// one at once so the catalog is fixed in one pass.
 func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config) ([]Golden, error) {
 	root := field.NewPath("spec")
 	var errs field.ErrorList
@@ -111,8 +110,7 @@ func catalogError(xrName string, errs field.ErrorList) error {
 	return refused(xrName, errors.New(rules.Message(errs)))
 }
 
-// refused is the fatal error of the catalog xrName: every fatal result of
-// this mode names the composite first, as the other modes' do.
+// refused is the fatal error of the catalog xrName, naming it first.
 func refused(xrName string, err error) error {
 	return fmt.Errorf("%s %q: %w", v1alpha1.KindWorkerImageCatalog, xrName, err)
 }

@@ -23,9 +23,8 @@ const (
 // DataVolume the function can read.
 const ReasonGoldenUnreadable = "GoldenUnreadable"
 
-// goldensCondition summarises the goldens still in the catalog. A golden
-// CDI cannot import as it stands (a Failed phase or a permanent error such as
-// ErrClaimNotValid) is reported as failed, quoting CDI, with the fix.
+// goldensCondition summarises the goldens still in the catalog; one CDI
+// cannot import as it stands is reported failed, quoting CDI, with the fix.
 func goldensCondition(goldens []planned) compose.Condition {
 	var failed, unreadable, failing, waiting []string
 	total := 0
@@ -87,10 +86,9 @@ func failedFix(s cdistate.State, ns string) string {
 	return s.Remedy()
 }
 
-// permanentFix is CDI's remedy, made concrete for a catalog entry where the
-// catalog is where the fix goes. A golden's spec is immutable, so a fix that
-// changes it means deleting the DataVolume in the same change, or the drift
-// check refuses the entry.
+// permanentFix is CDI's remedy for a catalog entry. A golden's spec is
+// immutable, so a fix that changes it must delete the DataVolume in the same
+// change, or the drift check refuses the entry.
 func permanentFix(s cdistate.State, g Golden) string {
 	entry := fmt.Sprintf("images[%d]", g.Index)
 	switch s.Message {
@@ -114,9 +112,8 @@ func failingText(s cdistate.State, ref string, g Golden) string {
 		ref, s.PhaseText(), s.Restarts, quoted(s), g.Namespace, g.URL)
 }
 
-// waitingText says how far a golden that is on its way got. CDI's reason is
-// added only when it says why the golden is not moving, so that the routine
-// steps of an import keep the message short.
+// waitingText says how far a golden on its way got, with CDI's reason only
+// when it says why the golden is not moving.
 func waitingText(s cdistate.State) string {
 	if s.Kind == cdistate.Missing {
 		return "not created yet"
@@ -146,8 +143,8 @@ func retiringCondition(entries []planned) compose.Condition {
 				// The function never deletes what it cannot read.
 				why = "not a DataVolume the function can read, so it is never deleted by it; remove it by hand once nothing clones it"
 			default:
-				// Kept unpinned only while a Usage protects it: deleting it
-				// would be refused, and stop the catalog applying anything.
+				// Kept while a Usage protects it: a refused delete would
+				// stop the catalog applying anything.
 				why = "no template pins it, but a Crossplane Usage still protects it (it carries " + labels.CrossplaneInUse + "=true) and its delete would be refused; it is deleted once that Usage is gone: kubectl get usages.protection.crossplane.io -A shows which"
 			}
 			retiring = append(retiring, fmt.Sprintf("%s/%s (%s)", e.Namespace, e.Name, why))
@@ -160,8 +157,7 @@ func retiringCondition(entries []planned) compose.Condition {
 		Message: fmt.Sprintf("Kept although no longer in the catalog, because templates still clone them: %s. Each is deleted once no template pins it; move those pools to another image to retire it.", strings.Join(retiring, "; "))}
 }
 
-// transitions turns the difference between the previous and the new status
-// into events. Steady state produces none.
+// transitions turns status changes into events; steady state produces none.
 func transitions(prev, next []v1alpha1.GoldenStatus) []compose.Result {
 	before := map[string]v1alpha1.GoldenStatus{}
 	for _, p := range prev {

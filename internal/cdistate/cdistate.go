@@ -1,16 +1,13 @@
 // Package cdistate classifies a CDI DataVolume, and for a golden image its
-// PVC, into the one state every decision in the function reads: is it ready
-// to clone, still working, stuck in a loop, or stuck for good.
+// PVC, into the one state every decision in the function reads: ready to
+// clone, still working, stuck in a loop, or stuck for good.
 //
-// CDI reports state in two places that mean different things. The phase says
-// how far the operation got; the reasons and messages of the Bound, Ready and
-// Running conditions say why it is not moving. Several of CDI's dead ends
-// leave the phase empty or "in progress" and only show in a reason
-// (ErrClaimNotValid, CloneValidationFailed, CloneWithoutSource), so reading
-// the phase alone reports them as "importing" forever. Every rule below names
-// the CDI file and function that produces the state it recognises, as read in
-// CDI v1.64.0, v1.65.0 and v1.66.0 (identical for what is read here unless a
-// rule says otherwise); docs/cdi-behaviour.md has the line ranges at v1.65.0.
+// The phase alone is not enough: several CDI dead ends leave it empty or in
+// progress and show only in a Bound, Ready or Running reason
+// (ErrClaimNotValid, CloneValidationFailed, CloneWithoutSource). Each rule
+// cites the CDI file and function it reads, in CDI v1.64.0-v1.66.0 (the same
+// unless a rule says otherwise); docs/cdi-behaviour.md has the line ranges at
+// v1.65.0.
 package cdistate
 
 import (
@@ -34,26 +31,22 @@ const (
 	// Missing: neither a DataVolume nor a PVC exists, or only a PVC whose
 	// owning DataVolume is gone.
 	Missing Kind = "Missing"
-	// Pending: CDI has not started the transfer (no PVC yet, PVC not bound,
-	// quota, waiting for a consumer). It resolves by itself.
+	// Pending: CDI has not started the transfer (no PVC, unbound, quota,
+	// first consumer); it resolves by itself.
 	Pending Kind = "Pending"
-	// Importing: CDI is transferring data (an import or a clone), possibly
-	// after a few restarts. Progress carries the percentage when CDI knows it.
+	// Importing: CDI is transferring data (an import or a clone).
 	Importing Kind = "Importing"
-	// Failing: the worker pod keeps failing (its container keeps exiting
-	// with an error, or its image cannot be pulled). CDI retries forever and
-	// the phase stays in progress; it resolves once an attempt succeeds,
-	// which for some causes (State.SourceRefusal) needs a change first.
+	// Failing: the worker pod keeps failing (error exit, image pull). CDI
+	// retries forever with the phase in progress; some causes
+	// (State.SourceRefusal) never clear without a change.
 	Failing Kind = "Failing"
 	// Failed: phase Failed. CDI stopped: a fatal import error (checksum
 	// mismatch, v1.65+) or a lost claim.
 	Failed Kind = "Failed"
-	// Permanent: CDI is stuck on something that never resolves without a
-	// change to the DataVolume, its StorageClass or StorageProfile, though
-	// the phase does not say Failed.
+	// Permanent: stuck until the DataVolume, its StorageClass or its
+	// StorageProfile changes, though the phase is not Failed.
 	Permanent Kind = "Permanent"
-	// WaitingForSource: a clone whose source does not exist. CDI waits for
-	// it forever without failing.
+	// WaitingForSource: a clone whose source does not exist; CDI waits forever.
 	WaitingForSource Kind = "WaitingForSource"
 	// Succeeded: phase Succeeded, or a PVC no DataVolume owns.
 	Succeeded Kind = "Succeeded"
@@ -61,15 +54,14 @@ const (
 
 // Condition reasons CDI writes on a DataVolume.
 const (
-	// ReasonErrClaimNotValid: CDI cannot build the PVC spec (no StorageClass
-	// it recognises as default, an incomplete StorageProfile, an invalid
-	// size). Set on Bound and Ready with an empty phase.
+	// ReasonErrClaimNotValid: CDI cannot build the PVC spec (no default class
+	// it reads, incomplete StorageProfile, invalid size); phase empty.
 	ReasonErrClaimNotValid = "ErrClaimNotValid"
 	// ReasonCloneValidationFailed: the clone does not fit its source
-	// (content type, size). Set on Bound and Ready, phase unchanged.
+	// (content type, size); phase unchanged.
 	ReasonCloneValidationFailed = "CloneValidationFailed"
-	// ReasonCloneWithoutSource: the clone's source PVC or snapshot does not
-	// exist. Set on Bound and Ready, phase unchanged.
+	// ReasonCloneWithoutSource: the clone's source does not exist; phase
+	// unchanged.
 	ReasonCloneWithoutSource = "CloneWithoutSource"
 	// ReasonErrExceededQuota: creating the PVC hit a ResourceQuota; the
 	// phase stays Pending.
@@ -81,8 +73,7 @@ const (
 	// ReasonChecksumError: Running=False after the importer found a
 	// checksum mismatch (v1.65+); the phase is Failed.
 	ReasonChecksumError = "ChecksumError"
-	// ReasonImagePullFailed: Running=False because a CDI worker pod image
-	// cannot be pulled.
+	// ReasonImagePullFailed: Running=False, a worker image cannot be pulled.
 	ReasonImagePullFailed = "ImagePullFailed"
 	// ReasonError: Running=False after a worker container exited with an
 	// error, or a clone populator error.
@@ -93,12 +84,10 @@ const (
 
 // Reasons this package gives where CDI has no condition to quote.
 const (
-	// ReasonPVCWithoutDataVolume: a PVC that no DataVolume owns. CDI treats
-	// it as populated and clones it.
+	// ReasonPVCWithoutDataVolume: a PVC no DataVolume owns, which CDI clones.
 	ReasonPVCWithoutDataVolume = "PVCWithoutDataVolume"
-	// ReasonOwningDataVolumeMissing: a PVC owned by a DataVolume that does
-	// not exist (it is being garbage-collected). CDI cannot look its owner
-	// up, so it never counts the PVC as populated.
+	// ReasonOwningDataVolumeMissing: a PVC whose owning DataVolume is gone;
+	// CDI cannot look the owner up, so it never counts the PVC as populated.
 	ReasonOwningDataVolumeMissing = "OwningDataVolumeMissing"
 )
 
@@ -117,32 +106,22 @@ const (
 	MessageTargetClassNotFound = "target storage class not found"
 )
 
-// RestartLoopThreshold is the worker pod restart count from which a
-// DataVolume whose Running condition is False counts as Failing rather than
-// Importing. CDI restarts the importer (restartPolicy OnFailure) with the
-// kubelet's back-off of 10 s, 20 s, 40 s... and never fails the DataVolume
-// for it (only a fatal error such as a checksum mismatch does), so an
-// unreachable URL looks like an import in progress forever. One or two
-// restarts are a blip (a network hiccup, a node drain); three with the
-// container down after exiting with an error are more than a minute of
-// consecutive failures. The count is CDI's monotonic maximum
-// (setAnnotationsFromPodWithPrefix only raises it, and keeps it across a
-// recreated pod), so it says how often the worker failed, never that it is
-// failing now: only Running=False with reason Error (the kubelet's reason for
-// a container that exited non-zero, which CDI keeps through the
-// CrashLoopBackOff wait) says that. An importer that runs again, or a new
-// pod that is Unschedulable or still being created, stays Importing. Both
-// earlier classifiers of this function used 3.
+// RestartLoopThreshold is the worker restart count from which Running=False
+// with reason Error counts as Failing rather than Importing. CDI restarts the
+// importer with the kubelet's back-off and never fails the DataVolume for it,
+// so an unreachable URL looks like an import forever; one or two restarts are
+// a blip, three are over a minute of failures. The count is CDI's monotonic
+// maximum (setAnnotationsFromPodWithPrefix), so only reason Error (a
+// container that exited non-zero, kept through CrashLoopBackOff) says the
+// worker is failing now.
 const RestartLoopThreshold = 3
 
 // State is what CDI says about one DataVolume (and, for a golden, its PVC).
 type State struct {
 	Kind Kind
-	// Phase is the DataVolume's phase, empty without a DataVolume or before
-	// CDI set one.
+	// Phase is the DataVolume's phase, empty before CDI set one.
 	Phase cdiv1.DataVolumePhase
-	// Progress is CDI's percentage ("45.53%"), empty when CDI reports none
-	// ("N/A").
+	// Progress is CDI's percentage ("45.53%"), empty for "N/A".
 	Progress string
 	// Reason and Message quote the CDI condition that decided Kind, or one of
 	// this package's Reason* constants when no condition did.
@@ -150,9 +129,8 @@ type State struct {
 	Message string
 	// Restarts is the worker pod restart count CDI copied onto the DataVolume.
 	Restarts int32
-	// Awaits says, for a Pending state that clears once an object appears,
-	// what CDI waits for and that it continues by itself, as a clause
-	// ("CDI waits for StorageClass ..."); empty otherwise.
+	// Awaits is, for a Pending state that clears once an object appears, a
+	// clause saying what CDI waits for ("CDI waits for StorageClass ...").
 	Awaits string
 }
 
@@ -181,8 +159,8 @@ func (s State) PhaseText() string {
 	return string(s.Phase)
 }
 
-// Of classifies a DataVolume and its PVC. Either may be nil. The DataVolume
-// decides when there is one; the PVC matters only without it.
+// Of classifies a DataVolume and its PVC, either nil; the PVC matters only
+// without the DataVolume.
 func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 	if dv == nil {
 		return ofClaim(pvc)
@@ -195,42 +173,35 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 
 	switch dv.Status.Phase {
 	case cdiv1.Succeeded:
-		// controller-base.go updateStatus: the worker pod succeeded, or the
-		// PVC needed no work.
+		// controller-base.go updateStatus.
 		return s.with(Succeeded, ready)
 	case cdiv1.Failed:
-		// import-controller.go updateStatusPhase (fatal import error, v1.65+:
-		// Running reason ChecksumError) and controller-base.go updateStatus
-		// (ClaimLost). Quote whichever condition says why.
+		// import-controller.go updateStatusPhase (v1.65+: Running reason
+		// ChecksumError) or controller-base.go updateStatus (ClaimLost).
 		if notRunning && running.Reason != "" {
 			return s.with(Failed, running)
 		}
 		return s.with(Failed, bound)
 	}
 
-	// An importer that ran out of space fails the same way on every restart,
-	// but while the restarted container runs CDI reports Running=True "Pod is
-	// running" and drops the message (setAnnotationsFromPodWithPrefix). The
-	// catalog records the message on the golden (Remembered), so the state
-	// stays Permanent through each restart instead of flapping to Importing.
+	// While a restarted importer runs, CDI reports Running=True and drops the
+	// too-small message (setAnnotationsFromPodWithPrefix); the golden's
+	// remembered annotation keeps the state Permanent instead of flapping.
 	if dv.Annotations[labels.AnnImportPermanentError] == MessageTooSmall {
 		s.Kind, s.Reason, s.Message = Permanent, ReasonError, MessageTooSmall
 		return s
 	}
 
-	// Reasons CDI sets on Bound and Ready while leaving the phase as it was
-	// (controller-base.go updateDataVolumeStatusPhaseWithEvent copies the
-	// event's reason and message onto both when there is no PVC).
+	// Reasons CDI sets on Bound and Ready, phase unchanged
+	// (controller-base.go updateDataVolumeStatusPhaseWithEvent).
 	if c := withReason(ReasonErrClaimNotValid, bound, ready); c != nil {
 		if claimErrorIsTransient(c.Message) {
 			return s.with(Pending, c)
 		}
 		if class := namedStorageClass(dv); c.Message == MessageStorageClassNotFound && class != "" {
-			// datavolume/util.go: a named class that does not exist is
-			// looked up as nil, which gives the same message as no default;
-			// the StorageClass watch (controller-base.go
-			// addDataVolumeControllerCommonWatches) re-reconciles every
-			// DataVolume with an empty phase when the class is created.
+			// datavolume/util.go looks a missing named class up as nil (the
+			// no-default message); the StorageClass watch (controller-base.go
+			// addDataVolumeControllerCommonWatches) re-reconciles once it exists.
 			s = s.with(Pending, c)
 			s.Awaits = fmt.Sprintf("CDI waits for StorageClass %q, named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does", class)
 			return s
@@ -249,9 +220,8 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 			return s.with(Permanent, running)
 		}
 		if class, ok := populatorClassMissing(running.Message, dv); ok {
-			// The clone populator returns the error to controller-runtime,
-			// which retries with back-off (clone-populator.go reconcilePending),
-			// so the clone continues once the class exists.
+			// The populator's error is retried with back-off
+			// (clone-populator.go reconcilePending).
 			s = s.with(Pending, running)
 			s.Awaits = "CDI waits for the target PVC's StorageClass to exist and its clone populator retries with back-off, continuing by itself once it does"
 			if class != "" {
@@ -271,9 +241,8 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 	return s.with(Importing, informative(running, bound))
 }
 
-// Remembered is the value of labels.AnnImportPermanentError a golden
-// DataVolume in this state should carry, empty for none: the one permanent
-// error CDI clears from the DataVolume on every importer restart.
+// Remembered is the labels.AnnImportPermanentError a golden in this state
+// carries, empty for none: the permanent error CDI clears on each restart.
 func (s State) Remembered() string {
 	if s.Kind == Permanent && s.Message == MessageTooSmall {
 		return MessageTooSmall
@@ -281,10 +250,9 @@ func (s State) Remembered() string {
 	return ""
 }
 
-// namedStorageClass is the class a DataVolume's spec.storage names, empty
-// when it names none (or ""). Only spec.storage is rendered against a
-// StorageClass (datavolume/util.go pvcFromStorage); spec.pvc is copied as
-// it is and never gives ErrClaimNotValid for its class.
+// namedStorageClass is the class spec.storage names: only spec.storage is
+// rendered against a class (datavolume/util.go pvcFromStorage); spec.pvc is
+// copied as is.
 func namedStorageClass(dv *cdiv1.DataVolume) string {
 	if dv.Spec.Storage == nil || dv.Spec.Storage.StorageClassName == nil {
 		return ""
@@ -292,11 +260,9 @@ func namedStorageClass(dv *cdiv1.DataVolume) string {
 	return *dv.Spec.Storage.StorageClassName
 }
 
-// populatorClassMissing recognises the clone populator's errors for a target
-// StorageClass that does not exist and returns the class when CDI names it.
-// populators/util.go claimReadyForPopulation says "storage class NAME not
-// found"; the planner says MessageTargetClassNotFound when the class went
-// away between that check and its own.
+// populatorClassMissing recognises the clone populator's errors for a missing
+// target StorageClass (populators/util.go claimReadyForPopulation, or the
+// planner's MessageTargetClassNotFound) and returns the class when known.
 func populatorClassMissing(msg string, dv *cdiv1.DataVolume) (string, bool) {
 	if msg == MessageTargetClassNotFound {
 		return namedStorageClass(dv), true
@@ -326,28 +292,20 @@ func ofClaim(pvc *corev1.PersistentVolumeClaim) State {
 }
 
 // claimErrorIsTransient picks out the ErrClaimNotValid messages that clear by
-// themselves. CDI's StorageProfile controller creates a profile for every
-// StorageClass shortly after the class appears, and the DataVolume controller
-// re-reconciles every DataVolume with an empty phase when a StorageClass or
-// StorageProfile changes (controller-base.go addDataVolumeControllerCommonWatches);
-// an API read error is retried with back-off. Every other ErrClaimNotValid
-// (no default class, a profile without claimPropertySets, a size below 1MiB)
-// needs someone to change the class, the profile or the DataVolume.
+// themselves: a StorageProfile CDI has yet to create for a new class (the
+// watch in controller-base.go addDataVolumeControllerCommonWatches
+// re-reconciles) and API read errors, retried with back-off.
 func claimErrorIsTransient(msg string) bool {
 	return strings.Contains(msg, "cannot get StorageProfile") || strings.HasPrefix(msg, "unable to retrieve storage class")
 }
 
 // permanentRunningPrefixes are Running=False messages that never clear
-// without a change. The first comes from the importer (pkg/controller/util.go
-// simplifyKnownMessage); the others are clone populator errors, which CDI
-// writes as Running=False, reason Error, with the error as the message
-// (populators/clone-populator.go updateClonePhaseError, addRunningAnnotations),
-// while the DataVolume's phase stays where it was (clone-controller-base.go
-// updateStatusPhaseForPopulator never applies Failed). The populator retries
-// each with back-off and gets the same error until something changes.
+// without a change: the importer's (pkg/controller/util.go
+// simplifyKnownMessage) and clone populator errors, which CDI writes as reason
+// Error while the phase stays (clone-populator.go updateClonePhaseError;
+// clone-controller-base.go updateStatusPhaseForPopulator never sets Failed).
 var permanentRunningPrefixes = []string{
-	// The image is larger than the volume; the importer fails the same way on
-	// every restart and a DataVolume's size is immutable.
+	// A DataVolume's size is immutable.
 	MessageTooSmall,
 	// clone/planner.go validateSourcePVC via common/util.go
 	// ValidateRequestedCloneSize: the target is smaller than the source.
@@ -355,9 +313,8 @@ var permanentRunningPrefixes = []string{
 	"source/target missing storage resource requests",
 	// populators/clone-populator.go validateCrossNamespace.
 	"cross-namespace with resource grants is not supported yet",
-	// clone/planner.go Plan: the strategy the populator saved in the target
-	// PVC's cdi.kubevirt.io/cloneType is not one it can plan for the source;
-	// getCloneStrategy reads the saved one on every later reconcile.
+	// clone/planner.go Plan: the strategy saved in the target PVC's
+	// cdi.kubevirt.io/cloneType, which getCloneStrategy rereads, cannot be planned.
 	prefixUnknownStrategy,
 	// populators/util.go claimReadyForPopulation, checkIntreeStorageClass:
 	// an in-tree provisioner without CSI migration.
@@ -378,10 +335,8 @@ func permanentRunningMessage(msg string) bool {
 			return true
 		}
 	}
-	// clone/common.go getCommonSnapshotClass takes the class both
-	// StorageProfiles name in status.snapshotClass, and common/util.go
-	// GetVolumeSnapshotClass fetches it by name and returns the error. CDI
-	// never clears that status field when the class goes
+	// clone/common.go getCommonSnapshotClass fetches the StorageProfiles'
+	// status.snapshotClass, which CDI never clears when the class goes
 	// (storageprofile-controller.go reconcileStorageProfile).
 	if snapshotClassMissing(msg) != "" {
 		return true
@@ -407,10 +362,8 @@ var refusedStatus = regexp.MustCompile(`expected status code 200, got (\d{3})\. 
 
 // SourceRefusal is the HTTP status ("404 Not Found") when the worker keeps
 // failing because the import source answers with a client error, empty
-// otherwise. The importer exits 1 and CDI restarts it forever, but every
-// attempt gets the same answer until the server serves the image at that
-// URL: a wrong URL never clears by itself. Timeouts (408) and rate limits
-// (429) are left out: those pass.
+// otherwise: CDI restarts the importer forever, but a wrong URL never clears.
+// Timeouts (408) and rate limits (429) pass, so they are left out.
 func (s State) SourceRefusal() string {
 	if s.Kind != Failing || s.Reason != ReasonError {
 		return ""
@@ -483,8 +436,7 @@ func find(dv *cdiv1.DataVolume, t cdiv1.DataVolumeConditionType) *cdiv1.DataVolu
 	return nil
 }
 
-// withReason returns the first condition carrying reason. CDI writes the
-// same reason on Bound and Ready; either is enough.
+// withReason returns the first condition carrying reason.
 func withReason(reason string, conds ...*cdiv1.DataVolumeCondition) *cdiv1.DataVolumeCondition {
 	for _, c := range conds {
 		if c != nil && c.Reason == reason {
@@ -494,8 +446,7 @@ func withReason(reason string, conds ...*cdiv1.DataVolumeCondition) *cdiv1.DataV
 	return nil
 }
 
-// informative returns the first condition with a reason, so that a pending
-// or importing state quotes what CDI says it is doing.
+// informative returns the first condition with a reason, for the message.
 func informative(conds ...*cdiv1.DataVolumeCondition) *cdiv1.DataVolumeCondition {
 	for _, c := range conds {
 		if c != nil && c.Reason != "" {

@@ -1,23 +1,16 @@
 // Package cloneplan predicts how CDI will clone a DataVolume from a source
-// PVC: with a CSI clone, a snapshot, or a host-assisted copy over the pod
-// network, and, when it falls back to the copy, the reason CDI records in the
-// target PVC's cdi.kubevirt.io/cloneFallbackReason annotation and what would
-// avoid it.
+// PVC (CSI clone, snapshot, or host-assisted copy over the pod network) and,
+// for a copy, the cdi.kubevirt.io/cloneFallbackReason CDI records and what
+// would avoid it. A fleet cloned from one golden by copies streams the whole
+// image once per worker, the cost the golden exists to avoid, and CDI does it
+// silently; the prediction says so before the first worker is created.
 //
-// A fleet of workers cloned from one golden by host-assisted copies streams
-// the whole image through the pod network once per worker, which is the cost
-// the golden image exists to avoid, and CDI does it silently. The prediction
-// lets the function say so before the first worker is created.
-//
-// It follows CDI v1.64.0-v1.66.0, where the logic read here is identical:
-// the DataVolume controller's PVC rendering and clone checks
-// (pkg/controller/datavolume/util.go, pvc-clone-controller.go,
-// controller-base.go) and the clone planner's strategy choice
-// (pkg/controller/clone/planner.go computeStrategyForSourcePVC and
+// It follows CDI v1.64.0-v1.66.0 (identical here): datavolume/util.go,
+// pvc-clone-controller.go and controller-base.go for the PVC and clone
+// checks; clone/planner.go computeStrategyForSourcePVC and
 // validateAdvancedClonePVC, clone/common.go GetCommonDriver and
-// GetDriverFromVolume, common/util.go GetVolumeSnapshotClass). docs/cdi-behaviour.md has the line ranges. It
-// models only what those functions decide from the inputs below; a state
-// they cannot produce is not modelled.
+// GetDriverFromVolume, common/util.go GetVolumeSnapshotClass for the
+// strategy. docs/cdi-behaviour.md has the line ranges.
 package cloneplan
 
 import (
@@ -55,17 +48,13 @@ const (
 
 // Reasons CDI gives when it picks no strategy at all.
 const (
-	// ReasonErrClaimNotValid: the DataVolume controller cannot build the
-	// target PVC (Bound/Ready reason, empty phase).
+	// ReasonErrClaimNotValid: the target PVC cannot be built.
 	ReasonErrClaimNotValid = "ErrClaimNotValid"
-	// ReasonCloneWithoutSource: the source PVC does not exist (Bound/Ready
-	// reason, phase unchanged); CDI waits for it.
+	// ReasonCloneWithoutSource: the source PVC does not exist; CDI waits.
 	ReasonCloneWithoutSource = "CloneWithoutSource"
-	// ReasonCloneValidationFailed: the DataVolume controller refuses the
-	// clone (Bound/Ready reason, phase unchanged).
+	// ReasonCloneValidationFailed: the DataVolume controller refuses the clone.
 	ReasonCloneValidationFailed = "CloneValidationFailed"
-	// ReasonError: the clone populator's planner returned an error; CDI
-	// writes it as Running=False, reason Error, and retries with back-off.
+	// ReasonError: the planner errored; CDI writes Running=False and retries.
 	ReasonError = "Error"
 )
 
@@ -77,12 +66,11 @@ const AnnDefaultSnapshotClass = "snapshot.storage.kubernetes.io/is-default-class
 // for its class to at least that size (common/util.go GetEffectiveVolumeSize).
 const AnnMinimumSupportedPVCSize = "cdi.kubevirt.io/minimumSupportedPvcSize"
 
-// DefaultFilesystemOverhead is CDIConfig's global filesystem overhead when
-// nobody set one (pkg/common/common.go DefaultGlobalOverhead).
+// DefaultFilesystemOverhead is CDI's unset global overhead
+// (pkg/common/common.go DefaultGlobalOverhead).
 const DefaultFilesystemOverhead cdiv1.Percent = "0.06"
 
-// VolumeSnapshotClass is what CDI reads of a snapshot.storage.k8s.io/v1
-// VolumeSnapshotClass: its name, driver and default annotation.
+// VolumeSnapshotClass is what CDI reads of a VolumeSnapshotClass.
 type VolumeSnapshotClass struct {
 	Name   string
 	Driver string
@@ -96,21 +84,18 @@ type Source struct {
 	Name string
 	// StorageClass is the PVC's class, nil when it does not exist.
 	StorageClass *storagev1.StorageClass
-	// Profile is the StorageProfile CDI reads the source's snapshot class
-	// from (clone/common.go getSnapshotClassForClaim): that of the PVC's
-	// class, or, for a PVC that names no class, that of the Kubernetes
-	// default class (common/util.go GetStorageClassByNameWithK8sFallback);
-	// nil when absent. Only its status.snapshotClass is read.
+	// Profile is the StorageProfile CDI reads the source's
+	// status.snapshotClass from (clone/common.go getSnapshotClassForClaim):
+	// the PVC's class's, else the Kubernetes default class's (common/util.go
+	// GetStorageClassByNameWithK8sFallback); nil when absent.
 	Profile *cdiv1.StorageProfile
-	// CSIDriver is spec.csi.driver of the PV the PVC is bound to
-	// (spec.volumeName); empty when it is not known or not a CSI volume, and
-	// then CDI uses the class's provisioner instead (clone/common.go
+	// CSIDriver is the bound PV's spec.csi.driver; empty when unknown or not
+	// CSI, and CDI then uses the class's provisioner (clone/common.go
 	// GetDriverFromVolume, GetCommonDriver).
 	CSIDriver string
-	// VolumeName is spec.volumeName, for messages; VolumeClaimedByOther is
-	// true when that PV's spec.claimRef names another claim, which
-	// GetDriverFromVolume returns as an error ("pvc does not match volume
-	// claim ref") on every attempt.
+	// VolumeName is spec.volumeName; VolumeClaimedByOther is true when that
+	// PV's spec.claimRef names another claim, which GetDriverFromVolume
+	// returns as an error on every attempt.
 	VolumeName           string
 	VolumeClaimedByOther bool
 	// Phase is status.phase, for messages.
@@ -125,12 +110,10 @@ type Source struct {
 
 // Target is the clone DataVolume's spec.storage and the class it lands on.
 type Target struct {
-	// StorageClassName is the class the DataVolume names; empty when it
-	// names none and CDI picks its default.
+	// StorageClassName is the class the DataVolume names, if any.
 	StorageClassName string
-	// StorageClass is the class CDI resolves: the named one, else the
-	// default CDI reads (internal/storageclass.Default); nil when there is
-	// none.
+	// StorageClass is the named class, else the default CDI reads
+	// (internal/storageclass.Default); nil when there is none.
 	StorageClass *storagev1.StorageClass
 	// Profile is CDI's StorageProfile of that class, nil when absent.
 	Profile *cdiv1.StorageProfile
@@ -138,17 +121,15 @@ type Target struct {
 	// missing from the profile's claimPropertySets.
 	VolumeMode  *corev1.PersistentVolumeMode
 	AccessModes []corev1.PersistentVolumeAccessMode
-	// Size is spec.storage.resources.requests.storage. nil means CDI sizes
-	// the target from the source, which then never needs expanding.
+	// Size is the requested storage; nil means CDI sizes the target from the
+	// source, which never needs expanding.
 	Size *resource.Quantity
 	// FilesystemOverhead is CDIConfig's status.filesystemOverhead for the
-	// class (its storageClass entry, else global); empty means
-	// DefaultFilesystemOverhead. CDI inflates a Filesystem target by it.
+	// class, which CDI inflates a Filesystem target by; empty is the default.
 	FilesystemOverhead cdiv1.Percent
-	// NoPopulator is true when CDI will not use its clone populator: the
-	// class's provisioner has no CSIDriver object (in-tree or non-CSI
-	// storage), or the DataVolume says cdi.kubevirt.io/storage.usePopulator:
-	// "false" (datavolume/controller-base.go shouldUseCDIPopulator).
+	// NoPopulator is true when CDI will not use its clone populator: no
+	// CSIDriver object for the provisioner, or usePopulator: "false" on the
+	// DataVolume (datavolume/controller-base.go shouldUseCDIPopulator).
 	NoPopulator bool
 }
 
@@ -169,8 +150,7 @@ type Input struct {
 // Plan is CDI's choice.
 type Plan struct {
 	// Strategy is what CDI records in the target PVC's
-	// cdi.kubevirt.io/cloneType: csi-clone, snapshot or copy. Empty when it
-	// picks none (Blocked).
+	// cdi.kubevirt.io/cloneType; empty when Blocked.
 	Strategy cdiv1.CDICloneStrategy
 	// Via says where CDI took the strategy from, for messages.
 	Via string
@@ -178,8 +158,7 @@ type Plan struct {
 	Fallback *Fallback
 	// Blocked is why CDI picks no strategy yet.
 	Blocked *Blocked
-	// Fixes are what would make CDI use a CSI clone or a snapshot, or get
-	// it unblocked; empty when it already does.
+	// Fixes would make CDI clone by CSI or snapshot, or unblock it.
 	Fixes []string
 }
 
@@ -199,23 +178,21 @@ type Blocked struct {
 	Message string
 	// Waits is true when CDI retries and it resolves without anyone acting.
 	Waits bool
-	// Awaits says, when Waits, what CDI waits for: the object, its field
-	// and the value it has now, as one clause ("PVC ns/name has no
-	// status.capacity.storage yet (status.phase Pending)").
+	// Awaits is, when Waits, a clause naming the object and field CDI waits
+	// for ("PVC ns/name has no status.capacity.storage yet ...").
 	Awaits string
-	// OnSource is true when what CDI waits for is the source PVC (its
-	// existence or its status.capacity), not the target's StorageProfile.
+	// OnSource is true when CDI waits for the source PVC, not the target's
+	// StorageProfile.
 	OnSource bool
 }
 
 // HostAssisted reports whether CDI copies over the pod network.
 func (p Plan) HostAssisted() bool { return p.Strategy == cdiv1.CloneStrategyHostAssisted }
 
-// Predict follows CDI from the DataVolume to the strategy, in CDI's order:
-// render the target PVC (datavolume/util.go), check the source and the clone
-// (pvc-clone-controller.go syncClone), pick the populator or the legacy
-// host-assisted path (controller-base.go shouldUseCDIPopulator), then the
-// planner (clone/planner.go computeStrategyForSourcePVC).
+// Predict follows CDI's order: render the target PVC (datavolume/util.go),
+// check the clone (pvc-clone-controller.go syncClone), populator or legacy
+// path (controller-base.go shouldUseCDIPopulator), then the planner
+// (clone/planner.go computeStrategyForSourcePVC).
 func Predict(in Input) Plan {
 	t := in.Target
 	mode, blocked := renderVolumeMode(t)
@@ -247,9 +224,8 @@ func Predict(in Input) Plan {
 	strategy, via := chooseStrategy(in)
 	plan := Plan{Strategy: strategy, Via: via}
 	if src.VolumeClaimedByOther && strategy != cdiv1.CloneStrategyHostAssisted {
-		// clone/common.go GetDriverFromVolume, called by
-		// GetCompatibleVolumeSnapshotClass and validateAdvancedClonePVC for
-		// both advanced strategies: an error, on every attempt.
+		// clone/common.go GetDriverFromVolume errors for both advanced
+		// strategies, on every attempt.
 		return blockedPlan(&Blocked{Reason: ReasonError, Message: "pvc does not match volume claim ref"},
 			fmt.Sprintf("bind PVC %s to a PersistentVolume of its own: PersistentVolume %s (its spec.volumeName) names another claim in spec.claimRef", src.Name, src.VolumeName))
 	}
@@ -274,9 +250,8 @@ func Predict(in Input) Plan {
 	return advancedChecks(plan, src, t, mode, driver, request)
 }
 
-// advancedChecks is planner.go validateAdvancedClonePVC: a CSI clone or a
-// snapshot needs one CSI driver, one volume mode and, to grow, a class that
-// allows expansion.
+// advancedChecks is planner.go validateAdvancedClonePVC: one CSI driver, one
+// volume mode and, to grow, a class that allows expansion.
 func advancedChecks(plan Plan, src *Source, t Target, mode corev1.PersistentVolumeMode, driver string, request *resource.Quantity) Plan {
 	if driver == "" {
 		return fallbackPlan(plan, ReasonIncompatibleProvisioners, MessageIncompatibleProvisioners,
@@ -287,12 +262,10 @@ func advancedChecks(plan Plan, src *Source, t Target, mode corev1.PersistentVolu
 			fmt.Sprintf("give the target the source's volume mode %s (spec.storage.volumeMode, or the first claimPropertySets entry of StorageProfile %s), not %s", srcMode, t.StorageClass.Name, mode))
 	}
 	if src.Capacity == nil {
-		// planner.go validateAdvancedClonePVC reads the source claim's
-		// status.capacity, never its request: without it ("source/target
-		// size info missing") it returns an error, not a fallback, and the
-		// populator retries with back-off. A claim gets status.capacity when
-		// it binds; Crossplane's PVC informer can also deliver the claim
-		// after the DataVolume read Succeeded.
+		// planner.go validateAdvancedClonePVC reads status.capacity, never the
+		// request, and errors (retried) without it. A claim gets it when it
+		// binds; Crossplane's informer can deliver the claim after the
+		// DataVolume already reads Succeeded.
 		phase := string(src.Phase)
 		if phase == "" {
 			phase = "unset"
@@ -326,8 +299,7 @@ func chooseStrategy(in Input) (cdiv1.CDICloneStrategy, string) {
 	return *p.Status.CloneStrategy, fmt.Sprintf("StorageProfile %s status.cloneStrategy", name)
 }
 
-// copyChosenFixes explains a copy CDI was told to make: no fallback reason
-// is recorded for it, because nothing fell back.
+// copyChosenFixes explains a copy CDI was told to make (no fallback reason).
 func copyChosenFixes(in Input, driver string) []string {
 	if in.CloneStrategyOverride != nil {
 		return []string{"remove spec.cloneStrategyOverride from the CDI resource: it makes every clone in the cluster a host-assisted copy"}
@@ -344,11 +316,9 @@ func copyChosenFixes(in Input, driver string) []string {
 }
 
 // snapshotClass is clone/common.go GetCompatibleVolumeSnapshotClass and
-// common/util.go GetVolumeSnapshotClass: a VolumeSnapshotClass for the
-// driver both PVCs share. A class both StorageProfiles name is taken by
-// name; otherwise the driver's default-annotated class, else the first by
-// name. It returns the class, or why there is none: a blocking error, or a
-// fix for the fallback (fix non-empty, class empty).
+// common/util.go GetVolumeSnapshotClass: the class both StorageProfiles
+// name, else the driver's default, else its first by name. Without one it
+// returns a blocking error, or the fix for the fallback.
 func snapshotClass(in Input, driver string) (string, *Blocked, string) {
 	if driver == "" {
 		return "", nil, fmt.Sprintf("clone within one CSI driver: the source is on %s, the target on StorageClass %s (provisioner %s); CDI needs a VolumeSnapshotClass of the driver both share", sourceDriverText(in.Source), in.Target.StorageClass.Name, in.Target.StorageClass.Provisioner)
@@ -383,8 +353,7 @@ func snapshotClass(in Input, driver string) (string, *Blocked, string) {
 	return "", nil, fmt.Sprintf("create a VolumeSnapshotClass for driver %s, or set spec.cloneStrategy: csi-clone on StorageProfile %s if the driver supports volume cloning", driver, in.Target.StorageClass.Name)
 }
 
-// commonSnapshotClassName is clone/common.go getCommonSnapshotClass: the
-// status.snapshotClass both StorageProfiles state, when they state the same.
+// commonSnapshotClassName is clone/common.go getCommonSnapshotClass.
 func commonSnapshotClassName(src *Source, t Target) string {
 	if src.Profile == nil || t.Profile == nil {
 		return ""
@@ -397,9 +366,8 @@ func commonSnapshotClassName(src *Source, t Target) string {
 }
 
 // commonDriver is clone/common.go GetCommonDriver: the source's PV driver,
-// else its class's provisioner, must equal the target class's provisioner
-// (the target is not bound yet while CDI plans). Empty when they differ or
-// the source has neither.
+// else its class's provisioner, if it equals the target class's provisioner
+// (the target is unbound while CDI plans); empty otherwise.
 func commonDriver(src *Source, target *storagev1.StorageClass) string {
 	d := src.CSIDriver
 	if d == "" {
@@ -426,10 +394,8 @@ func sourceDriverText(src *Source) string {
 	return "no StorageClass CDI can find"
 }
 
-// noPopulatorPlan is the legacy path: without the clone populator the
-// DataVolume controller marks the target host-assisted
-// (pvc-clone-controller.go syncClone, clone-controller-base.go
-// fallbackToHostAssisted).
+// noPopulatorPlan is the legacy path, always host-assisted
+// (clone-controller-base.go fallbackToHostAssisted).
 func noPopulatorPlan(t Target) Plan {
 	fix := "use a StorageClass whose provisioner is a CSI driver with a CSIDriver object, and leave cdi.kubevirt.io/storage.usePopulator unset on the DataVolume; CDI plans CSI clones and snapshots only through its clone populator"
 	switch {
@@ -458,8 +424,7 @@ func blockedPlan(b *Blocked, fix string) Plan {
 
 // renderVolumeMode is datavolume/util.go
 // renderPvcSpecVolumeModeAndAccessModesAndStorageClass: the target's volume
-// mode, filled from the StorageProfile's claimPropertySets when the
-// DataVolume leaves it out, or why CDI cannot build the PVC.
+// mode, or why CDI cannot build the PVC.
 func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 	claimNotValid := func(msg string, waits bool) *Blocked {
 		return &Blocked{Reason: ReasonErrClaimNotValid, Message: msg, Waits: waits}
@@ -471,8 +436,7 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 		return resolveMode(t.VolumeMode), nil
 	}
 	name := t.StorageClass.Name
-	// CDI's StorageProfile controller creates the profile shortly after the
-	// class; until then the lookup fails and CDI retries.
+	// The StorageProfile controller creates it shortly after the class.
 	notFound := fmt.Sprintf("storageprofiles.cdi.kubevirt.io %q not found", name)
 	hasMode := t.VolumeMode != nil && *t.VolumeMode != ""
 	switch {
@@ -486,15 +450,14 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 	sets := t.Profile.Status.ClaimPropertySets
 	switch {
 	case !hasMode && len(t.AccessModes) == 0:
-		// getDefaultVolumeAndAccessMode: the first set, which must list
-		// access modes.
+		// getDefaultVolumeAndAccessMode: the first set, with access modes.
 		if len(sets) > 0 && len(sets[0].AccessModes) > 0 {
 			return resolveMode(sets[0].VolumeMode), nil
 		}
 		return "", claimNotValid(fmt.Sprintf("no accessMode specified in StorageProfile %s", name), false)
 	case !hasMode:
-		// getDefaultVolumeMode: the first set sharing an access mode; none
-		// falls back to the Kubernetes default, Filesystem.
+		// getDefaultVolumeMode: the first set sharing an access mode, else
+		// Filesystem.
 		for _, cps := range sets {
 			for _, a := range cps.AccessModes {
 				for _, want := range t.AccessModes {
@@ -506,8 +469,7 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 		}
 		return corev1.PersistentVolumeFilesystem, nil
 	}
-	// getDefaultAccessModes: a set of the requested volume mode with access
-	// modes.
+	// getDefaultAccessModes: a set of the requested mode with access modes.
 	for _, cps := range sets {
 		if cps.VolumeMode != nil && *cps.VolumeMode == *t.VolumeMode && len(cps.AccessModes) > 0 {
 			return *t.VolumeMode, nil
@@ -516,10 +478,8 @@ func renderVolumeMode(t Target) (corev1.PersistentVolumeMode, *Blocked) {
 	return "", claimNotValid(fmt.Sprintf("no matching accessMode specified in StorageProfile %s", name), false)
 }
 
-// profileAwaited says what a claim CDI cannot render yet waits for: the
-// StorageProfile CDI's StorageProfile controller creates for every
-// StorageClass (storageprofile-controller.go), with the claimPropertySets
-// the worker disk's modes come from.
+// profileAwaited says the claim waits for the StorageProfile CDI creates for
+// every StorageClass (storageprofile-controller.go).
 func profileAwaited(b *Blocked, class string) *Blocked {
 	b.Awaits = fmt.Sprintf("StorageProfile %s, whose status.claimPropertySets give the worker disk its access and volume modes, does not exist yet", class)
 	return b
@@ -543,9 +503,8 @@ func checkSize(size *resource.Quantity) *Blocked {
 	return nil
 }
 
-// validateClone is pvc-clone-controller.go validateClone for a
-// spec.storage DataVolume: it compares sizes only for a Block source, and
-// then the requested size itself (not inflated) with the source's request.
+// validateClone is pvc-clone-controller.go validateClone for spec.storage:
+// only a Block source's request is compared, with the uninflated size.
 func validateClone(src *Source, t Target) *Blocked {
 	if t.Size == nil || resolveMode(src.VolumeMode) != corev1.PersistentVolumeBlock {
 		return nil
@@ -556,9 +515,8 @@ func validateClone(src *Source, t Target) *Blocked {
 	return nil
 }
 
-// validateSourceSize is planner.go validateSourcePVC: the target PVC's
-// request, as rendered, against the source's. A target sized by CDI from
-// the source (nil request) passes.
+// validateSourceSize is planner.go validateSourcePVC, on the rendered
+// request; a target sized from the source passes.
 func validateSourceSize(src *Source, request *resource.Quantity) *Blocked {
 	if request == nil {
 		return nil
@@ -569,13 +527,11 @@ func validateSourceSize(src *Source, request *resource.Quantity) *Blocked {
 	return nil
 }
 
-// measuredByCDI reports whether CDI measures the source image before it
-// creates a Block target from a Filesystem source
-// (pvc-clone-controller.go detectCloneSize) and then marks the clone
-// cdi.kubevirt.io/permissiveClone whenever the requested size holds the
-// image, which makes the planner skip its size check (planner.go
-// validateSourcePVC). The image size is not an input, so the check is not
-// predicted; the volume modes differ anyway, which decides the fallback.
+// measuredByCDI reports a Filesystem source cloned to a Block target: CDI
+// measures the image (pvc-clone-controller.go detectCloneSize) and marks the
+// clone permissiveClone, so the planner skips its size check (planner.go
+// validateSourcePVC). The image size is not an input; the differing volume
+// modes decide the fallback anyway.
 func measuredByCDI(src *Source, mode corev1.PersistentVolumeMode) bool {
 	return resolveMode(src.VolumeMode) == corev1.PersistentVolumeFilesystem && mode == corev1.PersistentVolumeBlock
 }
@@ -591,11 +547,9 @@ func compareRequests(source *resource.Quantity, target resource.Quantity) string
 	return ""
 }
 
-// targetRequest is the target PVC's storage request as the DataVolume
-// controller renders it (datavolume/util.go renderPvcSpecVolumeSize): a
-// Filesystem volume is inflated by the filesystem overhead
-// (common/util.go InflateSizeWithOverhead, util.GetRequiredSpace), then
-// raised to the profile's minimum supported size.
+// targetRequest is the target's storage request as datavolume/util.go
+// renderPvcSpecVolumeSize renders it: Filesystem inflated by the overhead
+// (common/util.go InflateSizeWithOverhead), then the profile's minimum.
 func targetRequest(t Target, mode corev1.PersistentVolumeMode) *resource.Quantity {
 	if t.Size == nil {
 		return nil
@@ -606,21 +560,19 @@ func targetRequest(t Target, mode corev1.PersistentVolumeMode) *resource.Quantit
 		if overhead == "" {
 			overhead = DefaultFilesystemOverhead
 		}
-		// CDI ignores a malformed overhead the same way: ParseFloat's
-		// error is dropped and 0 is used.
+		// As CDI does, a malformed overhead counts as 0.
 		f, _ := strconv.ParseFloat(string(overhead), 64)
 		const block = 1 << 20
 		aligned := int64(math.Ceil(float64(bytes)/float64(block))) * block
 		bytes = int64(math.Ceil(float64(aligned) * (1 + f)))
 	}
-	// CDI builds the quantity in decimal notation; binary notation has the
-	// same value and reads as the size the user wrote.
+	// CDI writes it in decimal notation; binary has the same value and reads
+	// as the size the user wrote.
 	q := effectiveSize(*resource.NewQuantity(bytes, resource.BinarySI), t.Profile)
 	return &q
 }
 
-// effectiveSize is common/util.go GetEffectiveVolumeSize: at least the
-// StorageProfile's minimum supported PVC size, when it states a valid one.
+// effectiveSize is common/util.go GetEffectiveVolumeSize.
 func effectiveSize(size resource.Quantity, p *cdiv1.StorageProfile) resource.Quantity {
 	if p == nil {
 		return size
@@ -637,8 +589,7 @@ func allowsExpansion(sc *storagev1.StorageClass) bool {
 	return sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
 }
 
-// resolveMode is CDI's util.ResolveVolumeMode: anything but Block is
-// Filesystem.
+// resolveMode is CDI's util.ResolveVolumeMode.
 func resolveMode(m *corev1.PersistentVolumeMode) corev1.PersistentVolumeMode {
 	if m != nil && *m == corev1.PersistentVolumeBlock {
 		return corev1.PersistentVolumeBlock

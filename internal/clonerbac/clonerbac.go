@@ -1,17 +1,13 @@
 // Package clonerbac is the one definition of the clone permission: the RBAC
-// the catalog composes so that tenant VMs may clone the goldens, and the
-// check a node pool runs to know whether that permission is already in place
-// for its VMs before it lets its first worker be created.
+// the catalog composes so tenant VMs may clone the goldens, and the check a
+// node pool runs before its first worker is created.
 //
-// What is checked is what CDI checks. A DataVolume whose source is a PVC in
-// another namespace is authorized by a SubjectAccessReview for create on
-// cdi.kubevirt.io datavolumes/source, in the source namespace, with the
-// resource name of the source PVC (CDI API module,
-// pkg/apis/core/v1beta1/authorize_utils.go). For a VM's dataVolumeTemplates
-// KubeVirt's virt-controller asks it as the VM's service account, with the
-// groups system:serviceaccounts and system:serviceaccounts:<namespace>
-// (kubevirt pkg/virt-controller/watch/vm/vm.go, authorizeDataVolume), and a
-// refusal is an UnauthorizedDataVolumeCreate event and a retry later.
+// It checks what CDI checks: a cross-namespace PVC source needs create on
+// cdi.kubevirt.io datavolumes/source for the source PVC's name, in its
+// namespace (CDI API pkg/apis/core/v1beta1/authorize_utils.go), which
+// KubeVirt asks as the VM's service account (kubevirt
+// pkg/virt-controller/watch/vm/vm.go authorizeDataVolume); a refusal is an
+// UnauthorizedDataVolumeCreate event and a retry later.
 package clonerbac
 
 import (
@@ -35,8 +31,8 @@ const (
 	namespaceGroupPrefix    = "system:serviceaccounts:"
 )
 
-// Name names the ClusterRole and the RoleBinding of a catalog. It carries the
-// catalog's name so that two catalogs never fight over one object.
+// Name names a catalog's ClusterRole and RoleBinding, so two catalogs never
+// share one.
 func Name(catalog string) string { return "workerimage-clone-" + catalog }
 
 // objectLabels mark the clone RBAC so that node pools can select it.
@@ -44,17 +40,16 @@ func objectLabels() map[string]string {
 	return map[string]string{labels.ManagedBy: labels.ManagedByValue, labels.CloneRBAC: "true"}
 }
 
-// Role is the catalog's ClusterRole: create on datavolumes/source, limited
-// to the goldens by name. With no goldens it has no rule at all: a rule with
-// no resourceNames would allow cloning any PVC of the golden namespace.
+// Role is the catalog's ClusterRole: create on datavolumes/source for the
+// goldens by name, and no rule without goldens (a rule with no
+// resourceNames would allow cloning any PVC).
 func Role(catalog string, goldens []string) *rbacv1.ClusterRole {
 	cr := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: Name(catalog), Labels: objectLabels()},
 	}
 	if len(goldens) == 0 {
-		// An empty list, not none: the desired role says it grants nothing,
-		// so that a rule it granted before is taken away.
+		// Empty, not nil, so a rule granted before is taken away.
 		cr.Rules = []rbacv1.PolicyRule{}
 		return cr
 	}
@@ -80,9 +75,8 @@ func Binding(catalog, goldenNamespace string, subjects []rbacv1.Subject) *rbacv1
 	}
 }
 
-// VMServiceAccounts are the subjects for the VM service account serviceAccount
-// of each namespace, sorted by namespace: least privilege, since KubeVirt
-// asks as that account and no other.
+// VMServiceAccounts are the subjects for serviceAccount in each namespace,
+// sorted: least privilege, since KubeVirt asks as that account only.
 func VMServiceAccounts(serviceAccount string, namespaces []string) []rbacv1.Subject {
 	ns := slices.Clone(namespaces)
 	slices.Sort(ns)
@@ -100,14 +94,11 @@ func AllServiceAccounts() []rbacv1.Subject {
 	return []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: allServiceAccountsGroup}}
 }
 
-// Allows reports whether the RoleBindings of the golden namespace, with the
-// ClusterRoles they refer to, let service account serviceAccount of
-// namespace clone PVC golden: the SubjectAccessReview CDI sends, evaluated
-// the way the RBAC authorizer does (subjects as in k8s.io/kubernetes
-// pkg/registry/rbac/validation/rule.go appliesToUser; rules with
-// k8s.io/component-helpers auth/rbac/validation Covers). Bindings outside
-// goldenNamespace and bindings of a namespaced Role are not read: the
-// function composes neither.
+// Allows reports whether the golden namespace's RoleBindings of ClusterRoles
+// let serviceAccount of namespace clone PVC golden, evaluating CDI's
+// SubjectAccessReview as the RBAC authorizer does (k8s.io/kubernetes
+// pkg/registry/rbac/validation/rule.go appliesToUser; k8s.io/component-helpers
+// auth/rbac/validation Covers). Other bindings are not the function's.
 func Allows(bindings []rbacv1.RoleBinding, roles []rbacv1.ClusterRole, goldenNamespace, namespace, serviceAccount, golden string) bool {
 	want := []rbacv1.PolicyRule{{
 		APIGroups:     []string{cdiv1.SchemeGroupVersion.Group},
@@ -136,13 +127,10 @@ func Allows(bindings []rbacv1.RoleBinding, roles []rbacv1.ClusterRole, goldenNam
 	return false
 }
 
-// appliesTo reports whether a binding subject matches the review CDI sends:
-// user system:serviceaccount:<ns>:<name> with exactly the groups
-// system:serviceaccounts and system:serviceaccounts:<ns>
-// (CanServiceAccountClonePVC in authorize_utils.go); a User subject of that
-// exact name matches too. CDI also accepts create on pods of the same name
-// in the golden namespace; the function never grants that, so it is not
-// looked for.
+// appliesTo reports whether a binding subject matches the review CDI sends
+// (authorize_utils.go CanServiceAccountClonePVC): the service account, a
+// User of its name, or its groups. CDI's alternative, create on pods, is
+// never granted by the function, so not looked for.
 func appliesTo(s rbacv1.Subject, namespace, serviceAccount string) bool {
 	switch s.Kind {
 	case rbacv1.ServiceAccountKind:

@@ -11,22 +11,14 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// Keeping the clone permission while a golden lives.
-//
-// Deleting a catalog leaves its composed resources to the garbage collector
-// (Crossplane v2.2.0 internal/controller/apiextensions/composite/reconciler.go,
-// the meta.WasDeleted branch; functions are not called). A golden a template
-// clones survives it, since the pool's Usage makes Crossplane's webhook refuse
-// its delete; the clone ClusterRole and RoleBinding have to survive as long,
-// or KubeVirt refuses every VM create and update of the pools that clone it.
-// So the catalog composes, while it lives, a Usage of its RoleBinding by each
-// golden that is pinned, and a Usage of its ClusterRole by its RoleBinding,
-// all with replayDeletion. The usage controller makes each Usage owned by its
-// `by` object (internal/controller/protection/usage/reconciler.go), so the
-// garbage collector keeps it until that object is gone; one that is deleted
-// anyway waits for its `by` object while it still carries Crossplane's
-// composite label. Once the last golden is gone the RoleBinding's refused
-// delete is replayed, and then the ClusterRole's.
+// Keeping the clone permission while a golden lives. A deleted catalog's
+// resources go to the garbage collector with no function call (Crossplane
+// v2.2.0 internal/controller/apiextensions/composite/reconciler.go,
+// meta.WasDeleted). A pinned golden survives through its pool's Usage; the
+// clone RBAC must too, or KubeVirt refuses the pools' VMs. So each pinned
+// golden uses the RoleBinding and the RoleBinding the ClusterRole, with
+// replayDeletion; the usage controller makes each Usage owned by its `by`
+// object (internal/controller/protection/usage/reconciler.go).
 
 // UsageAPIVersion and KindUsage are Crossplane's namespaced Usage.
 const (
@@ -34,16 +26,14 @@ const (
 	KindUsage       = "Usage"
 )
 
-// BindingUsageName names the Usage of a catalog's RoleBinding by one golden
-// of the golden namespace: the catalog's RBAC name and the golden's label
-// hash, short enough for a label-sized name and stable while the golden is.
+// BindingUsageName names the Usage of a catalog's RoleBinding by one golden,
+// from the golden's label hash: short and stable.
 func BindingUsageName(catalog, goldenNamespace, golden string) string {
 	return Name(catalog) + "-" + labels.GoldenHash(goldenNamespace, golden)
 }
 
-// BindingUsage is the Usage, in the golden namespace, of the catalog's
-// RoleBinding by the golden DataVolume golden: the binding cannot be deleted
-// while the golden exists, and its refused delete is replayed after.
+// BindingUsage is the Usage of the catalog's RoleBinding by the golden
+// DataVolume golden, replaying its refused delete after.
 func BindingUsage(catalog, goldenNamespace, golden string) *protectionv1beta1.Usage {
 	return usage(BindingUsageName(catalog, goldenNamespace, golden), goldenNamespace,
 		protectionv1beta1.NamespacedResource{
@@ -58,18 +48,14 @@ func BindingUsage(catalog, goldenNamespace, golden string) *protectionv1beta1.Us
 		})
 }
 
-// RoleUsage is the Usage, in the golden namespace, of the catalog's
-// ClusterRole by its RoleBinding: the role outlives the binding that grants
-// it.
+// RoleUsage is the Usage of the catalog's ClusterRole by its RoleBinding.
 //
-// The ClusterRole is cluster-scoped, so `of` names the empty namespace
-// explicitly. Left unset it defaults to the Usage's own namespace, and
-// Crossplane indexes the Usage under that namespace while its webhook looks
-// up the usages of a deleted object under the object's own (empty) one
-// (v2.2.0 internal/protection/usage/finder.go, indexVal and FindUsageOf): the
-// webhook would find no usage and allow the delete, although the usage
-// controller had labelled the role in use. The Usage's CEL rules allow a
-// namespaced `of` whenever `by` is set (apis/protection/v1beta1/usage_types.go).
+// `of` names the empty namespace explicitly: unset, it defaults to the
+// Usage's, under which Crossplane indexes it, while the webhook looks a
+// cluster-scoped object's usages up under "" (v2.2.0
+// internal/protection/usage/finder.go indexVal, FindUsageOf) and would allow
+// the delete. The CEL rules allow this when `by` is set
+// (apis/protection/v1beta1/usage_types.go).
 func RoleUsage(catalog, goldenNamespace string) *protectionv1beta1.Usage {
 	return usage(Name(catalog), goldenNamespace,
 		protectionv1beta1.NamespacedResource{
@@ -84,9 +70,8 @@ func RoleUsage(catalog, goldenNamespace string) *protectionv1beta1.Usage {
 		})
 }
 
-// usage carries no label: a catalog's request holds one Usage per pinned
-// golden, about 1.2 KB each on the wire, and the catalog's request is what
-// nears the 4 MiB limit first (docs/performance.md). Its name says whose it is.
+// usage carries no label: at ~1.2 KB per pinned golden, Usages fill the
+// catalog's request, the first to near 4 MiB (docs/performance.md).
 func usage(name, namespace string, of protectionv1beta1.NamespacedResource, by protectionv1beta1.Resource) *protectionv1beta1.Usage {
 	return &protectionv1beta1.Usage{
 		TypeMeta:   metav1.TypeMeta{APIVersion: UsageAPIVersion, Kind: KindUsage},

@@ -21,18 +21,16 @@ type shape struct {
 	dropZero  [][]string
 }
 
-// DropEmpty removes empty objects and lists, depth first, so that a parent
-// left empty by its children goes too. encoding/json keeps an empty struct
-// tagged omitempty as {}, and server-side apply reads {} as an opinion about
-// the field. A mode asks for this only when nothing it renders needs an empty
-// object or list to mean something: an XNodePool's osImage {builtin: {}} and
-// a ClusterRole's rules [] do.
+// DropEmpty removes empty objects and lists, depth first. encoding/json
+// keeps an empty omitempty struct as {}, which server-side apply reads as an
+// opinion; a mode asks for this only when no empty value it renders means
+// something (an XNodePool's osImage {builtin: {}} and a ClusterRole's rules
+// [] do).
 func DropEmpty() Option { return func(s *shape) { s.dropEmpty = true } }
 
-// KeepEmpty exempts, from DropEmpty, an empty object held under one of keys,
-// wherever it is: where the object's presence is the meaning, as KubeVirt's
-// interface binding bridge: {} and pod network pod: {} are. Its parents are
-// then not empty either.
+// KeepEmpty exempts from DropEmpty an empty object under one of keys,
+// anywhere, whose presence is the meaning (KubeVirt's interface bridge: {}
+// and network pod: {}).
 func KeepEmpty(keys ...string) Option {
 	return func(s *shape) {
 		if s.keepEmpty == nil {
@@ -44,20 +42,18 @@ func KeepEmpty(keys ...string) Option {
 	}
 }
 
-// DropZero removes the field at path when it holds its type's zero value.
-// Some API types serialise a field without omitempty, and a desired false or
-// "" would claim an opinion the function does not have.
+// DropZero removes the field at path when it holds its type's zero value:
+// some API types lack omitempty, and a desired false or "" would claim an
+// opinion the function does not have.
 func DropZero(path ...string) Option {
 	return func(s *shape) { s.dropZero = append(s.dropZero, path) }
 }
 
-// Canonical is v as it is applied: encoded with encoding/json (omitempty
-// drops false, zero and nil; omitzero drops zero timestamps), decoded into
-// plain maps, lists, strings, bools, and int64s (float64s for fractions) as
-// unstructured objects hold them, then shaped by opts.
-// encoding/json writes map keys sorted and struct fields in declaration
-// order, so the same v always gives the same map, and the map marshalled
-// again the same bytes: a content hash covers exactly what is applied.
+// Canonical is v as it is applied: encoded with encoding/json, decoded into
+// the plain values unstructured objects hold (int64s, float64s for
+// fractions), then shaped by opts. encoding/json's order is fixed, so the
+// same v gives the same bytes and a content hash covers exactly what is
+// applied.
 func Canonical(v any, opts ...Option) (map[string]any, error) {
 	var s shape
 	for _, o := range opts {
@@ -80,10 +76,9 @@ func Canonical(v any, opts ...Option) (map[string]any, error) {
 	return m, nil
 }
 
-// ToDesired is the one serialiser of typed objects into desired composed
-// resources, for every mode: Canonical, without status (a desired object is
-// intent; status is what its controllers report). apiVersion and kind are
-// the object's own, else composed.Scheme's for its Go type.
+// ToDesired is every mode's serialiser of typed objects into desired
+// composed resources: Canonical without status, with apiVersion and kind
+// from the object, else composed.Scheme.
 func ToDesired(obj any, opts ...Option) (*composed.Unstructured, error) {
 	m, err := Canonical(obj, opts...)
 	if err != nil {
@@ -106,8 +101,7 @@ func ToDesired(obj any, opts ...Option) (*composed.Unstructured, error) {
 	return c, nil
 }
 
-// dropZero removes the field at path from m when it holds a zero bool,
-// string or number.
+// dropZero removes the field at path when it holds a zero bool, string or number.
 func dropZero(m map[string]any, path []string) {
 	v, found, err := unstructured.NestedFieldNoCopy(m, path...)
 	if err != nil || !found {

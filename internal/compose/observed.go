@@ -13,15 +13,13 @@ import (
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
 
-// Owns says whether a composition-resource-name is one the mode composes,
-// and the apiVersion and kind it composes under that name. Names a mode does
-// not own belong to other pipeline steps: the mode never reads, keeps or
-// drops them, so what those steps desire reaches Crossplane untouched.
+// Owns says whether the mode composes a composition-resource-name, and as
+// which apiVersion and kind. Other names belong to other pipeline steps and
+// pass untouched.
 type Owns func(resource.Name) (apiVersion, kind string, ok bool)
 
-// Observed is the part of the observed composed resources a mode owns, read
-// once, at the edge, and the one place that decides which of them a mode
-// keeps as they are (Keep).
+// Observed is the part of the observed composed resources a mode owns, and
+// the one place that decides which it keeps as they are (Keep).
 type Observed struct {
 	// Resources are the owned observed resources, by name.
 	Resources map[resource.Name]*composed.Unstructured
@@ -30,9 +28,8 @@ type Observed struct {
 	unreadable map[resource.Name]error
 }
 
-// ReadObserved picks out of obs the resources the mode owns. One observed
-// under an owned name that is not the kind the mode composes there is
-// unreadable from the start: it is not the mode's to interpret.
+// ReadObserved picks out the resources the mode owns; one of another kind
+// than the mode composes under its name is unreadable.
 func ReadObserved(obs map[resource.Name]resource.ObservedComposed, owns Owns) Observed {
 	o := Observed{
 		Resources:  map[resource.Name]*composed.Unstructured{},
@@ -53,9 +50,8 @@ func ReadObserved(obs map[resource.Name]resource.ObservedComposed, owns Owns) Ob
 	return o
 }
 
-// Read converts the owned resource name into the typed view into. It
-// returns false, leaving into alone, when name is not observed or cannot be
-// read; a resource that cannot be read is marked unreadable.
+// Read converts the owned resource name into into, returning false when it
+// is not observed or cannot be read (and then marked unreadable).
 func (o Observed) Read(name resource.Name, into runtime.Object) bool {
 	u, ok := o.Resources[name]
 	if !ok || o.unreadable[name] != nil {
@@ -69,9 +65,8 @@ func (o Observed) Read(name resource.Name, into runtime.Object) bool {
 	return true
 }
 
-// MarkUnreadable records that the mode could not read name for why (a part
-// it reads has the wrong shape). Marking a name that is not observed does
-// nothing.
+// MarkUnreadable records that the mode could not read name for why; a name
+// not observed is ignored.
 func (o Observed) MarkUnreadable(name resource.Name, why error) {
 	if _, ok := o.Resources[name]; ok && o.unreadable[name] == nil {
 		o.unreadable[name] = why
@@ -94,8 +89,8 @@ func (o Observed) Names() []resource.Name {
 	return out
 }
 
-// Problems names each unreadable resource and why, sorted by name, for the
-// ObservedStateReadable condition.
+// Problems names each unreadable resource and why, sorted, for
+// ObservedStateReadable.
 func (o Observed) Problems() []string {
 	var out []string
 	for _, n := range o.Names() {
@@ -110,8 +105,8 @@ func (o Observed) Problems() []string {
 }
 
 // Retired says whether a mode retires an owned, readable resource it left
-// out of the desired state, by one of its documented rules (a catalog golden
-// nothing pins, a template nothing references, a pool that left the spec).
+// out of the desired state (a golden nothing pins, a template nothing
+// references, a pool that left the spec).
 type Retired func(resource.Name) bool
 
 // RetireNone is the rule of a mode that holds everything back.
@@ -120,16 +115,11 @@ func RetireNone(resource.Name) bool { return false }
 // RetireAll is the rule of a mode that has decided every readable resource.
 func RetireAll(resource.Name) bool { return true }
 
-// Keep is the keep-as-observed policy of every mode.
-//
-// Which: every owned observed resource that into does not hold, unless the
-// mode retires it. A mode retires only what it can read; an unreadable
-// object is always kept, because the mode cannot know what deleting it would
-// delete. A key left out of the desired state is deleted by Crossplane, so
-// this is the one place a mode's gate, hold or unreadable object turns into
-// "leave it as it is" rather than "delete it".
-//
-// How: exactly as observed (AsObserved), with the readiness ready gives.
+// Keep re-emits as observed (AsObserved, with ready's readiness) every
+// owned resource into does not hold, unless the mode retires it. Crossplane
+// deletes a key left out, so this is where a gate, a hold or an unreadable
+// object becomes "leave it" rather than "delete it"; an unreadable object is
+// always kept, as nobody can tell what deleting it would delete.
 func (o Observed) Keep(into map[resource.Name]*resource.DesiredComposed, retired Retired, ready func(resource.Name) resource.Ready) {
 	for _, n := range o.Names() {
 		if _, decided := into[n]; decided {
@@ -147,17 +137,13 @@ func Kept(u *composed.Unstructured, ready resource.Ready) *resource.DesiredCompo
 	return &resource.DesiredComposed{Resource: AsObserved(u), Ready: ready}
 }
 
-// keptMetadata are the metadata fields a kept resource carries: its
-// identity, labels and annotations. The rest belongs to the API server (uid,
-// resourceVersion, generation, creationTimestamp, managedFields, ...) or to
-// other controllers (ownerReferences, finalizers); re-emitting it would make
-// the function claim it, or fail the apply on a stale resourceVersion.
+// keptMetadata are the metadata fields a kept resource carries. The rest
+// belongs to the API server or other controllers; re-emitting it would
+// claim it, or fail the apply on a stale resourceVersion.
 var keptMetadata = []string{"name", "generateName", "namespace", "labels", "annotations"}
 
-// AsObserved is an observed resource as a desired one, unchanged: every
-// top-level field but status (what its controllers report), and of its
-// metadata only keptMetadata. Everything else the object says, spec or not
-// (a ConfigMap's data, a RoleBinding's subjects), is kept as it is.
+// AsObserved is an observed resource as a desired one: every top-level
+// field but status, and of its metadata only keptMetadata.
 func AsObserved(u *composed.Unstructured) *composed.Unstructured {
 	out := u.DeepCopy()
 	delete(out.Object, "status")
@@ -175,13 +161,11 @@ func AsObserved(u *composed.Unstructured) *composed.Unstructured {
 	return out
 }
 
-// dropKey removes key from the metadata map field (labels or annotations),
-// and the field when it is left empty. Crossplane's usage controller and
-// webhook own the in-use label and the deletion-attempt annotation
-// (internal/controller/protection/usage/reconciler.go,
-// internal/webhook/protection/usage/handler.go, v2.2.0): re-applying them
-// would make this function co-own them, and the usage controller's removal
-// of the label would be undone by the next apply.
+// dropKey removes key from the metadata map field, and the field when left
+// empty. Crossplane's usage controller and webhook own the in-use label and
+// deletion-attempt annotation (v2.2.0 internal/controller/protection/usage/
+// reconciler.go, internal/webhook/protection/usage/handler.go); re-applying
+// them would undo the controller's removal of the label.
 func dropKey(meta map[string]any, field, key string) {
 	m, ok := meta[field].(map[string]any)
 	if !ok {

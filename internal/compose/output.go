@@ -1,7 +1,7 @@
 // Package compose is the one place a mode's decisions become a
-// RunFunctionResponse. Modes return an Output (plain data they can cmp.Diff);
-// Write turns it into desired resources, XR status, conditions, results and a
-// TTL, always in sorted order so the same Output gives the same bytes.
+// RunFunctionResponse: modes return an Output (plain data they can cmp.Diff)
+// and Write turns it into desired resources, XR status, conditions, results
+// and a TTL, in sorted order so the same Output gives the same bytes.
 package compose
 
 import (
@@ -40,8 +40,7 @@ type Condition struct {
 // Severity of a result.
 type Severity string
 
-// Result severities. Fatal is not among them: a fatal stops the pipeline and
-// is carried by Output.Fatal.
+// Result severities; a fatal is Output.Fatal.
 const (
 	SeverityNormal  Severity = "Normal"
 	SeverityWarning Severity = "Warning"
@@ -56,13 +55,11 @@ type Result struct {
 
 // Output is everything a mode decided.
 type Output struct {
-	// Fatal, when set, stops the pipeline with this message; nothing else in
-	// the Output is written.
+	// Fatal stops the pipeline; nothing else in the Output is written.
 	Fatal error
 
-	// Resources are the desired composed resources, keyed by
-	// composition-resource-name. Resources the mode holds back must be
-	// re-emitted here as observed: a key left out is deleted.
+	// Resources are the desired composed resources by
+	// composition-resource-name; a key left out is deleted.
 	Resources map[resource.Name]*resource.DesiredComposed
 
 	// Status holds top-level status fields of the composite.
@@ -77,20 +74,17 @@ type Output struct {
 	// TTL, when non-zero, overrides the response TTL.
 	TTL time.Duration
 
-	// NotReady marks the composite not ready, whatever its composed
-	// resources say: a pool whose gate holds its first template composes
-	// nothing that is not ready, so without it Crossplane would report the
-	// pool Ready (Available) with no workers. When false, the readiness an
-	// earlier pipeline step set is kept as it is.
+	// NotReady marks the composite not ready whatever its composed
+	// resources say: a pool whose gate holds its first template would
+	// otherwise be Ready with no workers. When false, an earlier step's
+	// readiness is kept.
 	NotReady bool
 }
 
 // ObservedComposite is the composite the function is called for. A request
-// without one, or with one that names no kind or no name, is refused: every
-// mode decides from the composite, and deciding from nothing would return an
-// empty desired state, which Crossplane applies by deleting every composed
-// resource. Crossplane always sends the composite; this guards against a
-// caller that does not.
+// without one, or without its kind or name, is refused: deciding from
+// nothing would return an empty desired state, which Crossplane applies by
+// deleting every composed resource.
 func ObservedComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error) {
 	if req.GetObserved().GetComposite().GetResource() == nil {
 		return nil, errors.New("the request carries no observed composite resource: there is nothing to compose from, and composing nothing would delete every composed resource, so nothing is changed")
@@ -105,10 +99,9 @@ func ObservedComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error
 	return oxr, nil
 }
 
-// DesiredComposite is the desired composite of the earlier pipeline steps,
-// with everything they set: fields, connection details and readiness.
-// request.GetDesiredCompositeResource drops the readiness, and writing its
-// result back would turn an earlier step's READY_FALSE into UNSPECIFIED.
+// DesiredComposite is the earlier pipeline steps' desired composite with
+// its readiness, which request.GetDesiredCompositeResource drops (turning
+// an earlier READY_FALSE into UNSPECIFIED).
 func DesiredComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error) {
 	dxr, err := request.GetDesiredCompositeResource(req)
 	if err != nil {
@@ -125,8 +118,8 @@ func DesiredComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error)
 	return dxr, nil
 }
 
-// Write applies out to rsp. The desired composite from earlier pipeline steps
-// is kept; only the status fields named in out.Status are set.
+// Write applies out to rsp, setting only out.Status's fields on the
+// earlier steps' desired composite.
 func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) error {
 	if out.Fatal != nil {
 		response.Fatal(rsp, out.Fatal)

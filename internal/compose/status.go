@@ -13,10 +13,9 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 )
 
-// StatusOf reads u's status into S, the typed view of what a mode reads back
-// of a status. Fields S does not name are ignored, so S names exactly what
-// is compared. No status is the zero S. A status of the wrong shape is an
-// error and the zero S, never a half-read view.
+// StatusOf reads u's status into S, which names exactly what a mode reads
+// back. No status is the zero S; a wrong shape is an error and the zero S,
+// never a half-read view.
 func StatusOf[S any](u *unstructured.Unstructured) (S, error) {
 	var s S
 	if u == nil {
@@ -37,15 +36,10 @@ func StatusOf[S any](u *unstructured.Unstructured) (S, error) {
 	return s, nil
 }
 
-// PreviousStatus is the observed composite's status as the last call of
-// this function left it, read into S. Every mode reads it to emit results on
-// transitions only; no decision about what to compose depends on it,
-// because a status is what the function wrote, not what exists. The one
-// other use is the node pool's choice of what to read (nodepool/reads.go):
-// a settled pool whose last status reported its disks healthy does not read
-// them again. That too fails safe: an unreadable status counts as none, the
-// zero S, as on a composite's first reconcile, which reads everything; the
-// worst that costs is one repeated event and one larger request.
+// PreviousStatus is the composite's status as the last call left it, read
+// into S (the zero S when unreadable). It only drives results on transitions
+// and the node pool's choice of what to read (nodepool/reads.go), never what
+// is composed: a status is what the function wrote, not what exists.
 func PreviousStatus[S any](xr *composite.Unstructured) S {
 	if xr == nil {
 		var zero S
@@ -78,10 +72,8 @@ func ConditionOf(cs []ObservedCondition, t string) (ObservedCondition, bool) {
 	return ObservedCondition{}, false
 }
 
-// ObservedStateReadable reports the observed and required objects a mode
-// could not read. Every mode ignores such an object for its decisions and
-// keeps it as it is (Observed.Keep); this condition is how that is made
-// visible without an event on every reconcile.
+// ObservedStateReadable reports the objects a mode could not read and so
+// ignores and keeps (Observed.Keep), without an event on every reconcile.
 const (
 	ConditionObservedReadable = "ObservedStateReadable"
 	ReasonAllReadable         = "AllReadable"
@@ -100,12 +92,10 @@ func Readable(subject string, problems []string) Condition {
 		Message: fmt.Sprintf("%s ignores objects it cannot read: %s. None of them is deleted by this function: a composed one is kept as observed, unless the spec alone decides it. Check them with kubectl.", capitalised(subject), strings.Join(problems, "; "))}
 }
 
-// ReadableWhenNeeded is Readable for a mode that reports only problems: the
-// condition while there is something to report, and once more, True, while
-// the composite still carries it otherwise. Crossplane (v2.2.0, composite
-// reconciler) keeps a custom condition a pipeline stops returning as it
-// was, and after a fatal result marks it Unknown, so a condition that is
-// simply dropped would go stale. The second result says whether to emit it.
+// ReadableWhenNeeded is Readable while there are problems, and True while
+// the composite still carries it otherwise: Crossplane (v2.2.0, composite
+// reconciler) keeps a dropped custom condition as it was, so it would go
+// stale. The second result says whether to emit it.
 func ReadableWhenNeeded(subject string, problems []string, previous []ObservedCondition) (Condition, bool) {
 	c := Readable(subject, problems)
 	if c.Status != StatusTrue {
@@ -115,9 +105,8 @@ func ReadableWhenNeeded(subject string, problems []string, previous []ObservedCo
 	return c, ok && prev.Status != string(StatusTrue)
 }
 
-// Transition is the Warning a mode emits for a condition that is not True,
-// on its transition only: when the previous status carries no condition of
-// its type, or one that differs from it.
+// Transition is the Warning for a condition that is not True, emitted only
+// when it differs from the previous one of its type.
 func Transition(c Condition, previous []ObservedCondition) (Result, bool) {
 	if c.Status == StatusTrue {
 		return Result{}, false

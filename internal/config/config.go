@@ -1,7 +1,6 @@
-// Package config turns the function's Input into a validated Config with every
-// default applied. Crossplane never installs, defaults or validates a function
-// Input, so this is where that happens; an invalid Input is a fatal result
-// naming the field, the value and the fix.
+// Package config turns the function's Input into a validated Config with
+// every default applied: Crossplane never defaults or validates a function
+// Input, so an invalid one is a fatal result naming field, value and fix.
 package config
 
 import (
@@ -29,10 +28,9 @@ type Config struct {
 	TalosVersion    string
 	SchematicID     string
 	ImageFactoryURL string
-	// InstallerRepository is the Input's talos.installerRepository as
-	// written, empty when it sets none: the default is not one repository but
-	// the factory's installer for each pool's factory, platform and version,
-	// which the node pool derives (talosimage.DefaultInstallerRepository).
+	// InstallerRepository is talos.installerRepository as written, empty
+	// when unset: the default depends on each pool's factory, platform and
+	// version (talosimage.DefaultInstallerRepository).
 	InstallerRepository string
 	KubernetesVersion   string
 
@@ -49,31 +47,25 @@ type Config struct {
 	CloneRBACScope v1beta1.CloneRBACScope
 	// VMServiceAccount is the service account the worker VMs run as.
 	VMServiceAccount string
-	// WaitForCloneGrant holds a pool's MachineDeployment until its VM service
-	// account may clone the golden.
+	// WaitForCloneGrant holds a pool's MachineDeployment until its VMs may clone.
 	WaitForCloneGrant bool
 	// Usages composes the Crossplane Usages that protect cloned goldens.
 	Usages bool
-	// AllowHostAssistedCopy lets a clone template through when CDI would
-	// copy it over the pod network.
+	// AllowHostAssistedCopy lets a clone through that CDI would copy.
 	AllowHostAssistedCopy bool
 	// ReadSnapshotClasses requires the VolumeSnapshotClasses.
 	ReadSnapshotClasses bool
-	// MaxWorkerDisks is the largest pool, in worker disks, whose
-	// DataVolumes are read for clone health.
+	// MaxWorkerDisks is the largest pool whose disks are read for clone health.
 	MaxWorkerDisks int32
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
 
-	// ImageFactoryCA is the Input's talos.imageFactoryCA, trimmed; empty
-	// when it sets none.
+	// ImageFactoryCA is the Input's talos.imageFactoryCA, trimmed.
 	ImageFactoryCA string
-	// TopologySpread are the Input's scheduling.topologySpreadConstraints,
-	// for every worker's virt-launcher Pod.
+	// TopologySpread are the Input's scheduling.topologySpreadConstraints.
 	TopologySpread []corev1.TopologySpreadConstraint
-	// ClusterAPIVersion is the cluster.x-k8s.io version node pools write
-	// and read (v1beta1 or v1beta2).
+	// ClusterAPIVersion is the cluster.x-k8s.io version node pools use.
 	ClusterAPIVersion v1beta1.ClusterAPIVersion
 	// Join locates a cluster's join facts for the Join bootstrap mode.
 	Join Join
@@ -96,8 +88,8 @@ type MatrixEntry struct {
 // maxWorkerDisksCeiling is the XRD's maximum of cloneHealth.maxWorkerDisks.
 const maxWorkerDisksCeiling = 10000
 
-// FromInput validates in and applies defaults. steadyTTL is the server's
-// default TTL, used when the Input sets none.
+// FromInput validates in and applies defaults; steadyTTL is the TTL when
+// the Input sets none.
 func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	c := Config{
 		Mode:                  in.Mode,
@@ -218,8 +210,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 }
 
 // joinFromInput applies the join defaults (cozystack's names) and checks
-// every value. A suffix is a pointer so that an explicit "" (the cluster's
-// name itself) differs from an omitted one.
+// every value; a suffix is a pointer, as "" (the cluster's name) is explicit.
 func joinFromInput(in v1beta1.JoinOptions) (Join, field.ErrorList) {
 	suffix := func(v *string, def string) string {
 		if v == nil {

@@ -21,12 +21,10 @@ const (
 	InputKind       = "Input"
 )
 
-// DecodeInput reads the function Input strictly: an unknown field is an
-// error, so a typo never silently falls back to a default. It decodes with
-// encoding/json rather than the SDK's request.GetInput because the JSON
-// decoder behind the SDK deliberately varies its error wording from run to
-// run, and the same request must always get the same response. A missing
-// Input means every default.
+// DecodeInput reads the function Input strictly, so a typo never falls back
+// to a default. It uses encoding/json, not request.GetInput, whose decoder
+// deliberately varies its error wording between runs; the same request must
+// get the same response. A missing Input means every default.
 func DecodeInput(s *structpb.Struct) (*v1beta1.Input, error) {
 	in := &v1beta1.Input{}
 	if s == nil {
@@ -47,10 +45,9 @@ func DecodeInput(s *structpb.Struct) (*v1beta1.Input, error) {
 	return in, nil
 }
 
-// describe turns a decoding error into a message that names the field. A
-// value its type refuses to decode (a duration that does not parse) comes
-// back from encoding/json without its field, so the field is looked up in
-// the Input as written (v).
+// describe turns a decoding error into a message naming the field; a value
+// its own type refuses comes back from encoding/json without it, so it is
+// looked up in v.
 func describe(err error, v any) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -73,9 +70,8 @@ func describe(err error, v any) string {
 // unmarshaler is the type of a field that decodes itself.
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
-// refusedField walks v, a JSON value of type t at path, and returns the
-// first field, in the order of t's fields, sorted map keys and list
-// indices, whose own UnmarshalJSON refuses its value, with that error.
+// refusedField returns the first field of v, in a stable order, whose own
+// UnmarshalJSON refuses its value, with that error.
 func refusedField(t reflect.Type, v any, path string) (string, error) {
 	if v == nil {
 		return "", nil

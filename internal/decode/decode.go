@@ -1,8 +1,6 @@
-// Package decode is the function's one edge from a composite's unstructured
-// spec to its Go type. It reports every value of the wrong JSON type by its
-// path as the user wrote it (spec.images[1].storage,
-// spec.nodePools[gpu].replicas), never by Go struct names, and decodes what
-// is well typed, so one pass names every problem.
+// Package decode decodes a composite's unstructured spec into its Go type,
+// reporting every mistyped value by the path the user wrote
+// (spec.nodePools[gpu].replicas), so one pass names every problem.
 package decode
 
 import (
@@ -20,17 +18,14 @@ import (
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
-// Into decodes raw, a composite's field as unstructured JSON (the values
-// structpb and apimachinery produce: map[string]any, []any, string, bool,
-// float64, int64, nil), into into, a pointer to its Go type. Each value of
-// the wrong JSON type is reported at its path under root and left at its
-// zero value. skip lists paths (as String()) already reported by a rule that
-// reads the value as written, such as a replica count beyond int32; they are
-// neither reported again nor decoded.
+// Into decodes raw, a composite's field as unstructured JSON, into into, a
+// pointer to its Go type; each mistyped value is reported at its path under
+// root and left zero. skip lists paths another rule already reported (a
+// replica count beyond int32), neither reported again nor decoded.
 //
-// A key present with null under a pointer to a struct decodes to the zero
-// struct rather than nil: for a union such as osImage, presence selects
-// (builtin: {} and a bare builtin: select the same member).
+// A null under a pointer to a struct decodes to the zero struct, not nil:
+// in a union such as osImage, presence selects (builtin: {} and a bare
+// builtin: are the same).
 func Into(raw any, root *field.Path, into any, skip ...string) field.ErrorList {
 	t := reflect.TypeOf(into)
 	if t == nil || t.Kind() != reflect.Pointer {
@@ -46,8 +41,7 @@ func Into(raw any, root *field.Path, into any, skip ...string) field.ErrorList {
 		err = json.Unmarshal(b, into)
 	}
 	if err != nil {
-		// walk has removed every mistyped value, so this is a bug, not
-		// bad input: say so rather than blame the user.
+		// walk removed every mistyped value: a bug, not bad input.
 		d.errs = append(d.errs, field.InternalError(root, fmt.Errorf("cannot decode a well-typed %s: %w", t.Elem(), err)))
 	}
 	return d.errs
@@ -59,8 +53,7 @@ type decoder struct {
 }
 
 // walk returns v with every value that does not fit t removed, reporting
-// each one. Struct fields in declaration order and map keys sorted, so the
-// errors come in a stable order.
+// each in a stable order.
 func (d *decoder) walk(t reflect.Type, v any, path *field.Path) any {
 	if slices.Contains(d.skip, path.String()) {
 		return nil
@@ -178,8 +171,7 @@ func (d *decoder) mistyped(path *field.Path, v any, t reflect.Type) any {
 	return nil
 }
 
-// number is v as a JSON number literal, if it is one: 1e12 is
-// 1000000000000 and 3.0 is 3, as JSON has them.
+// number is v as a JSON number literal (1e12 is 1000000000000), if it is one.
 func number(v any) (string, bool) {
 	switch v.(type) {
 	case nil, string, bool, map[string]any, []any:

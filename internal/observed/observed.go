@@ -1,7 +1,6 @@
 // Package observed converts the unstructured objects Crossplane hands the
-// function (observed composed resources and required resources) into typed
-// views, once, at the edge. Decisions downstream never index map[string]any.
-// A malformed object is reported, never panicked on.
+// function into typed views, once, at the edge, so decisions never index
+// map[string]any; a malformed object is reported, never panicked on.
 package observed
 
 import (
@@ -28,9 +27,8 @@ const (
 	KindStorageClass   = "StorageClass"
 	StorageAPIVersion  = "storage.k8s.io/v1"
 	CoreAPIVersion     = "v1"
-	// SnapshotAPIVersion is the external-snapshotter's API. Its Go module is
-	// not a dependency: the function reads only a VolumeSnapshotClass's name,
-	// driver and default annotation, straight from the unstructured object.
+	// SnapshotAPIVersion is the external-snapshotter's API, read untyped so
+	// its Go module is not a dependency.
 	SnapshotAPIVersion      = "snapshot.storage.k8s.io/v1"
 	KindVolumeSnapshotClass = "VolumeSnapshotClass"
 	// InfraAPIVersion and KindKubevirtMachineTemplate are CAPK's template,
@@ -39,8 +37,8 @@ const (
 	KindKubevirtMachineTemplate = "KubevirtMachineTemplate"
 )
 
-// Into converts u into the typed object into. It refuses an object of another
-// kind so that a misrouted requirement never passes as the wanted type.
+// Into converts u into into, refusing another kind so that a misrouted
+// requirement never passes as the wanted type.
 func Into(u *unstructured.Unstructured, apiVersion, kind string, into runtime.Object) error {
 	if err := isKind(u, apiVersion, kind); err != nil {
 		return err
@@ -81,23 +79,20 @@ func StorageProfile(u *unstructured.Unstructured) (*cdiv1.StorageProfile, error)
 	return sp, Into(u, CDIAPIVersion, KindStorageProfile, sp)
 }
 
-// CDI converts u to the CDI resource, which carries the cluster-wide
-// spec.cloneStrategyOverride.
+// CDI converts u to the CDI resource (spec.cloneStrategyOverride).
 func CDI(u *unstructured.Unstructured) (*cdiv1.CDI, error) {
 	cr := &cdiv1.CDI{}
 	return cr, Into(u, CDIAPIVersion, KindCDI, cr)
 }
 
-// CDIConfig converts u to CDI's CDIConfig, whose status carries the
-// filesystem overhead CDI inflates Filesystem volumes by.
+// CDIConfig converts u to CDI's CDIConfig (the filesystem overhead).
 func CDIConfig(u *unstructured.Unstructured) (*cdiv1.CDIConfig, error) {
 	cfg := &cdiv1.CDIConfig{}
 	return cfg, Into(u, CDIAPIVersion, KindCDIConfig, cfg)
 }
 
-// VolumeSnapshotClass reads what CDI reads of a VolumeSnapshotClass: its
-// name, its driver (a top-level field) and whether it carries
-// snapshot.storage.kubernetes.io/is-default-class: "true".
+// VolumeSnapshotClass reads what CDI reads of a VolumeSnapshotClass: name,
+// driver (a top-level field) and the default annotation.
 func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshotClass, error) {
 	if err := isKind(u, SnapshotAPIVersion, KindVolumeSnapshotClass); err != nil {
 		return cloneplan.VolumeSnapshotClass{}, err
@@ -113,8 +108,7 @@ func VolumeSnapshotClass(u *unstructured.Unstructured) (cloneplan.VolumeSnapshot
 	}, nil
 }
 
-// isKind refuses a missing object and one of another kind, so that a
-// misrouted requirement never passes as the wanted type.
+// isKind refuses a missing object and one of another kind.
 func isKind(u *unstructured.Unstructured, apiVersion, kind string) error {
 	if u == nil {
 		return fmt.Errorf("no object")
@@ -125,8 +119,7 @@ func isKind(u *unstructured.Unstructured, apiVersion, kind string) error {
 	return nil
 }
 
-// Ref is how messages name an object: "<namespace>/<name>", or the name of
-// a cluster-scoped one.
+// Ref names an object for messages: "<namespace>/<name>", or its name.
 func Ref(u *unstructured.Unstructured) string {
 	if ns := u.GetNamespace(); ns != "" {
 		return ns + "/" + u.GetName()

@@ -9,20 +9,14 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
-// Reading an object straight from the protobuf Struct Crossplane sent, for
-// the objects a call reads many of (issue 14: read without copies). The
-// SDK's request.GetRequiredResource turns each whole object into a Go map
-// (structpb.AsMap), and the typed conversion then walks it by reflection; a
-// worker DataVolume as CDI leaves it is ~6 KB, most of it clone tokens and
-// managedFields that no rule reads. These readers take the few fields the
-// rules use from the Struct itself and build nothing else.
+// Readers straight from the protobuf Struct, for the objects a call reads
+// many of: request.GetRequiredResource copies the whole object into a map
+// (structpb.AsMap) to be walked by reflection, and a worker DataVolume is
+// ~6 KB of mostly clone tokens and managedFields no rule reads.
 
-// WorkerDataVolume reads a worker DataVolume from its wire form: identity,
-// labels, the annotations named in annotations, status.phase,
-// status.claimName and status.conditions (type, status, reason, message).
-// Everything else is left empty. A field of the wrong JSON type is an
-// error naming the object and the field, as a typed conversion would
-// report it.
+// WorkerDataVolume reads a worker DataVolume's identity, labels, the named
+// annotations, status.phase, status.claimName and status.conditions from
+// its wire form; a mistyped field is an error naming object and field.
 func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolume, error) {
 	dv := cdiv1.DataVolume{}
 	f, meta, ref, err := wireMeta(s, CDIAPIVersion, KindDataVolume, &dv.TypeMeta, &dv.ObjectMeta)
@@ -82,9 +76,8 @@ func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolu
 	return dv, nil
 }
 
-// wireMeta reads an object's apiVersion, kind, name, namespace and labels
-// into tm and om, refusing another kind than apiVersion/kind. It returns the
-// object's and its metadata's fields, and "namespace/name" for messages.
+// wireMeta reads an object's type and identity into tm and om, refusing
+// another kind, and returns its and its metadata's fields and its ref.
 func wireMeta(s *structpb.Struct, apiVersion, kind string, tm *metav1.TypeMeta, om *metav1.ObjectMeta) (fields, meta map[string]*structpb.Value, ref string, err error) {
 	if s == nil {
 		return nil, nil, "", fmt.Errorf("no object")
@@ -163,9 +156,8 @@ func stringMap(v *structpb.Value, want []string) (map[string]string, error) {
 	return out, nil
 }
 
-// WorkerPVC reads a worker disk's claim from its wire form: identity,
-// labels and spec.storageClassName, the class it was bound on. Everything
-// else is left empty.
+// WorkerPVC reads a worker disk claim's identity, labels and
+// spec.storageClassName from its wire form.
 func WorkerPVC(s *structpb.Struct) (corev1.PersistentVolumeClaim, error) {
 	pvc := corev1.PersistentVolumeClaim{}
 	f, _, ref, err := wireMeta(s, CoreAPIVersion, KindPVC, &pvc.TypeMeta, &pvc.ObjectMeta)

@@ -1,7 +1,6 @@
-// Package required builds the required-resource selectors of a mode and reads
-// back what Crossplane fetched for them. It tells "not fetched yet" from
-// "fetched, not found": a mode must never act on a resource it has not been
-// given yet, because Crossplane only fetches after the first response.
+// Package required builds a mode's required-resource selectors and reads
+// back what Crossplane fetched, telling "not fetched yet" (Crossplane
+// fetches only after the first response) from "fetched, not found".
 package required
 
 import (
@@ -49,15 +48,11 @@ func ByLabels(apiVersion, kind, namespace string, labels map[string]string) *fnv
 type Resolved map[string][]*unstructured.Unstructured
 
 // Raw is what Crossplane returned for the selectors a mode reads straight
-// from the wire (observed.WorkerDataVolume): the protobuf Structs of the
-// request, neither copied nor converted.
+// from the wire (observed.WorkerDataVolume), unconverted.
 type Raw map[string][]*structpb.Struct
 
-// Fetch reads every selector's result from the request. It returns false when
-// any selector has not been resolved yet: the caller must then return its
-// requirements and decide nothing. The selectors named in raw are returned
-// in Raw as they came; the others are converted to unstructured objects, as
-// the SDK's request.GetRequiredResource does.
+// Fetch reads every selector's result from the request, false while any is
+// unresolved: the caller then returns its requirements and decides nothing.
 func Fetch(req *fnv1.RunFunctionRequest, sel Selectors, raw map[string]bool) (Resolved, Raw, bool, error) {
 	out, wire := make(Resolved, len(sel)), Raw{}
 	complete := true
@@ -95,8 +90,8 @@ func Fetch(req *fnv1.RunFunctionRequest, sel Selectors, raw map[string]bool) (Re
 	return out, wire, complete, nil
 }
 
-// Requirements wraps selectors for a response. Protobuf maps are serialised in
-// key order, so equal selectors give byte-identical requirements.
+// Requirements wraps selectors for a response; protobuf serialises maps in
+// key order, so equal selectors give identical bytes.
 func Requirements(sel Selectors) *fnv1.Requirements {
 	if len(sel) == 0 {
 		return nil

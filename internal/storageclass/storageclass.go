@@ -1,12 +1,9 @@
 // Package storageclass decides which StorageClass a disk that names none
-// lands on today. CDI binds a kubevirt-content DataVolume without a class to
-// the virtualization default first and to the Kubernetes (GA) default
-// otherwise, and reads no other annotation (pkg/controller/common/util.go
-// getFallbackStorageClass and GetPlatformDefaultStorageClass, CDI
-// v1.64-v1.66; docs/cdi-behaviour.md). So the clone gate must resolve an
-// empty class the same way before it compares a pool's class with its
-// golden's, and a class marked only with the deprecated beta annotation is no
-// default: CDI leaves such a DataVolume without a PVC (ErrClaimNotValid).
+// lands on, as CDI does: the virtualization default, else the Kubernetes GA
+// default, never the beta annotation (pkg/controller/common/util.go
+// getFallbackStorageClass, GetPlatformDefaultStorageClass, CDI v1.64-v1.66;
+// docs/cdi-behaviour.md). The clone gate compares a pool's class with its
+// golden's only after resolving both this way.
 package storageclass
 
 import (
@@ -20,10 +17,8 @@ const (
 	AnnVirtDefault = "storageclass.kubevirt.io/is-default-virt-class"
 	// AnnDefault is the Kubernetes (GA) default-class annotation.
 	AnnDefault = "storageclass.kubernetes.io/is-default-class"
-	// AnnBetaDefault is the deprecated beta default-class annotation. CDI
-	// never reads it, so Default ignores it; it is named here so that
-	// callers can recognise a class that carries only it and say why it is
-	// not the default.
+	// AnnBetaDefault is the deprecated beta annotation CDI never reads, named
+	// so callers can say why a class carrying only it is no default.
 	AnnBetaDefault = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
@@ -34,21 +29,18 @@ type Choice struct {
 	Annotation string
 }
 
-// Default returns the newest class marked as the virtualization default,
-// else the newest GA default, as CDI picks them; the beta annotation counts
-// for nothing. Only the exact value "true" counts. Equal creation times fall
-// back to name order, as in CDI, so that the answer never depends on list
-// order.
+// Default returns the newest class marked "true" as the virtualization
+// default, else the newest GA default; equal times fall back to name
+// order, as in CDI.
 func Default(classes []storagev1.StorageClass) Choice {
 	return defaultBy(classes, AnnVirtDefault, AnnDefault)
 }
 
-// KubernetesDefault returns the newest GA default class: what CDI's
+// KubernetesDefault returns the newest GA default class (never the
+// virtualization default), which CDI's
 // GetStorageClassByNameWithK8sFallback (pkg/controller/common/util.go,
-// v1.65.0) picks for a claim that names no class, with archive content, so
-// without the virtualization default. The clone planner reads a classless
-// source's snapshot class from its StorageProfile
-// (clone/common.go getSnapshotClassForClaim).
+// v1.65.0) picks for a classless claim when the clone planner looks up its
+// snapshot class (clone/common.go getSnapshotClassForClaim).
 func KubernetesDefault(classes []storagev1.StorageClass) Choice {
 	return defaultBy(classes, AnnDefault)
 }

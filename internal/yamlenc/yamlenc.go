@@ -1,10 +1,7 @@
-// Package yamlenc writes YAML exactly as sigs.k8s.io/yaml.Marshal does, for
-// less. sigs.k8s.io/yaml marshals to JSON and then has go-yaml parse that
-// JSON back (JSONToYAML), only to learn which numbers are integers; the
-// parse is a third of a node pool call's allocations (docs/performance.md).
-// Here the JSON is decoded by encoding/json with numbers kept as written and
-// each number typed as go-yaml's resolver would type it; go-yaml then emits
-// the same document.
+// Package yamlenc writes YAML exactly as sigs.k8s.io/yaml.Marshal does,
+// without its go-yaml re-parse of the JSON (JSONToYAML), a third of a node
+// pool call's allocations (docs/performance.md): numbers are typed as
+// go-yaml's resolver would type them instead.
 package yamlenc
 
 import (
@@ -37,11 +34,9 @@ func Marshal(obj any) ([]byte, error) {
 }
 
 // readable reports whether go-yaml's reader accepts every character of the
-// JSON text (go.yaml.in/yaml/v2 readerc.go yaml_parser_update_buffer: tab,
-// newline, carriage return, printable ASCII, NEL and the Unicode ranges
-// #xA0-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF). encoding/json escapes the
-// C0 controls and U+2028/2029, so what can reach the reader raw is DEL, the
-// C1 controls other than NEL and U+FFFE/FFFF.
+// JSON (go.yaml.in/yaml/v2 readerc.go yaml_parser_update_buffer). After
+// encoding/json's escaping, only DEL, the C1 controls but NEL and
+// U+FFFE/FFFF can be refused.
 func readable(j []byte) bool {
 	for _, r := range string(j) {
 		switch {
@@ -58,9 +53,8 @@ func readable(j []byte) bool {
 	return true
 }
 
-// typed replaces every json.Number with the value go-yaml v2 resolves the
-// same plain scalar to: an int when it fits, else an int64 or uint64, else
-// a float64 (resolve.go: strconv.ParseInt, ParseUint, ParseFloat in turn).
+// typed replaces every json.Number with what go-yaml v2 resolves it to
+// (resolve.go: ParseInt, ParseUint, ParseFloat in turn).
 func typed(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
