@@ -241,6 +241,7 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
 	errs = append(errs, VMTemplate(root, s)...)
 	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
+	errs = append(errs, rules.TemplateRevision(root.Child("templateRevision"), s.TemplateRevision)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
 	reserved, e := machine(root, s, size.Node)
 	size.Reserved = reserved
