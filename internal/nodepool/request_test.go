@@ -337,13 +337,13 @@ func TestRequestOf(t *testing.T) {
 		"Again":               {spec: spec(nil), class: "replicated", size: size, version: "v1.35.6", same: true},
 		"Replicas":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Replicas = &three }), class: "replicated", size: size, version: "v1.35.6", same: true},
 		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", size: poolspec.NodeSize{MilliCPU: 8000}, version: "v1.35.6", same: true},
-		"SizeOfInstanceType": {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", size: size, version: "v1.35.6"},
-		"DiskSize":           {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", size: size, version: "v1.35.6"},
-		"Class":              {spec: spec(nil), class: "local", size: size, version: "v1.35.6"},
-		"MachineVersion":     {spec: spec(nil), class: "replicated", size: size, version: "v1.35.7"},
-		"InputTalos":         {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", size: size, version: "v1.35.6"},
-		"InputRevision":      {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", size: size, version: "v1.35.6"},
-		"PoolRevision":       {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", size: size, version: "v1.35.6"},
+		"SizeOfInstanceType":  {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", size: size, version: "v1.35.6"},
+		"DiskSize":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", size: size, version: "v1.35.6"},
+		"Class":               {spec: spec(nil), class: "local", size: size, version: "v1.35.6"},
+		"MachineVersion":      {spec: spec(nil), class: "replicated", size: size, version: "v1.35.7"},
+		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", size: size, version: "v1.35.6"},
+		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", size: size, version: "v1.35.6"},
+		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", size: size, version: "v1.35.6"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
