@@ -399,6 +399,17 @@ type PoolShape struct {
 	// pool's shape so that a tenant cluster's pools carry it too.
 	// +kubebuilder:default={}
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
+
+	// TemplateRevision is bumped to take this function release's rendering
+	// of the pool's templates. A running pool keeps its templates while what
+	// it asks for (this spec, the Input values and the cluster facts that
+	// enter them) is unchanged, however a later release would render them;
+	// a bump is such a change, and rolls the pool once if the running
+	// release renders it differently. The Input's templateRevision does the
+	// same for every pool.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000000
+	TemplateRevision int64 `json:"templateRevision,omitempty"`
 }
 
 // HealthCheck tunes a pool's MachineHealthCheck. Omitted fields take the

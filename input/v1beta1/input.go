@@ -106,6 +106,15 @@ type Input struct {
 	// Scheduling places the worker VMs of every pool.
 	// +optional
 	Scheduling SchedulingOptions `json:"scheduling,omitempty"`
+	// TemplateRevision is bumped to take this function release's rendering
+	// of every node pool's templates: a running pool keeps its templates
+	// until what it asks for changes, and a bump is such a change. Each pool
+	// that this release renders differently rolls once; the others roll
+	// nothing. A pool's own spec.templateRevision does the same for one pool.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000000
+	TemplateRevision int64 `json:"templateRevision,omitempty"`
 }
 
 // JoinOptions locate a cluster's join facts. Each object is named

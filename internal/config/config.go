@@ -69,6 +69,23 @@ type Config struct {
 	ClusterAPIVersion v1beta1.ClusterAPIVersion
 	// Join locates a cluster's join facts for the Join bootstrap mode.
 	Join Join
+	// Requested is what the Input asks of every pool's templates.
+	Requested Requested
+}
+
+// Requested is the part of the Input, as written and without defaults, that
+// enters a pool's templates. A pool's templates are kept while it and the
+// pool's own request are unchanged, so a release that changes a default or
+// how it renders rolls no worker (nodepool request.go); which fields are
+// here is pinned by TestRequestedCoversTheTemplateInputs.
+type Requested struct {
+	GoldenNamespace  string                    `json:"goldenNamespace,omitempty"`
+	Image            v1beta1.ImageOptions      `json:"image,omitempty"`
+	Talos            v1beta1.TalosDefaults     `json:"talos,omitempty"`
+	DiskSize         string                    `json:"diskSize,omitempty"`
+	Join             v1beta1.JoinOptions       `json:"join,omitempty"`
+	Scheduling       v1beta1.SchedulingOptions `json:"scheduling,omitempty"`
+	TemplateRevision int64                     `json:"templateRevision,omitempty"`
 }
 
 // Join is the Input's join options with defaults applied.
@@ -199,6 +216,11 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	case v1beta1.ClusterAPIV1Beta1, v1beta1.ClusterAPIV1Beta2:
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("clusterAPI", "version"), rules.Quoted(string(c.ClusterAPIVersion)), []string{string(v1beta1.ClusterAPIV1Beta1), string(v1beta1.ClusterAPIV1Beta2)}))
+	}
+	errs = append(errs, rules.TemplateRevision(field.NewPath("templateRevision"), in.TemplateRevision)...)
+	c.Requested = Requested{
+		GoldenNamespace: in.GoldenNamespace, Image: in.Image, Talos: in.Talos, DiskSize: in.Storage.DiskSize,
+		Join: in.Join, Scheduling: in.Scheduling, TemplateRevision: in.TemplateRevision,
 	}
 	var je field.ErrorList
 	c.Join, je = joinFromInput(in.Join)

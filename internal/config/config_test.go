@@ -75,8 +75,15 @@ func TestFromInput(t *testing.T) {
 				c.MatrixEntries = []MatrixEntry{{"v1.14", "v1.32", "v1.37"}, {"v1.15", "v1.33", "v1.38"}}
 				c.KubernetesReleases = map[string]string{"v1.35": "v1.35.7"}
 				c.Join.APIServerServiceSuffix, c.Join.ClusterDomain = "-apiserver", "tenant.local"
+				// As written: what the pools ask for, no default in it.
+				c.Requested = Requested{GoldenNamespace: "images", Image: v1beta1.ImageOptions{Platform: "metal", Arch: "arm64"}, DiskSize: "40Gi",
+					Join: v1beta1.JoinOptions{APIServerServiceSuffix: ptr.To("-apiserver"), ClusterDomain: "tenant.local"}}
 			}),
 		},
+		"TemplateRevisionIsRequested": {reason: "The Input's templateRevision is part of every pool's request.", in: v1beta1.Input{TemplateRevision: 2},
+			want: with(func(c *Config) { c.Requested.TemplateRevision = 2 })},
+		"NegativeTemplateRevisionIsRefused": {reason: "A counter is never negative.", in: v1beta1.Input{TemplateRevision: -1},
+			wantErr: `input: templateRevision: Invalid value: -1: is not a revision between 0 and 1000000000; bump it by one to render the templates with the running release of the function`},
 		"UnknownClusterAPIVersionIsRefused": {reason: "A contract the function cannot write is refused, not written as v1beta1.", in: v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{Version: "v1"}}, wantErr: `input: clusterAPI.version: Unsupported value: "v1": supported values: "v1beta1", "v1beta2"`},
 		"UnknownModeIsRefused":              {reason: "A typo in mode must not silently fall back.", in: v1beta1.Input{Mode: "Pool"}, wantErr: `input: mode: Invalid value: "Pool": is not one of Catalog, TenantCluster or NodePool; omit it to infer the mode from the composite's kind`},
 		"BadNamespaceIsRefused":             {reason: "The golden namespace is a namespace name.", in: v1beta1.Input{GoldenNamespace: "cozy public"}, wantErr: `input: goldenNamespace: Invalid value: "cozy public": is not a namespace name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); set the namespace of the golden DataVolumes, or omit it for cozy-public`},

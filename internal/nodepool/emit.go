@@ -76,7 +76,7 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
 		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
 	}
-	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.renderingCondition(), pl.readableCondition()}
 	if c, ok := pl.joinCondition(); ok {
 		out.Conditions = append(out.Conditions, c)
 	}
@@ -267,7 +267,7 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		}
 		rs = append(rs, compose.Result{Severity: compose.SeverityNormal, Reason: ReasonTemplateChanged, Message: msg})
 	}
-	conds := []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.readableCondition()}
+	conds := []compose.Condition{pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.renderingCondition(), pl.readableCondition()}
 	if c, ok := pl.joinCondition(); ok {
 		conds = append(conds, c)
 	}

@@ -3,9 +3,6 @@ package nodepool
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
@@ -111,14 +108,7 @@ func (pl *plan) pinFacts() {
 	if !ok || u.GetAnnotations()[AnnJoinBase] != pl.BootstrapTemplate.Annotations[AnnJoinBase] {
 		return
 	}
-	j.Pinned = bootstrap
-	was := talosconfig.MachineConfig{}
-	if data, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "data"); data != "" {
-		// An unreadable document names no fact; the condition still says
-		// the facts changed.
-		_ = yaml.Unmarshal([]byte(data), &was)
-	}
-	j.Changed = changedFacts(j.Refs, was.Facts(), j.Facts.JoinFacts)
+	j.pinOn(bootstrap, u)
 	// Only the bootstrap reference moves back, or an autoscaled pool would
 	// lose what decideWorkers gave it (autoscaler bounds, role labels).
 	md := pl.MachineDeployment.DeepCopy()

@@ -10,6 +10,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
@@ -45,6 +46,12 @@ type plan struct {
 	// Join is the Join bootstrap mode's facts and decisions; nil for a
 	// Generate pool.
 	Join *joinPlan
+
+	// Kept are the running templates kept for the pool's unchanged request
+	// in place of what this release renders (keepRequested);
+	// TemplateRevision is the pool's spec.templateRevision.
+	Kept             []keptTemplate
+	TemplateRevision int64
 
 	// Observed is the pool's observed composed state; World the required
 	// resources.
@@ -87,6 +94,14 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		return plan{}, err
 	}
 	pl.BootstrapTemplate, pl.MachineDeployment, pl.MachineHealthCheck = w.Bootstrap, w.Deployment, w.HealthCheck
+	request, err := requestOf(spec, r.Config.Requested, pl.StorageClass.Name, w.Size, s.MachineVersion)
+	if err != nil {
+		return plan{}, err
+	}
+	pl.TemplateRevision = spec.TemplateRevision
+	if err := pl.keepRequested(request); err != nil {
+		return plan{}, err
+	}
 	pl.Hold, pl.ClonePlan = decideHold(c, pl, gate, w.SizeHold)
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
@@ -145,6 +160,8 @@ type workers struct {
 	Deployment  *clusterv1.MachineDeployment
 	HealthCheck *clusterv1.MachineHealthCheck
 	SizeHold    *hold
+	// Size is the node's size, from its instance type or resources.
+	Size poolspec.NodeSize
 }
 
 // decideWorkers sizes the node (kubelet reservations and the autoscaler's
@@ -164,7 +181,7 @@ func decideWorkers(p pool, spec v1alpha1.NodePoolSpec, img image, s shape, w wor
 	md := renderMachineDeployment(p, s, machineTemplate, bt.Name)
 	md.Spec.Template.Labels = roleLabels(md.Spec.Template.Labels, s)
 	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, nc, spec.GPUs))
-	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold}, nil
+	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, Size: size}, nil
 }
 
 // decideHold is what holds the pool back, the first that applies: the

@@ -248,6 +248,7 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 	size.Pod, e = VMTemplate(root, s)
 	errs = append(errs, e...)
 	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
+	errs = append(errs, rules.TemplateRevision(root.Child("templateRevision"), s.TemplateRevision)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
 	size.Reserved, e = machine(root, s, size.Node)
 	errs = append(errs, e...)

@@ -19,7 +19,10 @@ func TestBootstrapRules(t *testing.T) {
 		"LowercaseIsRefused": {reason: "The enum is case-sensitive; join would silently generate.", errs: BootstrapMode(path, "join")},
 		"RevisionZero":       {reason: "The default.", errs: FactsRevision(path, 0), ok: true},
 		"NegativeRevision":   {reason: "A counter is never negative.", errs: FactsRevision(path, -1)},
-		"HugeRevision":       {reason: "Bounded as in the XRD.", errs: FactsRevision(path, MaxFactsRevision+1)},
+		"HugeRevision":       {reason: "Bounded as in the XRD.", errs: FactsRevision(path, MaxRevision+1)},
+		"TemplateRevision":   {reason: "A bump takes the running release's rendering.", errs: TemplateRevision(path, 3), ok: true},
+		"NegativeTemplate":   {reason: "Bounded below as in the XRD and the Input.", errs: TemplateRevision(path, -1)},
+		"HugeTemplate":       {reason: "Bounded above as in the XRD and the Input.", errs: TemplateRevision(path, MaxRevision+1)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

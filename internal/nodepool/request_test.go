@@ -1,0 +1,360 @@
+package nodepool
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+)
+
+// earlierRelease rewrites the observed state as if an earlier release had
+// rendered the running templates differently for the same request: each
+// template gets another spec and so another name, keeps its request record,
+// and the MachineDeployment runs on it. It returns the running names.
+func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedComposed) (kmt, tct string) {
+	t.Helper()
+	out := map[resource.Name]resource.ObservedComposed{}
+	renamed := map[string]string{}
+	for n, o := range obs {
+		u := o.Resource.DeepCopy()
+		switch {
+		case strings.HasPrefix(string(n), prefixMachineTemplate):
+			// An earlier rendering without the VM's eviction strategy.
+			spec := u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["virtualMachineTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+			delete(spec, "evictionStrategy")
+			kmt = u.GetName() + "-old"
+			renamed[u.GetName()] = kmt
+			u.SetName(kmt)
+			n = machineTemplateResource(kmt)
+		case strings.HasPrefix(string(n), prefixBootstrapTemplate):
+			tct = u.GetName() + "-old"
+			renamed[u.GetName()] = tct
+			u.SetName(tct)
+			n = bootstrapTemplateResource(tct)
+		}
+		out[n] = resource.ObservedComposed{Resource: u}
+	}
+	md := out[resourceMachineDeployment].Resource
+	for _, path := range [][]string{{"spec", "template", "spec", "infrastructureRef", "name"}, {"spec", "template", "spec", "bootstrap", "configRef", "name"}} {
+		was, _, _ := unstructuredString(md, path...)
+		if err := md.SetValue(strings.Join(path, "."), renamed[was]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clear(obs)
+	for n, o := range out {
+		obs[n] = o
+	}
+	return kmt, tct
+}
+
+func unstructuredString(u *composed.Unstructured, path ...string) (string, bool, error) {
+	v, err := u.GetString(strings.Join(path, "."))
+	return v, err == nil, err
+}
+
+// deployedOn is the template names the desired MachineDeployment points at.
+func deployedOn(t *testing.T, out compose.Output) (kmt, tct string) {
+	t.Helper()
+	d, ok := out.Resources[resourceMachineDeployment]
+	if !ok {
+		t.Fatalf("no MachineDeployment composed; resources: %v", summarize(out).Resources)
+	}
+	kmt, _ = d.Resource.GetString("spec.template.spec.infrastructureRef.name")
+	tct, _ = d.Resource.GetString("spec.template.spec.bootstrap.configRef.name")
+	return kmt, tct
+}
+
+func statusOf(out compose.Output, typ string) string {
+	c := conditionOf(out, typ)
+	return string(c.Status) + "/" + c.Reason
+}
+
+// TestARunningPoolRollsOnlyWhenItsRequestChanges: templates an earlier
+// release rendered for the request the pool still makes are kept, whatever
+// this release renders; a change of what the pool asks for, or a revision
+// bump, rolls onto this release's rendering; a change that enters only the
+// MachineDeployment keeps the templates.
+func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
+	base := map[string]any{"osImage": builtin(), "replicas": int64(2)}
+	with := func(extra map[string]any) map[string]any {
+		s := map[string]any{}
+		for k, v := range base {
+			s[k] = v
+		}
+		for k, v := range extra {
+			s[k] = v
+		}
+		return s
+	}
+	w := succeeded
+	cases := map[string]struct {
+		reason string
+		spec   map[string]any
+		input  *v1beta1.Input
+		// kept: the deployment stays on the earlier release's templates.
+		kept      bool
+		condition string
+	}{
+		"SameRequest": {
+			reason: "Nothing the pool asks for changed: an earlier rendering keeps running, and the condition says how to take this one.",
+			spec:   base, kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+		},
+		"ReplicasChanged": {
+			reason: "A scale enters the MachineDeployment only.",
+			spec:   with(map[string]any{"replicas": int64(5)}), kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+		},
+		"HealthCheckAndRolloutChanged": {
+			reason: "The MachineHealthCheck and the rollout strategy are no template's.",
+			spec:   with(map[string]any{"healthCheck": map[string]any{"maxUnhealthy": "1"}, "rollout": map[string]any{"maxSurge": "1"}}),
+			kept:   true, condition: "False/" + ReasonKeptFromEarlierRelease,
+		},
+		"DiskSizeChanged": {
+			reason: "The owner asked for another disk: the pool rolls onto this release's rendering.",
+			spec:   with(map[string]any{"diskSize": "30Gi"}), condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"LabelsChanged": {
+			reason: "Node labels are in the Talos config the owner asked for.",
+			spec:   with(map[string]any{"labels": map[string]any{"tier": "web"}}), condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"PoolRevisionBumped": {
+			reason: "spec.templateRevision takes this release's rendering for one pool.",
+			spec:   with(map[string]any{"templateRevision": int64(1)}), condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"InputRevisionBumped": {
+			reason: "The Input's templateRevision takes it for every pool.",
+			spec:   base, input: &v1beta1.Input{TemplateRevision: 1}, condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"InputTemplateValueChanged": {
+			reason: "An Input value that enters the templates (the image platform) is part of what the pool asks for.",
+			spec:   base, input: &v1beta1.Input{Image: v1beta1.ImageOptions{Platform: "metal"}}, condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"InputPollingChanged": {
+			reason: "An Input value that enters no template (polling) is not.",
+			spec:   base, input: &v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{AllowHostAssistedCopy: true}}, kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			obs := composeOnce(t, base, w, mdReady(2))
+			oldKMT, oldTCT := earlierRelease(t, obs)
+			r := request(t, nodePoolXR(tc.spec), w, obs)
+			if tc.input != nil {
+				cfg, err := config.FromInput(tc.input, r.Config.SteadyTTL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Config = cfg
+			}
+			out := composetest.Run(Mode{}, r).Output
+			if out.Fatal != nil {
+				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
+			}
+			kmt, tct := deployedOn(t, out)
+			if got := kmt == oldKMT && tct == oldTCT; got != tc.kept {
+				t.Errorf("%s\ndeployment on %s, %s; kept %t, want %t", tc.reason, kmt, tct, got, tc.kept)
+			}
+			if got := statusOf(out, ConditionRenderingCurrent); got != tc.condition {
+				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
+			}
+			// Whatever is kept or rolled, the running templates stay
+			// composed while the deployment still runs on them.
+			for _, n := range []resource.Name{machineTemplateResource(oldKMT), bootstrapTemplateResource(oldTCT)} {
+				if _, ok := out.Resources[n]; !ok {
+					t.Errorf("%s\nrunning template %s dropped", tc.reason, n)
+				}
+			}
+			if tc.kept {
+				if got := len(summarize(out).Resources); got != len(obs) {
+					t.Errorf("%s\nkept pool composes %d resources, want the %d it runs: %v", tc.reason, got, len(obs), summarize(out).Resources)
+				}
+			}
+		})
+	}
+}
+
+// TestAKeptPoolIsStableAndWarnsOnce: the kept state is a fixed point (the
+// next reconcile composes the same) and the Warning is a transition.
+func TestAKeptPoolIsStableAndWarnsOnce(t *testing.T) {
+	spec := map[string]any{"osImage": builtin()}
+	w := succeeded
+	obs := composeOnce(t, spec, w, mdReady(1))
+	earlierRelease(t, obs)
+	first := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, obs)).Output
+	xr := withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(first)})
+	second := composetest.Run(Mode{}, request(t, xr, w, observedFrom(first.Resources, mdReady(1)))).Output
+	if got := statusOf(first, ConditionRenderingCurrent); got != "False/"+ReasonKeptFromEarlierRelease {
+		t.Fatalf("first reconcile does not report the kept rendering:\n%s", render(t, first))
+	}
+	xr = withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(second)})
+	third := composetest.Run(Mode{}, request(t, xr, w, observedFrom(second.Resources, mdReady(1)))).Output
+	if diff := cmp.Diff(render(t, second), render(t, third)); diff != "" {
+		t.Errorf("a kept pool is not a fixed point (-second, +third):\n%s", diff)
+	}
+	warned := func(out compose.Output) bool {
+		for _, r := range out.Results {
+			if r.Reason == ReasonKeptFromEarlierRelease {
+				return true
+			}
+		}
+		return false
+	}
+	if !warned(first) || warned(second) {
+		t.Errorf("the Warning is a transition: first %t (want true), second %t (want false)", warned(first), warned(second))
+	}
+}
+
+func conditionsOf(out compose.Output) []any {
+	var cs []any
+	for _, c := range out.Conditions {
+		cs = append(cs, map[string]any{"type": c.Type, "status": string(c.Status), "reason": c.Reason, "message": c.Message})
+	}
+	return cs
+}
+
+// TestAnUnrecordedTemplateIsStampedNotRolled: a template an earlier release
+// rendered before requests were recorded, under the name this release gives
+// it, is stamped in place: the same name, so nothing rolls.
+func TestAnUnrecordedTemplateIsStampedNotRolled(t *testing.T) {
+	spec := map[string]any{"osImage": builtin()}
+	w := succeeded
+	obs := composeOnce(t, spec, w, func(n resource.Name, u *composed.Unstructured) {
+		mdReady(1)(n, u)
+		a := u.GetAnnotations()
+		delete(a, AnnRequest)
+		u.SetAnnotations(a)
+	})
+	wantKMT, wantTCT := "", ""
+	if md := obs[resourceMachineDeployment].Resource; md != nil {
+		wantKMT, _ = md.GetString("spec.template.spec.infrastructureRef.name")
+		wantTCT, _ = md.GetString("spec.template.spec.bootstrap.configRef.name")
+	}
+	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, obs)).Output
+	kmt, tct := deployedOn(t, out)
+	if kmt != wantKMT || tct != wantTCT {
+		t.Errorf("deployment moved from %s, %s to %s, %s", wantKMT, wantTCT, kmt, tct)
+	}
+	for _, n := range []resource.Name{machineTemplateResource(kmt), bootstrapTemplateResource(tct)} {
+		if out.Resources[n].Resource.GetAnnotations()[AnnRequest] == "" {
+			t.Errorf("%s is not stamped with its request", n)
+		}
+	}
+}
+
+// specKeys are the JSON names of a struct's fields, inline ones flattened.
+func specKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && (strings.Contains(opts, "inline") || f.Anonymous) {
+			out = append(out, specKeys(f.Type)...)
+			continue
+		}
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRequestClassifiesEverySpecField: every XNodePool spec field either
+// enters a template (so it is part of the request) or enters only the
+// MachineDeployment and health check (deploymentOnly). A new field must be
+// put on one side here, or a change of it would be silently kept or would
+// roll without reason.
+func TestRequestClassifiesEverySpecField(t *testing.T) {
+	template := []string{
+		"bootstrap", "clusterName", "disk", "diskSize", "ephemeralStorage", "goldenNamespace", "gpus", "instanceType",
+		"kernelModules", "kubelet", "labels", "logSerialConsole", "osImage", "podCpuLimit", "podCpuRequest", "poolName",
+		"resources", "roles", "storageClass", "taints", "talos", "templateRevision", "version",
+	}
+	got := specKeys(reflect.TypeFor[v1alpha1.NodePoolSpec]())
+	want := append(append([]string(nil), template...), deploymentOnly...)
+	sort.Strings(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("classify every spec field as template or deploymentOnly (-classified, +spec):\n%s", diff)
+	}
+}
+
+// TestRequestedCoversTheTemplateInputs: every Input field is classified as
+// entering a pool's templates (config.Requested) or not.
+func TestRequestedCoversTheTemplateInputs(t *testing.T) {
+	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "polling", "clusterAPI"}
+	requested := specKeys(reflect.TypeFor[config.Requested]())
+	// Requested flattens storage.diskSize; the Input holds it in storage,
+	// whose other fields size the goldens, not a pool.
+	for i, k := range requested {
+		if k == "diskSize" {
+			requested[i] = "storage"
+		}
+	}
+	want := append(append([]string(nil), notTemplates...), requested...)
+	sort.Strings(want)
+	got := specKeys(reflect.TypeFor[v1beta1.Input]())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("classify every Input field (-classified, +Input):\n%s", diff)
+	}
+}
+
+// TestRequestOf: the request is a pure function of what the pool asks for.
+func TestRequestOf(t *testing.T) {
+	spec := func(mutate func(*v1alpha1.NodePoolSpec)) v1alpha1.NodePoolSpec {
+		s := v1alpha1.NodePoolSpec{ClusterName: "demo", Version: "v1.35"}
+		if mutate != nil {
+			mutate(&s)
+		}
+		return s
+	}
+	three := int32(3)
+	size := poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}
+	base, err := requestOf(spec(nil), config.Requested{}, "replicated", size, "v1.35.6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		spec    v1alpha1.NodePoolSpec
+		in      config.Requested
+		class   string
+		size    poolspec.NodeSize
+		version string
+		same    bool
+	}{
+		"Again":               {spec: spec(nil), class: "replicated", size: size, version: "v1.35.6", same: true},
+		"Replicas":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Replicas = &three }), class: "replicated", size: size, version: "v1.35.6", same: true},
+		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", size: poolspec.NodeSize{MilliCPU: 8000}, version: "v1.35.6", same: true},
+		"SizeOfInstanceType":  {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", size: size, version: "v1.35.6"},
+		"DiskSize":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", size: size, version: "v1.35.6"},
+		"Class":               {spec: spec(nil), class: "local", size: size, version: "v1.35.6"},
+		"MachineVersion":      {spec: spec(nil), class: "replicated", size: size, version: "v1.35.7"},
+		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", size: size, version: "v1.35.6"},
+		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", size: size, version: "v1.35.6"},
+		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", size: size, version: "v1.35.6"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := requestOf(tc.spec, tc.in, tc.class, tc.size, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == base) != tc.same {
+				b, _ := json.Marshal(tc.spec)
+				t.Errorf("request of %s = %s, base %s; same %t, want %t", b, got, base, got == base, tc.same)
+			}
+		})
+	}
+}
