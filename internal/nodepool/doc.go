@@ -17,10 +17,13 @@
 //  4. the workers: node size and kubelet reservations (reservations.go), the
 //     bootstrap template, the MachineDeployment and its health check
 //     (render.go, deployment.go);
-//  5. the hold, the first that applies: the clone gates and pre-flight of a
+//  5. the pool's request (request.go): running templates that carry it are
+//     kept in place of what this release renders, so no release rolls a pool
+//     that asked for nothing new;
+//  6. the hold, the first that applies: the clone gates and pre-flight of a
 //     new clone template (gate.go, preflight.go), an unknown node size, the
 //     clone grant, the Join mode's holds (joinplan.go);
-//  6. a Join pool not held stays on its running bootstrap template when only
+//  7. a Join pool not held stays on its running bootstrap template when only
 //     the facts changed (joinplan.go).
 //
 // emit.go writes the plan: the current objects, the previous templates a
