@@ -676,18 +676,18 @@ func TestRequirements(t *testing.T) {
 		want   []string
 	}{
 		"HTTPPoolReadsDisksAndMachineSets": {
-			reason: "An HTTP pool needs no golden and no StorageClasses; its (default) instance type sizes the kubelet reservations.",
-			want:   []string{reqInstancetype, reqMachineSets, reqWorkerDVs},
+			reason: "An HTTP pool needs no golden and no StorageClasses; its (default) instance type sizes the kubelet reservations. A pool that composes no MachineDeployment yet asks whether one of its name exists, to adopt it.",
+			want:   []string{reqExistingDeployment, reqInstancetype, reqMachineSets, reqWorkerDVs},
 		},
 		"PoolSizedByResourcesReadsNoInstanceType": {
 			reason: "A pool sized by resources computes its reservations from them.",
 			spec:   map[string]any{"resources": map[string]any{"cpu": "2", "memory": "8Gi"}},
-			want:   []string{reqMachineSets, reqWorkerDVs},
+			want:   []string{reqExistingDeployment, reqMachineSets, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
 			reason: "A new clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig), the catalogs' clone RBAC by label, and its disks and their claims of this golden (whether it already cloned, and on which class).",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneRoles, reqExistingDeployment, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
 		},
 	}
 	for name, tc := range cases {

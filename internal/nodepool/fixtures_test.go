@@ -227,6 +227,10 @@ type worldFixture struct {
 	// instancetypes answer the instance type requirement; nil answers it
 	// with u1.medium as KubeVirt's common instance types define it.
 	instancetypes []*unstructured.Unstructured
+	// existing are objects another tool made under the pool's names (a
+	// MachineDeployment and its templates), answering adoption's
+	// requirements by kind.
+	existing []*unstructured.Unstructured
 }
 
 // instancetype is a VirtualMachineClusterInstancetype of cpu vCPUs and
@@ -272,19 +276,31 @@ func (w worldFixture) resolved() required.Resolved {
 	if its == nil {
 		its = []*unstructured.Unstructured{instancetype(defaults.InstanceType, 1, "4Gi")}
 	}
+	byKind := func(kind string) []*unstructured.Unstructured {
+		out := []*unstructured.Unstructured{}
+		for _, u := range w.existing {
+			if u.GetKind() == kind {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
 	return required.Resolved{
-		reqInstancetype:     its,
-		reqStorageProfiles:  orEmpty(w.profiles),
-		reqSnapshotClasses:  orEmpty(w.snapshotClasses),
-		reqCDI:              {},
-		reqCDIConfig:        {},
-		reqCloneBindings:    bindings,
-		reqCloneRoles:       roles,
-		reqGoldenDataVolume: one(w.goldenDV),
-		reqGoldenPVC:        one(w.goldenPVC),
-		reqGoldenPV:         one(w.goldenPV),
-		reqStorageClasses:   orEmpty(w.classes),
-		reqMachineSets:      orEmpty(w.sets),
+		reqExistingDeployment: byKind("MachineDeployment"),
+		reqExistingMachine:    byKind(KindKubevirtMachineTmpl),
+		reqExistingBootstrap:  byKind("TalosConfigTemplate"),
+		reqInstancetype:       its,
+		reqStorageProfiles:    orEmpty(w.profiles),
+		reqSnapshotClasses:    orEmpty(w.snapshotClasses),
+		reqCDI:                {},
+		reqCDIConfig:          {},
+		reqCloneBindings:      bindings,
+		reqCloneRoles:         roles,
+		reqGoldenDataVolume:   one(w.goldenDV),
+		reqGoldenPVC:          one(w.goldenPVC),
+		reqGoldenPV:           one(w.goldenPV),
+		reqStorageClasses:     orEmpty(w.classes),
+		reqMachineSets:        orEmpty(w.sets),
 	}
 }
 

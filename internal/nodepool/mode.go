@@ -1,11 +1,14 @@
 package nodepool
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -104,14 +107,36 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}
+	if c.obs.adopting() {
+		adoptionSelectors(sel, c.pool, clusterapi.APIVersion(c.r.Config.ClusterAPIVersion))
+	}
 	return sel, nil
 }
 
-// ChainedRequirements implements compose.Chained: the golden PVC's bound
-// PersistentVolume, when the pre-flight needs its CSI driver
-// (goldenVolumeToRead).
+// ChainedRequirements implements compose.Chained: the templates an existing
+// MachineDeployment of the pool's name runs on (adopt.go), and the golden
+// PVC's bound PersistentVolume.
 func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
-	if c.err != nil || c.img.Source != SourceClone || !c.reads.Clone {
+	if c.err != nil || c.teardown != "" {
+		return nil
+	}
+	sel := required.Selectors{}
+	if c.obs.adopting() {
+		maps.Copy(sel, adoptionChained(c.pool, got))
+	}
+	if pv := c.goldenVolume(got); pv != nil {
+		maps.Copy(sel, pv)
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	return sel
+}
+
+// goldenVolume asks for the golden PVC's bound PersistentVolume, when the
+// pre-flight needs its CSI driver (goldenVolumeToRead).
+func (c *call) goldenVolume(got required.Resolved) required.Selectors {
+	if c.img.Source != SourceClone || !c.reads.Clone {
 		return nil
 	}
 	var pvc *corev1.PersistentVolumeClaim

@@ -52,6 +52,9 @@ type plan struct {
 	// TemplateRevision is the pool's spec.templateRevision.
 	Kept             []keptTemplate
 	TemplateRevision int64
+	// Adopted are the running templates of an existing pool another tool
+	// made, composed as they are (decideAdoption).
+	Adopted []keptTemplate
 
 	// Observed is the pool's observed composed state; World the required
 	// resources.
@@ -102,7 +105,15 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err := pl.keepRequested(request); err != nil {
 		return plan{}, err
 	}
+	adoptHold, err := pl.decideAdoption(readExisting(p, c.obs.adopting(), got), r.Composite, spec.TemplateRevision)
+	if err != nil {
+		return plan{}, err
+	}
 	pl.Hold, pl.ClonePlan = decideHold(c, pl, gate, w.SizeHold)
+	if adoptHold != nil {
+		// Nothing is composed: the existing pool runs on as it is.
+		pl.Hold = adoptHold
+	}
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}
@@ -194,7 +205,8 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	var cp cloneplan.Plan
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
-	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed {
+	// An adopted template runs already, like a composed one.
+	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed && pl.Adopted == nil {
 		h = gateClone(gate)
 		if h == nil {
 			cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
@@ -213,7 +225,7 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	// through; holding it would change nothing but the pool's readiness
 	// (say, when the catalog's RoleBinding goes with the catalog).
 	running, _ := pl.Observed.inEffect()
-	if h == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name {
+	if h == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name && pl.Adopted == nil {
 		h = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
 	}
 	if pl.Join != nil {

@@ -105,19 +105,20 @@ func (pl *plan) keepRequested(request string) error {
 	machine, bootstrap := pl.Observed.inEffect()
 	kept := false
 	if u := pl.runningFor(machineTemplateResource(machine), request); u != nil && machine != pl.MachineTemplate.Name {
-		kmt := &infrav1.KubevirtMachineTemplate{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, kmt); err != nil {
-			return refused(pl.Pool.Ref(), fmt.Errorf("running KubevirtMachineTemplate %s: %w", machine, err))
+		mt, err := machineTemplateFrom(compose.AsObserved(u))
+		if err != nil {
+			return refused(pl.Pool.Ref(), err)
 		}
 		pl.Kept = append(pl.Kept, keptTemplate{Kind: KindKubevirtMachineTmpl, Running: machine, Rendered: pl.MachineTemplate.Name})
-		pl.MachineTemplate = machineTemplate{KubevirtMachineTemplate: kmt, Desired: compose.AsObserved(u)}
+		pl.MachineTemplate = mt
 		kept = true
 	}
 	if u := pl.runningFor(bootstrapTemplateResource(bootstrap), request); u != nil && bootstrap != pl.BootstrapTemplate.Name {
-		tct := &talosconfig.TalosConfigTemplate{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, tct); err != nil {
-			return refused(pl.Pool.Ref(), fmt.Errorf("running TalosConfigTemplate %s: %w", bootstrap, err))
+		bt, err := bootstrapTemplateFrom(compose.AsObserved(u))
+		if err != nil {
+			return refused(pl.Pool.Ref(), err)
 		}
+		tct := bt.TalosConfigTemplate
 		// A Join config rendered alike but for its facts differs in facts
 		// alone, which JoinFactsCurrent reports; it is no earlier rendering.
 		if pl.Join == nil || tct.Annotations[AnnJoinBase] != pl.BootstrapTemplate.Annotations[AnnJoinBase] {
@@ -131,7 +132,7 @@ func (pl *plan) keepRequested(request string) error {
 				pl.Join.Pinned = ""
 			}
 		}
-		pl.BootstrapTemplate = bootstrapTemplate{TalosConfigTemplate: tct, Desired: compose.AsObserved(u)}
+		pl.BootstrapTemplate = bt
 		kept = true
 	}
 	if kept {
@@ -143,6 +144,24 @@ func (pl *plan) keepRequested(request string) error {
 		pl.MachineDeployment = md
 	}
 	return nil
+}
+
+// machineTemplateFrom and bootstrapTemplateFrom are templates this pool
+// composes as they already are (kept or adopted), in the typed form too.
+func machineTemplateFrom(u *composed.Unstructured) (machineTemplate, error) {
+	kmt := &infrav1.KubevirtMachineTemplate{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, kmt); err != nil {
+		return machineTemplate{}, fmt.Errorf("KubevirtMachineTemplate %s: %w", u.GetName(), err)
+	}
+	return machineTemplate{KubevirtMachineTemplate: kmt, Desired: u}, nil
+}
+
+func bootstrapTemplateFrom(u *composed.Unstructured) (bootstrapTemplate, error) {
+	tct := &talosconfig.TalosConfigTemplate{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, tct); err != nil {
+		return bootstrapTemplate{}, fmt.Errorf("TalosConfigTemplate %s: %w", u.GetName(), err)
+	}
+	return bootstrapTemplate{TalosConfigTemplate: tct, Desired: u}, nil
 }
 
 // runningFor is the observed template under n when it records request.
@@ -185,6 +204,9 @@ func (j *joinPlan) pinOn(bootstrap string, u *composed.Unstructured) {
 
 // renderingCondition is RenderingCurrent.
 func (pl plan) renderingCondition() compose.Condition {
+	if len(pl.Adopted) > 0 {
+		return compose.Condition{Type: ConditionRenderingCurrent, Status: compose.StatusFalse, Reason: ReasonAdopted, Message: msgAdopted(pl.Pool, pl.Adopted, pl.TemplateRevision)}
+	}
 	if len(pl.Kept) == 0 {
 		return compose.Condition{Type: ConditionRenderingCurrent, Status: compose.StatusTrue, Reason: ReasonRenderedByThisRelease,
 			Message: fmt.Sprintf("Node pool %q runs the templates this release renders for what it asks for.", pl.Pool.Ref())}
@@ -200,5 +222,15 @@ func msgKeptFromEarlierRelease(p pool, kept []keptTemplate, revision int64) stri
 		each = append(each, fmt.Sprintf("%s %s (this release renders %s)", k.Kind, k.Running, k.Rendered))
 	}
 	return fmt.Sprintf("Node pool %q runs %s, rendered by an earlier release of the function for what the pool still asks for. Nothing rolls until the pool's request changes. To take this release's rendering now, which rolls the pool's workers once, set spec.templateRevision to %d, or bump the function Input's templateRevision to do it for every pool.",
+		p.Ref(), joinAnd(each), revision+1)
+}
+
+// msgAdopted says which existing templates the pool adopted.
+func msgAdopted(p pool, adopted []keptTemplate, revision int64) string {
+	var each []string
+	for _, k := range adopted {
+		each = append(each, fmt.Sprintf("%s %s (this release renders %s)", k.Kind, k.Running, k.Rendered))
+	}
+	return fmt.Sprintf("Node pool %q adopted the MachineDeployment another tool made (the kubernetes-nodes chart, say) and runs on its %s, equivalent to what the pool asks for, so no worker rolled. Nothing rolls until the pool's request changes. To take this release's rendering now, which rolls the pool's workers once, set spec.templateRevision to %d.",
 		p.Ref(), joinAnd(each), revision+1)
 }

@@ -1,0 +1,399 @@
+package nodepool
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
+)
+
+// Adoption: a pool that composes no MachineDeployment yet may find one of
+// its name that another tool made, the kubernetes-nodes chart above all
+// (the same <cluster>-<pool> name). Composing ours in its place would
+// point it at new template names, and Cluster API rolls a MachineDeployment
+// whose template references change (MachineTemplateUpToDate,
+// internal/controllers/machinedeployment/mdutil/util.go, v1.11.4). So the
+// running templates are read, and kept when they are equivalent to what
+// the pool asks for (templateDiffs); otherwise the pool is held, saying what
+// differs, until its owner accepts the roll (spec.templateRevision).
+
+// Requirement names of adoption.
+const (
+	reqExistingDeployment = "existing-machinedeployment"
+	reqExistingMachine    = "existing-kubevirtmachinetemplate"
+	reqExistingBootstrap  = "existing-talosconfigtemplate"
+)
+
+// Hold reasons of adoption.
+const (
+	ReasonAdoptionWouldRoll        = "AdoptionWouldRoll"
+	ReasonDeploymentOwnedElsewhere = "DeploymentOwnedElsewhere"
+	ReasonAdopted                  = "Adopted"
+)
+
+// adopting: the pool composes no MachineDeployment (nor one it cannot
+// read), so whether one of its name exists is asked.
+func (cs composedState) adopting() bool {
+	_, composed := cs.Resources[resourceMachineDeployment]
+	return !composed && !cs.deploymentUnreadable()
+}
+
+// adoptionSelectors asks for an existing MachineDeployment of the pool's
+// name.
+func adoptionSelectors(sel required.Selectors, p pool, capi string) {
+	sel[reqExistingDeployment] = required.ByName(capi, clusterapi.KindMachineDeployment, p.Namespace, p.DeploymentName())
+}
+
+// adoptionChained asks, once an existing MachineDeployment is read, for the
+// templates it runs on.
+func adoptionChained(p pool, got required.Resolved) required.Selectors {
+	md := existingDeployment(p, got)
+	if md == nil {
+		return nil
+	}
+	machine, bootstrap := refsOf(md)
+	sel := required.Selectors{}
+	if machine != "" {
+		sel[reqExistingMachine] = required.ByName(InfraAPIVersion, KindKubevirtMachineTmpl, p.Namespace, machine)
+	}
+	if bootstrap != "" {
+		sel[reqExistingBootstrap] = required.ByName(talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate, p.Namespace, bootstrap)
+	}
+	return sel
+}
+
+func existingDeployment(p pool, got required.Resolved) *unstructured.Unstructured {
+	for _, u := range got[reqExistingDeployment] {
+		if is(u, p.Namespace, p.DeploymentName()) {
+			return u
+		}
+	}
+	return nil
+}
+
+// refsOf is the template names a MachineDeployment of either contract
+// version points at (the name is at the same path in both).
+func refsOf(md *unstructured.Unstructured) (machine, bootstrap string) {
+	machine, _, _ = unstructured.NestedString(md.Object, "spec", "template", "spec", "infrastructureRef", "name")
+	bootstrap, _, _ = unstructured.NestedString(md.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
+	return machine, bootstrap
+}
+
+// existing is the running pool another tool made.
+type existing struct {
+	Deployment                 *unstructured.Unstructured
+	Machine, Bootstrap         *unstructured.Unstructured
+	MachineName, BootstrapName string
+}
+
+// readExisting is the existing pool, nil when there is none to adopt.
+func readExisting(p pool, adopting bool, got required.Resolved) *existing {
+	if !adopting {
+		return nil
+	}
+	md := existingDeployment(p, got)
+	if md == nil {
+		return nil
+	}
+	e := &existing{Deployment: md}
+	e.MachineName, e.BootstrapName = refsOf(md)
+	for _, u := range got[reqExistingMachine] {
+		if is(u, p.Namespace, e.MachineName) {
+			e.Machine = u
+		}
+	}
+	for _, u := range got[reqExistingBootstrap] {
+		if is(u, p.Namespace, e.BootstrapName) {
+			e.Bootstrap = u
+		}
+	}
+	return e
+}
+
+// decideAdoption keeps the running templates of an existing pool that are
+// equivalent to what this one renders, or holds the pool while they are not
+// and its owner has not accepted the roll. It runs before the gates: an
+// adopted template is running, so there is nothing to wait for.
+func (pl *plan) decideAdoption(e *existing, xr *composite.Unstructured, revision int64) (*hold, error) {
+	if e == nil {
+		return nil, nil
+	}
+	if owner := controllerOf(e.Deployment); owner != "" && owner != string(xr.GetUID()) {
+		return &hold{Reason: ReasonDeploymentOwnedElsewhere, Message: fmt.Sprintf(
+			"Node pool %q: MachineDeployment %s/%s exists and another controller owns it (uid %s), so it cannot be composed; delete the other owner's pool, or give this pool another poolName.",
+			pl.Pool.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), owner)}, nil
+	}
+	diffs := pl.adoptionDiffs(e)
+	if len(diffs) > 0 {
+		if revision > 0 {
+			// The owner accepted the roll onto what this pool renders.
+			return nil, nil
+		}
+		return &hold{Reason: ReasonAdoptionWouldRoll, Message: msgAdoptionWouldRoll(pl.Pool, e, diffs)}, nil
+	}
+	renderedMachine, renderedBootstrap := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
+	machine, err := machineTemplateFrom(adopted(e.Machine, pl.MachineTemplate.Desired))
+	if err != nil {
+		return nil, refused(pl.Pool.Ref(), err)
+	}
+	bootstrap, err := bootstrapTemplateFrom(adopted(e.Bootstrap, pl.BootstrapTemplate.Desired))
+	if err != nil {
+		return nil, refused(pl.Pool.Ref(), err)
+	}
+	pl.MachineTemplate, pl.BootstrapTemplate = machine, bootstrap
+	md := pl.MachineDeployment.DeepCopy()
+	md.Spec.Template.Spec.InfrastructureRef.Name = e.MachineName
+	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
+	ref.Name = e.BootstrapName
+	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
+	pl.MachineDeployment = md
+	pl.Adopted = []keptTemplate{
+		{Kind: KindKubevirtMachineTmpl, Running: e.MachineName, Rendered: renderedMachine},
+		{Kind: talosconfig.KindTalosConfigTemplate, Running: e.BootstrapName, Rendered: renderedBootstrap},
+	}
+	return nil, nil
+}
+
+// controllerOf is the uid of an object's controller, "" when it has none.
+func controllerOf(u *unstructured.Unstructured) string {
+	for _, o := range u.GetOwnerReferences() {
+		if o.Controller != nil && *o.Controller {
+			return string(o.UID)
+		}
+	}
+	return ""
+}
+
+// adopted is an existing template as this pool composes it: its spec as it
+// is (a template is immutable, and the running workers were made from it),
+// its metadata with this pool's labels and annotations added to what is
+// there (Helm's, say), so that it is found and retained as the pool's own.
+func adopted(u *unstructured.Unstructured, rendered *composed.Unstructured) *composed.Unstructured {
+	out := compose.AsObserved(&composed.Unstructured{Unstructured: *u.DeepCopy()})
+	l := maps.Clone(out.GetLabels())
+	if l == nil {
+		l = map[string]string{}
+	}
+	maps.Copy(l, rendered.GetLabels())
+	out.SetLabels(l)
+	a := maps.Clone(out.GetAnnotations())
+	if a == nil {
+		a = map[string]string{}
+	}
+	maps.Copy(a, rendered.GetAnnotations())
+	out.SetAnnotations(a)
+	return out
+}
+
+// adoptionDiffs is what differs between the existing pool and what this one
+// renders, as paths with both values; empty when adopting rolls nothing.
+func (pl plan) adoptionDiffs(e *existing) []string {
+	var diffs []string
+	if e.Machine == nil {
+		diffs = append(diffs, fmt.Sprintf("KubevirtMachineTemplate %s, which the MachineDeployment runs on, does not exist", e.MachineName))
+	} else {
+		for _, d := range templateDiffs(e.Machine.Object, pl.MachineTemplate.Desired.Object, normalizeMachineTemplate) {
+			diffs = append(diffs, "KubevirtMachineTemplate "+e.MachineName+" "+d)
+		}
+	}
+	if e.Bootstrap == nil {
+		diffs = append(diffs, fmt.Sprintf("TalosConfigTemplate %s, which the MachineDeployment runs on, does not exist", e.BootstrapName))
+	} else {
+		for _, d := range templateDiffs(e.Bootstrap.Object, pl.BootstrapTemplate.Desired.Object, normalizeBootstrapTemplate) {
+			diffs = append(diffs, "TalosConfigTemplate "+e.BootstrapName+" "+d)
+		}
+	}
+	// Cluster API also rolls on the Machines' version.
+	was, _, _ := unstructured.NestedString(e.Deployment.Object, "spec", "template", "spec", "version")
+	if v := pl.Shape.MachineVersion; was != v {
+		diffs = append(diffs, fmt.Sprintf("MachineDeployment spec.template.spec.version: %q, this pool runs %q", was, v))
+	}
+	return diffs
+}
+
+// templateDiffs compares two templates' specs after normalize, leaf by leaf.
+func templateDiffs(existing, rendered map[string]any, normalize func(map[string]any) map[string]any) []string {
+	a, b := normalize(specOf(existing)), normalize(specOf(rendered))
+	var out []string
+	diffValues("spec", a, b, &out)
+	return out
+}
+
+func specOf(obj map[string]any) map[string]any {
+	s, _ := obj["spec"].(map[string]any)
+	return asJSON(s)
+}
+
+// asJSON is v in its JSON form (maps, slices, float64, string, bool), so
+// that values from YAML and from Go compare alike.
+func asJSON(v map[string]any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	out := map[string]any{}
+	if json.Unmarshal(b, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// maxDiffs bounds how many differences a message lists.
+const maxDiffs = 8
+
+// diffValues appends "path: existing X, rendered Y" for every leaf where a
+// and b differ.
+func diffValues(path string, a, b any, out *[]string) {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		for _, k := range slices.Sorted(maps.Keys(mergedKeys(am, bm))) {
+			diffValues(path+"."+k, am[k], bm[k], out)
+		}
+		return
+	}
+	as, aok := a.([]any)
+	bs, bok := b.([]any)
+	if aok && bok && len(as) == len(bs) {
+		for i := range as {
+			diffValues(fmt.Sprintf("%s[%d]", path, i), as[i], bs[i], out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(a, b) {
+		*out = append(*out, fmt.Sprintf("%s: is %s, this pool renders %s", path, brief(a), brief(b)))
+	}
+}
+
+func mergedKeys(a, b map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+// brief is a value as a message quotes it, cut to a line.
+func brief(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	s := string(b)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// normalizeMachineTemplate drops from a KubevirtMachineTemplate spec what
+// labels objects without changing the VM a worker runs: the labels and
+// annotations of the VM, VMI and DataVolume templates. The running workers
+// keep theirs; only new workers would get this pool's.
+func normalizeMachineTemplate(spec map[string]any) map[string]any {
+	vmt, _, _ := unstructured.NestedMap(spec, "template", "spec", "virtualMachineTemplate")
+	if vmt == nil {
+		return spec
+	}
+	dropLabels(vmt)
+	if vm, ok := vmt["spec"].(map[string]any); ok {
+		if t, ok := vm["template"].(map[string]any); ok {
+			dropLabels(t)
+		}
+		if dvts, ok := vm["dataVolumeTemplates"].([]any); ok {
+			for _, d := range dvts {
+				if m, ok := d.(map[string]any); ok {
+					dropLabels(m)
+				}
+			}
+		}
+	}
+	_ = unstructured.SetNestedMap(spec, vmt, "template", "spec", "virtualMachineTemplate")
+	return spec
+}
+
+func dropLabels(obj map[string]any) {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(meta, "labels")
+	delete(meta, "annotations")
+	if len(meta) == 0 {
+		delete(obj, "metadata")
+	}
+}
+
+// normalizeBootstrapTemplate compares a TalosConfigTemplate by the machine
+// config its patches make: each strategic patch read as YAML (so key order,
+// quoting and layout do not count) and the patches merged in order, as
+// CABPT applies them to the config it generates.
+func normalizeBootstrapTemplate(spec map[string]any) map[string]any {
+	patches, found, _ := unstructured.NestedStringSlice(spec, "template", "spec", "strategicPatches")
+	if !found {
+		return spec
+	}
+	merged := map[string]any{}
+	var docs []any
+	for _, p := range patches {
+		for _, d := range strings.Split(p, "\n---") {
+			m := map[string]any{}
+			if err := yaml.Unmarshal([]byte(d), &m); err != nil || len(m) == 0 {
+				docs = append(docs, d)
+				continue
+			}
+			if _, isDoc := m["kind"]; isDoc {
+				// A Talos config document of its own (RegistryMirrorConfig).
+				docs = append(docs, asJSON(m))
+				continue
+			}
+			mergeInto(merged, asJSON(m))
+		}
+	}
+	_ = unstructured.SetNestedField(spec, map[string]any{"machineConfig": merged, "documents": docs}, "template", "spec", "strategicPatches")
+	return spec
+}
+
+// mergeInto merges src into dst: maps key by key, anything else replaced.
+func mergeInto(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				mergeInto(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// msgAdoptionWouldRoll says why an existing pool is not adopted, what
+// differs, and how to accept the roll.
+func msgAdoptionWouldRoll(p pool, e *existing, diffs []string) string {
+	more := ""
+	if len(diffs) > maxDiffs {
+		more = fmt.Sprintf(" and %d more", len(diffs)-maxDiffs)
+		diffs = diffs[:maxDiffs]
+	}
+	return fmt.Sprintf("Node pool %q: MachineDeployment %s/%s exists (made by another tool, such as the kubernetes-nodes chart) and runs on templates that differ from what this pool asks for: %s%s. Adopting it would roll every worker, so nothing is composed and the pool keeps running as it is. Make the pool's spec match the running pool, or set spec.templateRevision to 1 to accept the roll onto this pool's templates.",
+		p.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), strings.Join(diffs, "; "), more)
+}
