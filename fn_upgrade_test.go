@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/internal/fixture"
+	"github.com/cozystack/function-worker-image/internal/nodepool"
 )
 
 // releasesDir holds what every example scenario composed at earlier
@@ -211,4 +213,57 @@ func runningOn(objects []*unstructured.Unstructured) []string {
 		out = append(out, "KubevirtMachineTemplate/"+infra, "TalosConfigTemplate/"+boot)
 	}
 	return out
+}
+
+// TestRenderingRevisionCoversTheRendering: while nodepool.RenderingRevision
+// is the one the latest recorded release rendered by, every example
+// scenario whose inputs are unchanged renders the templates that release
+// did. A change of the rendering must bump RenderingRevision, or
+// RenderingCurrent would call the pools that run the old rendering current.
+func TestRenderingRevisionCoversTheRendering(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(releasesDir, "*", "rendering-revision"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no recorded release with a rendering-revision under %s: %v", releasesDir, err)
+	}
+	sort.Strings(dirs)
+	latest := filepath.Dir(dirs[len(dirs)-1])
+	b, err := os.ReadFile(filepath.Join(latest, "rendering-revision"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s/rendering-revision: %v", latest, err)
+	}
+	if nodepool.RenderingRevision != recorded {
+		t.Skipf("RenderingRevision is %d, %s rendered by %d: the rendering may differ", nodepool.RenderingRevision, latest, recorded)
+	}
+	files, err := filepath.Glob(filepath.Join(latest, "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, f := range files {
+		mode := filepath.Base(filepath.Dir(f))
+		dir := filepath.Join("example", mode, "scenarios", strings.TrimSuffix(filepath.Base(f), ".yaml"))
+		sum, was := readRecorded(t, f)
+		if _, err := os.Stat(dir); err != nil || inputsSum(t, dir, mode) != sum {
+			continue
+		}
+		now, err := fixture.ReadObjects(filepath.Join(dir, "expected.yaml"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // refused now; the render test says so
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(templatesOf(was).names, templatesOf(now).names); diff != "" {
+			t.Errorf("%s renders other templates than %s did for the same inputs, under the same RenderingRevision %d: bump nodepool.RenderingRevision (and record the release with hack/record-release.sh when it lands) (-%s, +now):\n%s",
+				dir, filepath.Base(latest), recorded, filepath.Base(latest), diff)
+		}
+		compared++
+	}
+	if compared == 0 {
+		t.Fatalf("no scenario of %s is unchanged, so the rendering is not checked: record the release again", latest)
+	}
 }

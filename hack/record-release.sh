@@ -57,4 +57,8 @@ while IFS= read -r expected; do
 	} > "$out/$mode/$name.yaml"
 	count=$((count + 1))
 done < <(git ls-tree -r --name-only "$rev" -- example | grep '/scenarios/[^/]*/expected.yaml$' | sort)
-echo "recorded $count scenarios of $rev into $out"
+# The rendering revision the release renders by (RenderingRevision in
+# internal/nodepool/request.go; 1 before it existed).
+revision=$(git show "$rev:internal/nodepool/request.go" 2>/dev/null | sed -n 's/^const RenderingRevision = \([0-9]*\)$/\1/p')
+echo "${revision:-1}" > "$out/rendering-revision"
+echo "recorded $count scenarios of $rev (rendering revision ${revision:-1}) into $out"

@@ -194,6 +194,7 @@ func adopted(u *unstructured.Unstructured, rendered *composed.Unstructured) *com
 		a = map[string]string{}
 	}
 	maps.Copy(a, rendered.GetAnnotations())
+	a[AnnRendering] = "0"
 	out.SetAnnotations(a)
 	return out
 }

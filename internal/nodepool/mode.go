@@ -82,7 +82,7 @@ func prepare(r compose.Request) *call {
 			c.known = &k
 		}
 		if c.known != nil {
-			t, err := renderMachineTemplate(c.pool, c.img, c.shape, c.known.Name)
+			t, err := machineTemplateFor(c, c.shape, c.known.Name)
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
 			if err == nil {
 				in.Desired = t.Name

@@ -3,14 +3,12 @@ package nodepool
 import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
-	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
@@ -92,19 +90,13 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name); err != nil {
 		return plan{}, err
 	}
-	w, err := decideWorkers(p, spec, img, s, world, join, pl.MachineTemplate.Name)
+	w, err := decideWorkers(c, s, world, join, pl.StorageClass.Name, pl.MachineTemplate.Name)
 	if err != nil {
 		return plan{}, err
 	}
 	pl.BootstrapTemplate, pl.MachineDeployment, pl.MachineHealthCheck = w.Bootstrap, w.Deployment, w.HealthCheck
-	request, err := requestOf(spec, r.Config.Requested, pl.StorageClass.Name, w.Size, s.MachineVersion)
-	if err != nil {
-		return plan{}, err
-	}
 	pl.TemplateRevision = spec.TemplateRevision
-	if err := pl.keepRequested(request); err != nil {
-		return plan{}, err
-	}
+	pl.noteKept(w.BootstrapKept)
 	adoptHold, err := pl.decideAdoption(readExisting(p, c.obs.adopting(), got), r.Composite, spec.TemplateRevision)
 	if err != nil {
 		return plan{}, err
@@ -154,13 +146,57 @@ func decideStorageClass(s shape, img image, gate gateInput) class {
 	return class{}
 }
 
-// decideMachineTemplate is the disk template for the class, reusing the one
-// Requirements rendered when the class is the one it knew.
+// decideMachineTemplate is the disk template for the class: the running one
+// when it records what the pool asks for now (keptFor), else the one this
+// release renders, reusing what Requirements decided when the class is the
+// one it knew.
 func decideMachineTemplate(c *call, s shape, storageClass string) (machineTemplate, error) {
 	if d := c.desired; d != nil && d.Class == storageClass {
 		return d.Template, d.err
 	}
-	return renderMachineTemplate(c.pool, c.img, s, storageClass)
+	return machineTemplateFor(c, s, storageClass)
+}
+
+// machineTemplateFor keeps or renders the disk template on storageClass.
+func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate, error) {
+	request, err := requestOf(c.spec, c.r.Config.Requested, storageClass, nil)
+	if err != nil {
+		return machineTemplate{}, err
+	}
+	running, _ := c.obs.inEffect()
+	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
+		return machineTemplateFrom(u)
+	}
+	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass)
+	if err != nil {
+		return machineTemplate{}, err
+	}
+	t.Desired = stamped(t.Desired, request)
+	return t, nil
+}
+
+// noteKept lists the kept templates an earlier rendering made, and checks a
+// kept Join config's facts: they are not in the request (their revision is),
+// so a kept config says which of them it predates, as pinFacts does.
+func (pl *plan) noteKept(bootstrapKept bool) {
+	running, bootstrap := pl.Observed.inEffect()
+	if running != "" && running == pl.MachineTemplate.Name && pl.MachineTemplate.Desired.GetAnnotations()[AnnRequest] != "" {
+		if k, ok := stale(KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
+			pl.Kept = append(pl.Kept, k)
+		}
+	}
+	if !bootstrapKept {
+		return
+	}
+	if k, ok := stale(talosconfig.KindTalosConfigTemplate, pl.BootstrapTemplate.Desired); ok {
+		pl.Kept = append(pl.Kept, k)
+	}
+	if pl.Join != nil {
+		pl.Join.pinOn(bootstrap, pl.BootstrapTemplate.Desired)
+		if len(pl.Join.Changed) == 0 {
+			pl.Join.Pinned = ""
+		}
+	}
 }
 
 // workers is what the pool's workers are built from beyond the disk
@@ -171,28 +207,41 @@ type workers struct {
 	Deployment  *clusterv1.MachineDeployment
 	HealthCheck *clusterv1.MachineHealthCheck
 	SizeHold    *hold
-	// Size is the node's size, from its instance type or resources.
-	Size poolspec.NodeSize
+	// BootstrapKept: the running TalosConfigTemplate records the request.
+	BootstrapKept bool
 }
 
 // decideWorkers sizes the node (kubelet reservations and the autoscaler's
-// capacity from its instance type or resources), renders the Talos config
-// and builds the Cluster API objects on machineTemplate.
-func decideWorkers(p pool, spec v1alpha1.NodePoolSpec, img image, s shape, w world, join *joinPlan, machineTemplate string) (workers, error) {
+// capacity from its instance type or resources), keeps the running Talos
+// config when it records the pool's request or renders it, and builds the
+// Cluster API objects on both templates.
+func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, machineTemplate string) (workers, error) {
+	p, spec := c.pool, c.spec
 	size, known := nodeSize(s, w.Instancetype)
 	reserved, sizeHold, err := resolveReservations(p, spec, s, size, known)
 	if err != nil {
 		return workers{}, err
 	}
 	nc := talosconfig.ResolveNode(spec.PoolShape, reserved)
-	bt, err := renderBootstrapTemplate(p, img, s, nc, join)
+	request, err := requestOf(spec, c.r.Config.Requested, storageClass, &bootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
+	if err != nil {
+		return workers{}, err
+	}
+	var bt bootstrapTemplate
+	_, running := c.obs.inEffect()
+	u := c.obs.keptFor(bootstrapTemplateResource(running), request)
+	if u != nil {
+		bt, err = bootstrapTemplateFrom(u)
+	} else if bt, err = renderBootstrapTemplate(p, c.img, s, nc, join); err == nil {
+		bt.Desired = stamped(bt.Desired, request)
+	}
 	if err != nil {
 		return workers{}, err
 	}
 	md := renderMachineDeployment(p, s, machineTemplate, bt.Name)
 	md.Spec.Template.Labels = roleLabels(md.Spec.Template.Labels, s)
 	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, nc, spec.GPUs))
-	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, Size: size}, nil
+	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }
 
 // decideHold is what holds the pool back, the first that applies: the

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,21 @@ import (
 // (requestOf). A template that carries the pool's current request is kept,
 // whatever this release would render in its place.
 const AnnRequest = "workerimage.cozystack.io/request"
+
+// AnnRendering records on each template the RenderingRevision that rendered
+// it; an adopted template, which another tool made, records 0.
+const AnnRendering = "workerimage.cozystack.io/rendering"
+
+// RenderingRevision numbers how this function renders templates. Bump it
+// with every change that renders any template differently for the same
+// request (TestRenderingRevisionCoversTheRendering fails until it is), so
+// that RenderingCurrent can tell the pools that run an earlier rendering
+// without rendering anything for them.
+const RenderingRevision = 1
+
+// renderingRevision is RenderingRevision, a variable so that tests can play
+// a later release.
+var renderingRevision = RenderingRevision
 
 // ConditionRenderingCurrent says whether the pool runs the templates this
 // release renders for what it asks for, or templates an earlier release
@@ -63,9 +79,10 @@ type poolRequest struct {
 	MachineVersion string `json:"machineVersion"`
 }
 
-// requestOf hashes a pool's request. size counts only for a pool sized by
-// an instance type (instanceType set): the others' size is in their spec.
-func requestOf(spec v1alpha1.NodePoolSpec, in config.Requested, class string, size poolspec.NodeSize, machineVersion string) (string, error) {
+// requestOf hashes a pool's request of one template. facts is nil for the
+// KubevirtMachineTemplate, which no node size or Kubernetes release enters,
+// so that the one Requirements renders needs nothing read to be known kept.
+func requestOf(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
 	s, err := compose.Canonical(spec, compose.DropEmpty())
 	if err != nil {
 		return "", fmt.Errorf("cannot read the pool's request: %w", err)
@@ -73,9 +90,12 @@ func requestOf(spec v1alpha1.NodePoolSpec, in config.Requested, class string, si
 	for _, k := range deploymentOnly {
 		delete(s, k)
 	}
-	r := poolRequest{Spec: s, Input: in, Class: class, MachineVersion: machineVersion}
-	if spec.InstanceType != "" {
-		r.InstanceType = &poolspec.NodeSize{MemoryBytes: size.MemoryBytes, MilliCPU: size.MilliCPU}
+	r := poolRequest{Spec: s, Input: in, Class: class}
+	if facts != nil {
+		r.MachineVersion = facts.MachineVersion
+		if spec.InstanceType != "" {
+			r.InstanceType = &poolspec.NodeSize{MemoryBytes: facts.Size.MemoryBytes, MilliCPU: facts.Size.MilliCPU}
+		}
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -85,65 +105,46 @@ func requestOf(spec v1alpha1.NodePoolSpec, in config.Requested, class string, si
 	return hex.EncodeToString(sum[:])[:2*hashLength], nil
 }
 
-// keptTemplate is a running template kept in place of what this release
-// renders for the same request.
-type keptTemplate struct {
-	Kind, Running, Rendered string
+// bootstrapFacts are the cluster facts that enter the TalosConfigTemplate:
+// the node's size (the kubelet reservations come from it) and the Kubernetes
+// release the Machines run.
+type bootstrapFacts struct {
+	Size           poolspec.NodeSize
+	MachineVersion string
 }
 
-// keepRequested stamps the rendered templates with request and, where the
-// MachineDeployment runs a template already stamped with it, keeps that one
-// in place of the rendered one: the pool asked for nothing new, so whatever
-// this release renders differently (a new default, a fixed rendering) waits
-// until the pool's request changes, or its templateRevision is bumped. A
-// template without a record (rendered before records were written) is
-// replaced only when this release renders it differently, which is what
-// every release did before.
-func (pl *plan) keepRequested(request string) error {
-	pl.MachineTemplate.Desired = stamped(pl.MachineTemplate.Desired, request)
-	pl.BootstrapTemplate.Desired = stamped(pl.BootstrapTemplate.Desired, request)
-	machine, bootstrap := pl.Observed.inEffect()
-	kept := false
-	if u := pl.runningFor(machineTemplateResource(machine), request); u != nil && machine != pl.MachineTemplate.Name {
-		mt, err := machineTemplateFrom(compose.AsObserved(u))
-		if err != nil {
-			return refused(pl.Pool.Ref(), err)
-		}
-		pl.Kept = append(pl.Kept, keptTemplate{Kind: KindKubevirtMachineTmpl, Running: machine, Rendered: pl.MachineTemplate.Name})
-		pl.MachineTemplate = mt
-		kept = true
+// keptTemplate is a running template kept for the pool's unchanged request
+// although this release renders templates differently, or one adopted.
+type keptTemplate struct {
+	Kind, Running, Rendered string
+	// Revision is the RenderingRevision it was rendered by, 0 when another
+	// tool made it.
+	Revision int
+}
+
+// keptFor is the running template under n when it records request: the
+// pool asked for nothing new, so it stays as it is whatever this release
+// would render, and nothing is rendered in its place (a release that
+// renders differently rolls no pool; templateRevision takes it on purpose).
+// A template without a record (rendered before records were written) is
+// replaced only when this release renders it differently, as every release
+// did before.
+func (cs composedState) keptFor(n resource.Name, request string) *composed.Unstructured {
+	u, ok := cs.Resources[n]
+	if !ok || u.GetAnnotations()[AnnRequest] != request {
+		return nil
 	}
-	if u := pl.runningFor(bootstrapTemplateResource(bootstrap), request); u != nil && bootstrap != pl.BootstrapTemplate.Name {
-		bt, err := bootstrapTemplateFrom(compose.AsObserved(u))
-		if err != nil {
-			return refused(pl.Pool.Ref(), err)
-		}
-		tct := bt.TalosConfigTemplate
-		// A Join config rendered alike but for its facts differs in facts
-		// alone, which JoinFactsCurrent reports; it is no earlier rendering.
-		if pl.Join == nil || tct.Annotations[AnnJoinBase] != pl.BootstrapTemplate.Annotations[AnnJoinBase] {
-			pl.Kept = append(pl.Kept, keptTemplate{Kind: talosconfig.KindTalosConfigTemplate, Running: bootstrap, Rendered: pl.BootstrapTemplate.Name})
-		}
-		if pl.Join != nil {
-			// Facts are not part of the request (their revision is): a kept
-			// config says which of them it predates, as pinFacts does.
-			pl.Join.pinOn(bootstrap, u)
-			if len(pl.Join.Changed) == 0 {
-				pl.Join.Pinned = ""
-			}
-		}
-		pl.BootstrapTemplate = bt
-		kept = true
+	return compose.AsObserved(u)
+}
+
+// stale is a kept template an earlier rendering made, for RenderingCurrent;
+// false for one this release renders alike.
+func stale(kind string, u *composed.Unstructured) (keptTemplate, bool) {
+	rev, err := strconv.Atoi(u.GetAnnotations()[AnnRendering])
+	if err == nil && rev == renderingRevision {
+		return keptTemplate{}, false
 	}
-	if kept {
-		md := pl.MachineDeployment.DeepCopy()
-		md.Spec.Template.Spec.InfrastructureRef.Name = pl.MachineTemplate.Name
-		ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
-		ref.Name = pl.BootstrapTemplate.Name
-		md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
-		pl.MachineDeployment = md
-	}
-	return nil
+	return keptTemplate{Kind: kind, Running: u.GetName(), Revision: rev}, true
 }
 
 // machineTemplateFrom and bootstrapTemplateFrom are templates this pool
@@ -164,27 +165,16 @@ func bootstrapTemplateFrom(u *composed.Unstructured) (bootstrapTemplate, error) 
 	return bootstrapTemplate{TalosConfigTemplate: tct, Desired: u}, nil
 }
 
-// runningFor is the observed template under n when it records request.
-func (pl plan) runningFor(n resource.Name, request string) *composed.Unstructured {
-	u, ok := pl.Observed.Resources[n]
-	if !ok || u.GetAnnotations()[AnnRequest] != request {
-		return nil
-	}
-	return u
-}
-
-// stamped is u with the request recorded; the name is not touched (it
-// hashes the spec alone, named).
+// stamped is u with the request and this release's rendering recorded; the
+// name is not touched (it hashes the spec alone, named).
 func stamped(u *composed.Unstructured, request string) *composed.Unstructured {
-	if u == nil {
-		return nil
-	}
 	out := u.DeepCopy()
 	a := out.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
 	a[AnnRequest] = request
+	a[AnnRendering] = strconv.Itoa(renderingRevision)
 	out.SetAnnotations(a)
 	return out
 }
@@ -214,15 +204,19 @@ func (pl plan) renderingCondition() compose.Condition {
 	return compose.Condition{Type: ConditionRenderingCurrent, Status: compose.StatusFalse, Reason: ReasonKeptFromEarlierRelease, Message: msgKeptFromEarlierRelease(pl.Pool, pl.Kept, pl.TemplateRevision)}
 }
 
-// msgKeptFromEarlierRelease says which running templates an earlier release
-// rendered, what this one would render, and how to take it.
+// msgKeptFromEarlierRelease says which running templates an earlier
+// rendering (or another tool) made, and how to take this release's.
 func msgKeptFromEarlierRelease(p pool, kept []keptTemplate, revision int64) string {
 	var each []string
 	for _, k := range kept {
-		each = append(each, fmt.Sprintf("%s %s (this release renders %s)", k.Kind, k.Running, k.Rendered))
+		by := fmt.Sprintf("rendering revision %d", k.Revision)
+		if k.Revision == 0 {
+			by = "another tool"
+		}
+		each = append(each, fmt.Sprintf("%s %s (made by %s)", k.Kind, k.Running, by))
 	}
-	return fmt.Sprintf("Node pool %q runs %s, rendered by an earlier release of the function for what the pool still asks for. Nothing rolls until the pool's request changes. To take this release's rendering now, which rolls the pool's workers once, set spec.templateRevision to %d, or bump the function Input's templateRevision to do it for every pool.",
-		p.Ref(), joinAnd(each), revision+1)
+	return fmt.Sprintf("Node pool %q runs %s, for what the pool still asks for; this release renders revision %d. Nothing rolls until the pool's request changes. To take this release's rendering now, which rolls the pool's workers once if it differs, set spec.templateRevision to %d, or bump the function Input's templateRevision to do it for every pool.",
+		p.Ref(), joinAnd(each), renderingRevision, revision+1)
 }
 
 // msgAdopted says which existing templates the pool adopted.

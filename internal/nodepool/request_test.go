@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,11 +36,13 @@ func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedCompose
 			// An earlier rendering without the VM's eviction strategy.
 			spec := u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["virtualMachineTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 			delete(spec, "evictionStrategy")
+			earlierRendering(u)
 			kmt = u.GetName() + "-old"
 			renamed[u.GetName()] = kmt
 			u.SetName(kmt)
 			n = machineTemplateResource(kmt)
 		case strings.HasPrefix(string(n), prefixBootstrapTemplate):
+			earlierRendering(u)
 			tct = u.GetName() + "-old"
 			renamed[u.GetName()] = tct
 			u.SetName(tct)
@@ -59,6 +62,23 @@ func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedCompose
 		obs[n] = o
 	}
 	return kmt, tct
+}
+
+// earlierRendering marks a template as rendered by the revision before this
+// one (this release counts as one more than RenderingRevision: see
+// asNextRevision).
+func earlierRendering(u *composed.Unstructured) {
+	a := u.GetAnnotations()
+	a[AnnRendering] = strconv.Itoa(renderingRevision)
+	u.SetAnnotations(a)
+}
+
+// asNextRevision makes the code under test a release that renders one
+// revision later than the templates earlierRendering marks.
+func asNextRevision(t *testing.T) {
+	was := renderingRevision
+	renderingRevision++
+	t.Cleanup(func() { renderingRevision = was })
 }
 
 func unstructuredString(u *composed.Unstructured, path ...string) (string, bool, error) {
@@ -151,6 +171,7 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			obs := composeOnce(t, base, w, mdReady(2))
 			oldKMT, oldTCT := earlierRelease(t, obs)
+			asNextRevision(t)
 			r := request(t, nodePoolXR(tc.spec), w, obs)
 			if tc.input != nil {
 				cfg, err := config.FromInput(tc.input, r.Config.SteadyTTL)
@@ -193,6 +214,7 @@ func TestAKeptPoolIsStableAndWarnsOnce(t *testing.T) {
 	w := succeeded
 	obs := composeOnce(t, spec, w, mdReady(1))
 	earlierRelease(t, obs)
+	asNextRevision(t)
 	first := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, obs)).Output
 	xr := withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(first)})
 	second := composetest.Run(Mode{}, request(t, xr, w, observedFrom(first.Resources, mdReady(1)))).Output
@@ -311,7 +333,8 @@ func TestRequestedCoversTheTemplateInputs(t *testing.T) {
 	}
 }
 
-// TestRequestOf: the request is a pure function of what the pool asks for.
+// TestRequestOf: the request is a pure function of what the pool asks for;
+// the node's size and the Kubernetes release enter the Talos config's only.
 func TestRequestOf(t *testing.T) {
 	spec := func(mutate func(*v1alpha1.NodePoolSpec)) v1alpha1.NodePoolSpec {
 		s := v1alpha1.NodePoolSpec{ClusterName: "demo", Version: "v1.35"}
@@ -321,33 +344,39 @@ func TestRequestOf(t *testing.T) {
 		return s
 	}
 	three := int32(3)
-	size := poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}
-	base, err := requestOf(spec(nil), config.Requested{}, "replicated", size, "v1.35.6")
+	facts := &bootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}, MachineVersion: "v1.35.6"}
+	base, err := requestOf(spec(nil), config.Requested{}, "replicated", facts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	machine, err := requestOf(spec(nil), config.Requested{}, "replicated", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if machine == base {
+		t.Errorf("the machine template's request %s equals the Talos config's: the facts do not count", machine)
+	}
 	cases := map[string]struct {
-		spec    v1alpha1.NodePoolSpec
-		in      config.Requested
-		class   string
-		size    poolspec.NodeSize
-		version string
-		same    bool
+		spec  v1alpha1.NodePoolSpec
+		in    config.Requested
+		class string
+		facts *bootstrapFacts
+		same  bool
 	}{
-		"Again":               {spec: spec(nil), class: "replicated", size: size, version: "v1.35.6", same: true},
-		"Replicas":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Replicas = &three }), class: "replicated", size: size, version: "v1.35.6", same: true},
-		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", size: poolspec.NodeSize{MilliCPU: 8000}, version: "v1.35.6", same: true},
-		"SizeOfInstanceType":  {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", size: size, version: "v1.35.6"},
-		"DiskSize":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", size: size, version: "v1.35.6"},
-		"Class":               {spec: spec(nil), class: "local", size: size, version: "v1.35.6"},
-		"MachineVersion":      {spec: spec(nil), class: "replicated", size: size, version: "v1.35.7"},
-		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", size: size, version: "v1.35.6"},
-		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", size: size, version: "v1.35.6"},
-		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", size: size, version: "v1.35.6"},
+		"Again":               {spec: spec(nil), class: "replicated", facts: facts, same: true},
+		"Replicas":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Replicas = &three }), class: "replicated", facts: facts, same: true},
+		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", facts: &bootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 8000}, MachineVersion: "v1.35.6"}, same: true},
+		"SizeOfInstanceType":  {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", facts: facts},
+		"DiskSize":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", facts: facts},
+		"Class":               {spec: spec(nil), class: "local", facts: facts},
+		"MachineVersion":      {spec: spec(nil), class: "replicated", facts: &bootstrapFacts{Size: facts.Size, MachineVersion: "v1.35.7"}},
+		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", facts: facts},
+		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", facts: facts},
+		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", facts: facts},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := requestOf(tc.spec, tc.in, tc.class, tc.size, tc.version)
+			got, err := requestOf(tc.spec, tc.in, tc.class, tc.facts)
 			if err != nil {
 				t.Fatal(err)
 			}
