@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -41,6 +42,7 @@ const (
 const (
 	ReasonAdoptionWouldRoll        = "AdoptionWouldRoll"
 	ReasonDeploymentOwnedElsewhere = "DeploymentOwnedElsewhere"
+	ReasonTemplateOwnedElsewhere   = "TemplateOwnedElsewhere"
 	ReasonAdopted                  = "Adopted"
 )
 
@@ -144,6 +146,15 @@ func (pl *plan) decideAdoption(e *existing, xr *composite.Unstructured, revision
 		}
 		return &hold{Reason: ReasonAdoptionWouldRoll, Message: msgAdoptionWouldRoll(pl.Pool, e, diffs)}, nil
 	}
+	// An object has one controller (the API server refuses a second), and
+	// the chart's TalosConfigTemplate has the KamajiControlPlane for one.
+	for _, u := range []*unstructured.Unstructured{e.Machine, e.Bootstrap} {
+		if o := controllerRefOf(u); o != nil && string(o.UID) != string(xr.GetUID()) {
+			return &hold{Reason: ReasonTemplateOwnedElsewhere, Message: fmt.Sprintf(
+				"Node pool %q: %s %s/%s, which the existing MachineDeployment runs on, is equivalent to what the pool asks for, but %s %s controls it, and an object has one controller, so the pool cannot compose it. Remove that entry of its metadata.ownerReferences (docs/platform.md, \"Migrating from the kubernetes-nodes chart\"); nothing rolls.",
+				pl.Pool.Ref(), u.GetKind(), u.GetNamespace(), u.GetName(), o.Kind, o.Name)}, nil
+		}
+	}
 	renderedMachine, renderedBootstrap := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name
 	machine, err := machineTemplateFrom(adopted(e.Machine, pl.MachineTemplate.Desired))
 	if err != nil {
@@ -169,12 +180,19 @@ func (pl *plan) decideAdoption(e *existing, xr *composite.Unstructured, revision
 
 // controllerOf is the uid of an object's controller, "" when it has none.
 func controllerOf(u *unstructured.Unstructured) string {
-	for _, o := range u.GetOwnerReferences() {
-		if o.Controller != nil && *o.Controller {
-			return string(o.UID)
-		}
+	if o := controllerRefOf(u); o != nil {
+		return string(o.UID)
 	}
 	return ""
+}
+
+func controllerRefOf(u *unstructured.Unstructured) *metav1.OwnerReference {
+	for _, o := range u.GetOwnerReferences() {
+		if o.Controller != nil && *o.Controller {
+			return &o
+		}
+	}
+	return nil
 }
 
 // adopted is an existing template as this pool composes it: its spec as it
@@ -337,49 +355,77 @@ func dropLabels(obj map[string]any) {
 	if !ok {
 		return
 	}
+	// The namespace of a template's object is the Machine's: CAPK creates
+	// the VM in the KubevirtMachine's namespace whatever it says.
 	delete(meta, "labels")
 	delete(meta, "annotations")
+	delete(meta, "namespace")
 	if len(meta) == 0 {
 		delete(obj, "metadata")
 	}
 }
 
-// normalizeBootstrapTemplate compares a TalosConfigTemplate by the machine
-// config its patches make: each strategic patch read as YAML (so key order,
-// quoting and layout do not count) and the patches merged in order, as
-// CABPT applies them to the config it generates.
+// normalizeBootstrapTemplate compares a TalosConfigTemplate by the config
+// it makes: its data (the complete config of a Join or chart pool) read as
+// YAML documents, so that comments, key order and quoting do not count,
+// with its strategic patches applied in order, as CABPT applies them to the
+// config it generates or is given (the documents that carry a kind, such as
+// RegistryMirrorConfig, are documents of their own).
 func normalizeBootstrapTemplate(spec map[string]any) map[string]any {
-	patches, found, _ := unstructured.NestedStringSlice(spec, "template", "spec", "strategicPatches")
-	if !found {
+	t, _, _ := unstructured.NestedMap(spec, "template", "spec")
+	if t == nil {
 		return spec
 	}
-	merged := map[string]any{}
+	var machine map[string]any
 	var docs []any
-	for _, p := range patches {
-		for _, d := range strings.Split(p, "\n---") {
+	add := func(text string) {
+		for _, d := range strings.Split(text, "\n---") {
 			m := map[string]any{}
-			if err := yaml.Unmarshal([]byte(d), &m); err != nil || len(m) == 0 {
+			if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+				// Unreadable text is compared as text.
 				docs = append(docs, d)
 				continue
 			}
-			if _, isDoc := m["kind"]; isDoc {
-				// A Talos config document of its own (RegistryMirrorConfig).
+			switch {
+			case len(m) == 0:
+			case m["kind"] != nil:
 				docs = append(docs, asJSON(m))
-				continue
+			case machine == nil:
+				machine = asJSON(m)
+			default:
+				mergeInto(machine, asJSON(m))
 			}
-			mergeInto(merged, asJSON(m))
 		}
 	}
-	_ = unstructured.SetNestedField(spec, map[string]any{"machineConfig": merged, "documents": docs}, "template", "spec", "strategicPatches")
+	if data, ok := t["data"].(string); ok {
+		add(data)
+	}
+	patches, _, _ := unstructured.NestedStringSlice(t, "strategicPatches")
+	for _, p := range patches {
+		add(p)
+	}
+	delete(t, "data")
+	delete(t, "strategicPatches")
+	t["config"] = map[string]any{"machineConfig": machine, "documents": docs}
+	_ = unstructured.SetNestedMap(spec, t, "template", "spec")
 	return spec
 }
 
-// mergeInto merges src into dst: maps key by key, anything else replaced.
+// mergeInto merges src into dst: maps key by key, a scalar replaced. A list
+// on both sides is kept as the pair: Talos appends to some lists and
+// replaces others, and a pair is equal only to the same pair, so no two
+// different configs compare equal.
 func mergeInto(dst, src map[string]any) {
 	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
+		switch sv := v.(type) {
+		case map[string]any:
 			if dm, ok := dst[k].(map[string]any); ok {
-				mergeInto(dm, sm)
+				mergeInto(dm, sv)
+				continue
+			}
+		case []any:
+			if dl, ok := dst[k].([]any); ok {
+				dst[k] = map[string]any{"listMerge": map[string]any{"base": dl, "patch": sv}}
 				continue
 			}
 		}
