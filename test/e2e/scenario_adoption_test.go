@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// madeByHelm is obj as the kubernetes-nodes chart leaves it in ns under
+// name: Helm's label and annotations, no owner (Cluster API adds its
+// Cluster later), nothing the API server wrote.
+func madeByHelm(obj *unstructured.Unstructured, ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(), "spec": obj.DeepCopy().Object["spec"],
+	}}
+	u.SetNamespace(ns)
+	u.SetName(name)
+	u.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "Helm"})
+	u.SetAnnotations(map[string]string{"meta.helm.sh/release-name": "kubernetes-nodes-" + name, "meta.helm.sh/release-namespace": ns})
+	return u
+}
+
+// machineUIDs are the pool's Machines, name to UID.
+func machineUIDs(ctx context.Context, ns, md string) (map[string]string, error) {
+	ms, err := cp.List(ctx, harness.Machine, ns, harness.DeploymentNameLabel+"="+md)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, m := range ms {
+		out[m.GetName()] = string(m.GetUID())
+	}
+	return out, nil
+}
+
+// A pool another tool made (the kubernetes-nodes chart: the same
+// MachineDeployment name, templates under the chart's hash-suffixed names,
+// Helm's metadata) is adopted by the XNodePool written for it on the real
+// Crossplane and Cluster API: the MachineDeployment keeps its template
+// references, so Cluster API (MachineTemplateUpToDate, internal/controllers/
+// machinedeployment/mdutil/util.go, v1.11.4) creates no MachineSet and
+// replaces no Machine, while Crossplane takes the objects over.
+//
+// The templates are the function's rendering for the same spec, in another
+// namespace, under the chart's names: whether the chart's own rendering is
+// equivalent is decided by the function alone and is proved on a fixture
+// written from the chart's templates (internal/nodepool/adopt_chart_test.go);
+// here what only a cluster shows is proved: that Crossplane composes onto
+// objects it did not create, and that Cluster API rolls nothing.
+func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
+	requireMode(t, "NodePool")
+	const src, ns, cluster = "e2e-adopt-src", "e2e-adopt", "cadopt"
+	sid := schematicID("adoption")
+	md := cluster + "-" + poolName
+
+	// What the chart rendered: the templates and deployment of the same
+	// pool, read from a pool the function composed elsewhere.
+	inNamespace(t, src)
+	capiCluster(t, src, cluster)
+	rendered := poolXR(src, cluster, sid, "{factory: {}}")
+	cp.MustApply(t, rendered)
+	deleteOnCleanup(t, rendered)
+	kmt := poolTemplate(t, reconcileTimeout, src, rendered.GetName())
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, src, md)
+	tct := cp.MustGet(t, harness.TalosConfigTemplate, src, bootstrapTemplateOf(t, src, md))
+	deployment := cp.MustGet(t, harness.MachineDeployment, src, md)
+	// The source pool is not needed any more; its workers would only load
+	// the machine.
+	deletePool(t, src, rendered.GetName(), md)
+
+	inNamespace(t, ns)
+	capiCluster(t, ns, cluster)
+	chartKMT, chartTCT := md+"-3f9a1c", md+"-b7e2d4"
+	k := madeByHelm(kmt, ns, chartKMT)
+	// The chart's disk carries its own bookkeeping, not the function's.
+	dvts, _, _ := unstructured.NestedSlice(k.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	for _, d := range dvts {
+		_ = unstructured.SetNestedStringMap(d.(map[string]any), map[string]string{"cdi.kubevirt.io/storage.usePopulator": "false"}, "metadata", "annotations")
+		unstructured.RemoveNestedField(d.(map[string]any), "metadata", "labels")
+	}
+	_ = unstructured.SetNestedSlice(k.Object, dvts, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	b := madeByHelm(tct, ns, chartTCT)
+	d := madeByHelm(deployment, ns, md)
+	for _, ref := range []struct{ path []string }{{[]string{"spec", "template", "spec", "infrastructureRef"}}, {[]string{"spec", "template", "spec", "bootstrap", "configRef"}}} {
+		r, _, _ := unstructured.NestedMap(d.Object, ref.path...)
+		if _, ok := r["namespace"]; ok {
+			r["namespace"] = ns
+		}
+		r["name"] = map[bool]string{true: chartKMT, false: chartTCT}[ref.path[3] == "infrastructureRef"]
+		_ = unstructured.SetNestedMap(d.Object, r, ref.path...)
+	}
+	cp.MustApply(t, k, b, d)
+	// The worker's disk is an HTTP import: CDI finishes it once the kubelet
+	// stand-in ends its importer pod.
+	var disk string
+	cp.Eventually(t, capiTimeout, "the chart pool's worker disk to be created", func(ctx context.Context) error {
+		dvs, err := cp.List(ctx, harness.DataVolume, ns, "")
+		if err != nil {
+			return err
+		}
+		if len(dvs) == 0 {
+			return fmt.Errorf("no DataVolume in %s yet", ns)
+		}
+		disk = dvs[0].GetName()
+		return nil
+	})
+	endImport(t, ns, disk, harness.ImporterSucceeded)
+	before := waitSettled(t, ns, md, chartKMT, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	uids, err := machineUIDs(ctx, ns, md)
+	cancel()
+	if err != nil || len(uids) != 1 {
+		t.Fatalf("Machines of the chart's pool: %v, %v", uids, err)
+	}
+	t.Logf("the chart's pool: %s, Machines %v", before, uids)
+
+	xr := poolXR(ns, cluster, sid, "{factory: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "RenderingCurrent", "False", "adopted")
+	// Crossplane took the objects over: the XNodePool is their controller.
+	for _, o := range []struct {
+		gvk  schema.GroupVersionKind
+		name string
+	}{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, chartKMT}, {harness.TalosConfigTemplate, chartTCT}} {
+		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, ns, o.name, xr.GetName()), func(ctx context.Context) error {
+			u, err := cp.Existing(ctx, o.gvk, ns, o.name)
+			if err != nil {
+				return err
+			}
+			for _, r := range u.GetOwnerReferences() {
+				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
+					return nil
+				}
+			}
+			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
+		})
+	}
+	// And Cluster API rolled nothing: for a settle period, the deployment
+	// stays on the chart's templates, with the MachineSet and the Machine
+	// it had.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		now, err := readDeployment(ctx, ns, md)
+		var got map[string]string
+		if err == nil {
+			got, err = machineUIDs(ctx, ns, md)
+		}
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(before.Sets, now.Sets); diff != "" || now.Template != chartKMT {
+			t.Fatalf("adopting rolled the pool: MachineDeployment on %s (want %s), MachineSets (-before, +now):\n%s", now.Template, chartKMT, diff)
+		}
+		if diff := cmp.Diff(uids, got); diff != "" {
+			t.Fatalf("adopting replaced Machines (-before, +now):\n%s", diff)
+		}
+		time.Sleep(3 * time.Second)
+	}
+	boot := bootstrapTemplateOf(t, ns, md)
+	if boot != chartTCT {
+		t.Errorf("MachineDeployment on TalosConfigTemplate %s, want the chart's %s", boot, chartTCT)
+	}
+	t.Logf("adopted: MachineSets %v and Machines %v unchanged over 30 s", before.Sets, uids)
+	nothingRefusedIn(t, ns)
+}
