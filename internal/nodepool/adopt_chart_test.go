@@ -10,8 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/fixture"
@@ -177,7 +175,7 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if !tc.adopted {
 				return
 			}
-			if got := statusOf(out, ConditionRenderingCurrent); got != "False/"+ReasonAdopted {
+			if got := renderingStatus(out); got != "False/"+ReasonAdopted {
 				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, ReasonAdopted)
 			}
 			var templates []string
@@ -201,7 +199,7 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 					t.Errorf("%s\nadopted TalosConfigTemplate changed (-chart, +composed):\n%s", tc.reason, diff)
 				}
 			}
-			if _, ok := out.Resources[resource.Name(resourceMachineDeployment)]; !ok {
+			if _, ok := out.Resources[resourceMachineDeployment]; !ok {
 				t.Errorf("%s\nthe MachineDeployment is not composed", tc.reason)
 			}
 		})

@@ -150,7 +150,7 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if !tc.adopted {
 				return
 			}
-			if got := statusOf(out, ConditionRenderingCurrent); got != "False/"+ReasonAdopted {
+			if got := renderingStatus(out); got != "False/"+ReasonAdopted {
 				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, ReasonAdopted)
 			}
 			for _, e := range w.existing {

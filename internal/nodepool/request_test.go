@@ -98,8 +98,9 @@ func deployedOn(t *testing.T, out compose.Output) (kmt, tct string) {
 	return kmt, tct
 }
 
-func statusOf(out compose.Output, typ string) string {
-	c := conditionOf(out, typ)
+// renderingStatus is RenderingCurrent as "<status>/<reason>".
+func renderingStatus(out compose.Output) string {
+	c := conditionOf(out, ConditionRenderingCurrent)
 	return string(c.Status) + "/" + c.Reason
 }
 
@@ -188,7 +189,7 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 			if got := kmt == oldKMT && tct == oldTCT; got != tc.kept {
 				t.Errorf("%s\ndeployment on %s, %s; kept %t, want %t", tc.reason, kmt, tct, got, tc.kept)
 			}
-			if got := statusOf(out, ConditionRenderingCurrent); got != tc.condition {
+			if got := renderingStatus(out); got != tc.condition {
 				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
 			}
 			// Whatever is kept or rolled, the running templates stay
@@ -218,7 +219,7 @@ func TestAKeptPoolIsStableAndWarnsOnce(t *testing.T) {
 	first := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, obs)).Output
 	xr := withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(first)})
 	second := composetest.Run(Mode{}, request(t, xr, w, observedFrom(first.Resources, mdReady(1)))).Output
-	if got := statusOf(first, ConditionRenderingCurrent); got != "False/"+ReasonKeptFromEarlierRelease {
+	if got := renderingStatus(first); got != "False/"+ReasonKeptFromEarlierRelease {
 		t.Fatalf("first reconcile does not report the kept rendering:\n%s", render(t, first))
 	}
 	xr = withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(second)})
