@@ -165,12 +165,7 @@ func (pl *plan) decideAdoption(e *existing, xr *composite.Unstructured, revision
 		return nil, refused(pl.Pool.Ref(), err)
 	}
 	pl.MachineTemplate, pl.BootstrapTemplate = machine, bootstrap
-	md := pl.MachineDeployment.DeepCopy()
-	md.Spec.Template.Spec.InfrastructureRef.Name = e.MachineName
-	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
-	ref.Name = e.BootstrapName
-	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
-	pl.MachineDeployment = md
+	pl.repoint(e.MachineName, e.BootstrapName)
 	pl.Adopted = []keptTemplate{
 		{Kind: KindKubevirtMachineTmpl, Running: e.MachineName, Rendered: renderedMachine},
 		{Kind: talosconfig.KindTalosConfigTemplate, Running: e.BootstrapName, Rendered: renderedBootstrap},

@@ -111,7 +111,14 @@ func (pl *plan) pinFacts() {
 	j.pinOn(bootstrap, u)
 	// Only the bootstrap reference moves back, or an autoscaled pool would
 	// lose what decideWorkers gave it (autoscaler bounds, role labels).
+	pl.repoint(machine, bootstrap)
+}
+
+// repoint points the planned MachineDeployment at other templates and
+// changes nothing else of what decideWorkers gave it.
+func (pl *plan) repoint(machine, bootstrap string) {
 	md := pl.MachineDeployment.DeepCopy()
+	md.Spec.Template.Spec.InfrastructureRef.Name = machine
 	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
 	ref.Name = bootstrap
 	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref

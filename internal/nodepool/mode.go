@@ -40,6 +40,8 @@ type call struct {
 	// (declared, or the one the pool runs on); desired is that template.
 	known   *class
 	desired *renderedTemplate
+	// request is the spec's part of the templates' requests.
+	request requestSpec
 	reads   reads
 	// teardown, when set, is why the pool was asked to go: nothing else is
 	// decided (teardown.go).
@@ -69,6 +71,9 @@ func prepare(r compose.Request) *call {
 		return c
 	}
 	c.img = resolved.Image
+	if c.request, c.err = requestSpecOf(c.spec); c.err != nil {
+		return c
+	}
 	c.shape = resolveShape(c.spec, resolved.Size, r.Config)
 	in := readsInput{
 		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),

@@ -159,7 +159,7 @@ func decideMachineTemplate(c *call, s shape, storageClass string) (machineTempla
 
 // machineTemplateFor keeps or renders the disk template on storageClass.
 func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate, error) {
-	request, err := requestOf(c.spec, c.r.Config.Requested, storageClass, nil)
+	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, nil)
 	if err != nil {
 		return machineTemplate{}, err
 	}
@@ -179,12 +179,12 @@ func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate,
 // kept Join config's facts: they are not in the request (their revision is),
 // so a kept config says which of them it predates, as pinFacts does.
 func (pl *plan) noteKept(bootstrapKept bool) {
-	running, bootstrap := pl.Observed.inEffect()
-	if running != "" && running == pl.MachineTemplate.Name && pl.MachineTemplate.Desired.GetAnnotations()[AnnRequest] != "" {
-		if k, ok := stale(KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
-			pl.Kept = append(pl.Kept, k)
-		}
+	// A template this release rendered records this revision, so only a
+	// kept one can be stale.
+	if k, ok := stale(KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
+		pl.Kept = append(pl.Kept, k)
 	}
+	_, bootstrap := pl.Observed.inEffect()
 	if !bootstrapKept {
 		return
 	}
@@ -223,7 +223,7 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 		return workers{}, err
 	}
 	nc := talosconfig.ResolveNode(spec.PoolShape, reserved)
-	request, err := requestOf(spec, c.r.Config.Requested, storageClass, &bootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
+	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, &bootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
 	if err != nil {
 		return workers{}, err
 	}

@@ -79,21 +79,33 @@ type poolRequest struct {
 	MachineVersion string `json:"machineVersion"`
 }
 
-// requestOf hashes a pool's request of one template. facts is nil for the
-// KubevirtMachineTemplate, which no node size or Kubernetes release enters,
-// so that the one Requirements renders needs nothing read to be known kept.
-func requestOf(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
+// requestSpec is the spec's part of a pool's request, built once per call
+// (requestSpecOf): both templates' requests are hashed from it.
+type requestSpec struct {
+	Fields        map[string]any
+	InstanceTyped bool
+}
+
+// requestSpecOf is spec as written, deploymentOnly aside.
+func requestSpecOf(spec v1alpha1.NodePoolSpec) (requestSpec, error) {
 	s, err := compose.Canonical(spec, compose.DropEmpty())
 	if err != nil {
-		return "", fmt.Errorf("cannot read the pool's request: %w", err)
+		return requestSpec{}, fmt.Errorf("cannot read the pool's request: %w", err)
 	}
 	for _, k := range deploymentOnly {
 		delete(s, k)
 	}
-	r := poolRequest{Spec: s, Input: in, Class: class}
+	return requestSpec{Fields: s, InstanceTyped: spec.InstanceType != ""}, nil
+}
+
+// requestOf hashes a pool's request of one template. facts is nil for the
+// KubevirtMachineTemplate, which no node size or Kubernetes release enters,
+// so that the one Requirements renders needs nothing read to be known kept.
+func requestOf(spec requestSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
+	r := poolRequest{Spec: spec.Fields, Input: in, Class: class}
 	if facts != nil {
 		r.MachineVersion = facts.MachineVersion
-		if spec.InstanceType != "" {
+		if spec.InstanceTyped {
 			r.InstanceType = &poolspec.NodeSize{MemoryBytes: facts.Size.MemoryBytes, MilliCPU: facts.Size.MilliCPU}
 		}
 	}

@@ -345,6 +345,13 @@ func TestRequestOf(t *testing.T) {
 		return s
 	}
 	three := int32(3)
+	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
+		rs, err := requestSpecOf(spec)
+		if err != nil {
+			return "", err
+		}
+		return requestOf(rs, in, class, facts)
+	}
 	facts := &bootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}, MachineVersion: "v1.35.6"}
 	base, err := requestOf(spec(nil), config.Requested{}, "replicated", facts)
 	if err != nil {
