@@ -17,6 +17,7 @@ require (
 	k8s.io/apiextensions-apiserver v0.35.0
 	k8s.io/apimachinery v0.35.3
 	k8s.io/component-helpers v0.35.3
+	k8s.io/kubelet v0.35.3
 	k8s.io/utils v0.0.0-20260319190234-28399d86e0b5
 	kubevirt.io/api v1.7.0
 	kubevirt.io/containerized-data-importer-api v1.66.0

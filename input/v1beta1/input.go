@@ -425,4 +425,18 @@ type ClusterAPIOptions struct {
 	// +optional
 	// +kubebuilder:default=v1beta1
 	Version ClusterAPIVersion `json:"version,omitempty"`
+	// SyncMachineLabels are the regular expressions (Go RE2) the Cluster
+	// API manager is started with as --additional-sync-machine-labels.
+	// Cluster API copies a Machine's labels that match them, and those of
+	// its own node-role.kubernetes.io, node-restriction.kubernetes.io and
+	// node.cluster.x-k8s.io namespaces, to the Node and keeps them in sync.
+	// A pool label it syncs is set on the MachineDeployment's Machines, not
+	// in the Talos config, so changing it rolls no worker. List only what
+	// the manager syncs: a label listed here that it does not sync never
+	// reaches the Node.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=256
+	// +listType=atomic
+	SyncMachineLabels []string `json:"syncMachineLabels,omitempty"`
 }

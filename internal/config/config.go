@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"time"
 
@@ -67,6 +68,9 @@ type Config struct {
 	TopologySpread []corev1.TopologySpreadConstraint
 	// ClusterAPIVersion is the cluster.x-k8s.io version node pools use.
 	ClusterAPIVersion v1beta1.ClusterAPIVersion
+	// SyncMachineLabels are the Input's clusterAPI.syncMachineLabels,
+	// compiled as the Cluster API manager compiles its flag (regexp.Compile).
+	SyncMachineLabels []*regexp.Regexp
 	// Join locates a cluster's join facts for the Join bootstrap mode.
 	Join Join
 	// Requested is what the Input asks of every pool's templates.
@@ -216,6 +220,14 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	case v1beta1.ClusterAPIV1Beta1, v1beta1.ClusterAPIV1Beta2:
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("clusterAPI", "version"), rules.Quoted(string(c.ClusterAPIVersion)), []string{string(v1beta1.ClusterAPIV1Beta1), string(v1beta1.ClusterAPIV1Beta2)}))
+	}
+	for i, p := range in.ClusterAPI.SyncMachineLabels {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("clusterAPI", "syncMachineLabels").Index(i), rules.Quoted(p), fmt.Sprintf("is not a regular expression Cluster API can compile (%v); write it as given to the manager's --additional-sync-machine-labels, e.g. ^example\\.com/.*", err)))
+			continue
+		}
+		c.SyncMachineLabels = append(c.SyncMachineLabels, re)
 	}
 	errs = append(errs, rules.TemplateRevision(field.NewPath("templateRevision"), in.TemplateRevision)...)
 	c.Requested = Requested{

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -116,6 +117,10 @@ func TestFromInput(t *testing.T) {
 			wantErr: `input: join.podSubnet: Invalid value: "10.243.1.0/16": has host bits set; write the network 10.243.0.0/16`},
 		"JoinSuffixEndingInDashIsRefused": {reason: "The Secret name would end in -.", in: v1beta1.Input{Join: v1beta1.JoinOptions{TalosCASuffix: ptr.To("-ca-")}},
 			wantErr: `input: join.talosCASuffix: Invalid value: "-ca-": is not a name suffix such as -talos-secrets: lowercase letters, digits and -, at most 63 characters, not ending in -; it is appended to the cluster's name`},
+		"SyncMachineLabelsAreCompiled": {reason: "The manager's patterns, compiled as Cluster API compiles them.", in: v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{SyncMachineLabels: []string{`^example\.com/.*`}}},
+			want: with(func(c *Config) { c.SyncMachineLabels = []*regexp.Regexp{regexp.MustCompile(`^example\.com/.*`)} })},
+		"BadSyncMachineLabelIsRefused": {reason: "A pattern the manager could not start with is refused at its index.", in: v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{SyncMachineLabels: []string{"ok", "(unclosed"}}},
+			wantErr: "input: clusterAPI.syncMachineLabels[1]: Invalid value: \"(unclosed\": is not a regular expression Cluster API can compile (error parsing regexp: missing closing ): `(unclosed`); write it as given to the manager's --additional-sync-machine-labels, e.g. ^example\\.com/.*"},
 		"BadMatrixVersionIsRefused": {reason: "Rows hold minors.", in: v1beta1.Input{SupportMatrix: &v1beta1.SupportMatrix{Entries: []v1beta1.SupportMatrixEntry{{Talos: "1.14", MinKubernetes: "v1.32", MaxKubernetes: "v1.37"}}}},
 			wantErr: `input: supportMatrix.entries[0].talos: Invalid value: "1.14": is not a Talos minor such as v1.13; a support-matrix row names a minor, without patch, suffix or leading zeros`},
 	}
@@ -136,7 +141,7 @@ func TestFromInput(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }), cmp.Comparer(func(a, b *regexp.Regexp) bool { return a.String() == b.String() })); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -1,6 +1,8 @@
 package nodepool
 
 import (
+	"maps"
+
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -222,7 +224,7 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 	if err != nil {
 		return workers{}, err
 	}
-	nc := talosconfig.ResolveNode(spec.PoolShape, reserved)
+	nc := talosconfig.ResolveNode(spec.PoolShape, s.Labels, reserved)
 	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, &bootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
 	if err != nil {
 		return workers{}, err
@@ -239,8 +241,18 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 		return workers{}, err
 	}
 	md := renderMachineDeployment(p, s, machineTemplate, bt.Name)
-	md.Spec.Template.Labels = roleLabels(md.Spec.Template.Labels, s)
-	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, nc, spec.GPUs))
+	md.Spec.Template.Labels = machineLabels(md.Spec.Template.Labels, s)
+	// The autoscaler builds a node from scratch with every label the Node
+	// will carry, whoever puts it there.
+	onNode := nc
+	if len(s.Labels.Machine) > 0 {
+		onNode.Labels = maps.Clone(nc.Labels)
+		if onNode.Labels == nil {
+			onNode.Labels = map[string]string{}
+		}
+		maps.Copy(onNode.Labels, s.Labels.Machine)
+	}
+	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, onNode, spec.GPUs))
 	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,8 +88,17 @@ type requestSpec struct {
 	InstanceTyped bool
 }
 
-// requestSpecOf is spec as written, deploymentOnly aside.
-func requestSpecOf(spec v1alpha1.NodePoolSpec) (requestSpec, error) {
+// requestSpecOf is spec as written, deploymentOnly aside, and without the
+// labels Cluster API syncs from the Machines (synced as for
+// rules.NodeLabelReach): they too enter only the MachineDeployment, which
+// propagates them in place.
+func requestSpecOf(spec v1alpha1.NodePoolSpec, synced []*regexp.Regexp) (requestSpec, error) {
+	if m := poolspec.SplitLabels(spec.Labels, synced).Machine; len(m) > 0 {
+		spec.Labels = maps.Clone(spec.Labels)
+		for k := range m {
+			delete(spec.Labels, k)
+		}
+	}
 	s, err := compose.Canonical(spec, compose.DropEmpty())
 	if err != nil {
 		return requestSpec{}, fmt.Errorf("cannot read the pool's request: %w", err)

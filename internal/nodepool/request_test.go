@@ -129,6 +129,9 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 		// kept: the deployment stays on the earlier release's templates.
 		kept      bool
 		condition string
+		// machineLabel is a label the MachineDeployment's Machines must
+		// carry, "key=value".
+		machineLabel string
 	}{
 		"SameRequest": {
 			reason: "Nothing the pool asks for changed: an earlier rendering keeps running, and the condition says how to take this one.",
@@ -150,6 +153,17 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 		"LabelsChanged": {
 			reason: "Node labels are in the Talos config the owner asked for.",
 			spec:   with(map[string]any{"labels": map[string]any{"tier": "web"}}), condition: "True/" + ReasonRenderedByThisRelease,
+		},
+		"SyncedLabelChanged": {
+			reason: "A label Cluster API syncs from the Machine to the Node changes on the MachineDeployment, in place.",
+			spec:   with(map[string]any{"labels": map[string]any{"node.cluster.x-k8s.io/tier": "web"}}), kept: true,
+			condition: "False/" + ReasonKeptFromEarlierRelease, machineLabel: "node.cluster.x-k8s.io/tier=web",
+		},
+		"LabelSyncedByTheManagersPattern": {
+			reason: "A label the Input says the Cluster API manager syncs (--additional-sync-machine-labels) too.",
+			spec:   with(map[string]any{"labels": map[string]any{"example.com/tier": "web"}}),
+			input:  &v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{SyncMachineLabels: []string{`^example\.com/`}}},
+			kept:   true, condition: "False/" + ReasonKeptFromEarlierRelease, machineLabel: "example.com/tier=web",
 		},
 		"PoolRevisionBumped": {
 			reason: "spec.templateRevision takes this release's rendering for one pool.",
@@ -191,6 +205,13 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 			}
 			if got := renderingStatus(out); got != tc.condition {
 				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
+			}
+			if tc.machineLabel != "" {
+				k, v, _ := strings.Cut(tc.machineLabel, "=")
+				got, _ := out.Resources[resourceMachineDeployment].Resource.GetStringObject("spec.template.metadata.labels")
+				if got[k] != v {
+					t.Errorf("%s\nMachine labels %v, want %s", tc.reason, got, tc.machineLabel)
+				}
 			}
 			// Whatever is kept or rolled, the running templates stay
 			// composed while the deployment still runs on them.
@@ -346,7 +367,7 @@ func TestRequestOf(t *testing.T) {
 	}
 	three := int32(3)
 	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
-		rs, err := requestSpecOf(spec)
+		rs, err := requestSpecOf(spec, nil)
 		if err != nil {
 			return "", err
 		}
@@ -381,6 +402,8 @@ func TestRequestOf(t *testing.T) {
 		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", facts: facts},
 		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", facts: facts},
 		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", facts: facts},
+		"NodeLabel":           {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Labels = map[string]string{"tier": "web"} }), class: "replicated", facts: facts},
+		"SyncedLabel":         {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Labels = map[string]string{"node.cluster.x-k8s.io/tier": "web"} }), class: "replicated", facts: facts, same: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -160,11 +160,23 @@ func withRoles(l map[string]string, roles []string) map[string]string {
 	return out
 }
 
-// roleLabels adds the pool's roles to a MachineDeployment's machine template
-// labels: Cluster API syncs node-role.kubernetes.io/ labels from the Machine
-// to its Node.
-func roleLabels(l map[string]string, s shape) map[string]string {
-	return withRoles(l, s.VM.Roles)
+// machineLabels adds the pool's roles and the labels Cluster API syncs
+// (poolspec.NodeLabels.Machine) to a MachineDeployment's machine template
+// labels: Cluster API propagates them to the Machines in place and syncs
+// them from each Machine to its Node. The template's own labels (the
+// selector) win over a pool label; rules.ReachableLabel refuses the
+// cluster.x-k8s.io namespace they are in.
+func machineLabels(l map[string]string, s shape) map[string]string {
+	out := withRoles(l, s.VM.Roles)
+	for k, v := range s.Labels.Machine {
+		if out == nil {
+			out = map[string]string{}
+		} else if _, own := l[k]; own {
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // templateShape is how the pool's objects are serialised and hashed: empty

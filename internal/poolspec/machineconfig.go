@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -59,13 +60,14 @@ type Reserved struct {
 // resources has them checked against that size here; one sized by an
 // instance type is checked again once the node pool has read the instance
 // type.
-func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) (Reserved, field.ErrorList) {
+func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize, synced []*regexp.Regexp) (Reserved, NodeLabels, field.ErrorList) {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 		// The chart's label guards (talos-reconcile-job.yaml@27f0283).
 		errs = append(errs, rules.LabelKey(root.Child("labels"), k, "label")...)
 		errs = append(errs, rules.OwnedLabel(root.Child("labels").Key(k), k)...)
 		errs = append(errs, rules.LabelValue(root.Child("labels").Key(k), s.Labels[k], "label")...)
+		errs = append(errs, rules.ReachableLabel(root.Child("labels").Key(k), k, synced)...)
 	}
 	seen := map[string]int{}
 	for i, t := range s.Taints {
@@ -97,7 +99,35 @@ func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize) (Reserved, f
 		}
 	}
 	r, e := Reservations(root, s.Kubelet, node)
-	return r, append(errs, e...)
+	return r, SplitLabels(s.Labels, synced), append(errs, e...)
+}
+
+// NodeLabels are a pool's labels by what puts them on its Nodes
+// (rules.NodeLabelReach); nil when there are none of a kind.
+type NodeLabels struct {
+	// Node are written into the Talos config, machine.nodeLabels: a
+	// change rolls the pool, as the chart's does.
+	Node map[string]string
+	// Machine are set on the MachineDeployment's Machines, which Cluster
+	// API syncs to their Nodes: a change rolls nothing.
+	Machine map[string]string
+}
+
+// SplitLabels splits a pool's labels by what puts them on its Nodes; a label
+// no one can put there (refused by ReachableLabel) goes with Node.
+func SplitLabels(l map[string]string, synced []*regexp.Regexp) NodeLabels {
+	var out NodeLabels
+	for k, v := range l {
+		to := &out.Node
+		if rules.NodeLabelReach(k, synced) == rules.ReachMachine {
+			to = &out.Machine
+		}
+		if *to == nil {
+			*to = map[string]string{}
+		}
+		(*to)[k] = v
+	}
+	return out
 }
 
 // Reservations resolves the pool's kubelet block on a node of the given

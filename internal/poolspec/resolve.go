@@ -164,6 +164,8 @@ type Size struct {
 	// Reserved is the kubelet reservations on Node; the node pool computes
 	// them again on the instance type's size while Node is pending.
 	Reserved Reserved
+	// Labels are the pool's labels by what puts them on the Node.
+	Labels NodeLabels
 	// Pod is the virt-launcher Pod's resources (VMTemplate).
 	Pod PodResources
 	// Scaling and HealthCheck are the pool's Cluster API knobs (CAPI).
@@ -250,7 +252,7 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 	errs = append(errs, Bootstrap(root.Child("bootstrap"), s.Bootstrap)...)
 	errs = append(errs, rules.TemplateRevision(root.Child("templateRevision"), s.TemplateRevision)...)
 	errs = append(errs, OSImage(root.Child("osImage"), s.OSImage)...)
-	size.Reserved, e = machine(root, s, size.Node)
+	size.Reserved, size.Labels, e = machine(root, s, size.Node, cfg.SyncMachineLabels)
 	errs = append(errs, e...)
 	size.Scaling, size.HealthCheck, e = CAPI(root, s, size.Replicas)
 	return size, append(errs, e...)

@@ -2,10 +2,14 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
+	capilabels "sigs.k8s.io/cluster-api/util/labels"
 )
 
 // Node labels and taints reach Talos machine.nodeLabels and
@@ -55,6 +59,77 @@ func LabelValue(path *field.Path, v, what string) field.ErrorList {
 func OwnedLabel(path *field.Path, k string) field.ErrorList {
 	if k == LabelGPU || strings.HasPrefix(k, labelRolePrefix) {
 		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("label %q is managed by the function; use gpus for the gpu label and roles for node-role.kubernetes.io/* labels, and remove it from labels", Quoted(k)))}
+	}
+	return nil
+}
+
+// LabelReach is what puts a pool label on its Nodes.
+type LabelReach int
+
+const (
+	// ReachNode: Talos writes it (machine.nodeLabels) with the node's own
+	// kubelet identity when the machine boots. A running node keeps the
+	// labels it booted with, so a change rolls the pool.
+	ReachNode LabelReach = iota
+	// ReachMachine: Cluster API's Machine controller copies it from the
+	// Machine to the Node (machine_controller_noderef.go, v1.11.4), with
+	// the workload cluster's admin credentials, and keeps it in sync. The
+	// MachineDeployment propagates its machine template labels to the
+	// Machines in place, so a change rolls nothing.
+	ReachMachine
+	// ReachNone: neither may set it. The NodeRestriction admission plugin
+	// refuses a node's own write of it, and Cluster API does not sync it.
+	ReachNone
+)
+
+// NodeLabelReach is what can put a label with key k on a worker's Node.
+// synced are the Input's clusterAPI.syncMachineLabels, the patterns the
+// Cluster API manager is started with (--additional-sync-machine-labels).
+// Cluster API wins where both could: it updates the label in place, and it
+// alone may write node-restriction.kubernetes.io labels.
+func NodeLabelReach(k string, synced []*regexp.Regexp) LabelReach {
+	if len(capilabels.GetManagedLabels(map[string]string{k: ""}, synced...)) > 0 {
+		return ReachMachine
+	}
+	if nodeMayNotSet(k) {
+		return ReachNone
+	}
+	return ReachNode
+}
+
+// nodeMayNotSet is what the NodeRestriction admission plugin refuses a
+// kubelet's write of on its own Node (getForbiddenLabels,
+// plugin/pkg/admission/noderestriction/admission.go, Kubernetes v1.35): the
+// node-restriction.kubernetes.io namespace, and every other kubernetes.io
+// or k8s.io label the kubelet is not allowed (kubeletapis.IsKubeletLabel).
+// Talos applies machine.nodeLabels as the kubelet (Talos docs, "Node
+// Labels"), so such a label would never reach the Node.
+func nodeMayNotSet(k string) bool {
+	ns, _, ok := strings.Cut(k, "/")
+	if !ok {
+		return false
+	}
+	under := func(domain string) bool { return ns == domain || strings.HasSuffix(ns, "."+domain) }
+	if under(corev1.LabelNamespaceNodeRestriction) {
+		return true
+	}
+	return (under("kubernetes.io") || under("k8s.io")) && !kubeletapis.IsKubeletLabel(k)
+}
+
+// capiLabelDomain is Cluster API's own label namespace: the Machine's
+// cluster-name, deployment-name and set-name labels the MachineDeployment
+// selects its Machines by.
+const capiLabelDomain = "cluster.x-k8s.io"
+
+// ReachableLabel refuses a pool label that no one can put on the Node, and
+// one in Cluster API's own namespace, which a Machine label routed there
+// could overwrite. synced as for NodeLabelReach.
+func ReachableLabel(path *field.Path, k string, synced []*regexp.Regexp) field.ErrorList {
+	if ns, _, _ := strings.Cut(k, "/"); ns == capiLabelDomain {
+		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("label %q is in Cluster API's own namespace %s, which selects a MachineDeployment's Machines; use another prefix, e.g. node.cluster.x-k8s.io/ for a label Cluster API keeps in sync on the Node", Quoted(k), capiLabelDomain))}
+	}
+	if NodeLabelReach(k, synced) == ReachNone {
+		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("label %q would never reach the Node: the NodeRestriction admission plugin refuses it from the node itself (Talos applies machine.nodeLabels as the kubelet), and Cluster API does not sync it from the Machine; use a key outside kubernetes.io and k8s.io (e.g. example.com/tier), one under node.cluster.x-k8s.io/, or list a pattern matching it in the Input's clusterAPI.syncMachineLabels once the Cluster API manager runs with the same --additional-sync-machine-labels", Quoted(k)))}
 	}
 	return nil
 }

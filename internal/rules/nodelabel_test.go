@@ -55,3 +55,64 @@ func TestLabelPatternsAgreeWithTheValidators(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeLabelReach: what puts a label on the Node follows Cluster API's
+// sync domains (util/labels GetManagedLabels, v1.11.4) and what the
+// NodeRestriction admission plugin lets a node set on itself.
+func TestNodeLabelReach(t *testing.T) {
+	synced := []*regexp.Regexp{regexp.MustCompile(`^example\.com/placement$`)}
+	cases := map[string]struct {
+		reason string
+		key    string
+		want   LabelReach
+	}{
+		"Plain":                  {"A key without a prefix is the node's to set.", "workload", ReachNode},
+		"UserDomain":             {"A user domain is the node's to set.", "example.com/tier", ReachNode},
+		"Topology":               {"topology.kubernetes.io/zone is on the kubelet's allowed list.", "topology.kubernetes.io/zone", ReachNode},
+		"NodeKubernetesIO":       {"node.kubernetes.io is a kubelet namespace.", "node.kubernetes.io/pool", ReachNode},
+		"KubeletNamespace":       {"[*.]kubelet.kubernetes.io is a kubelet namespace.", "x.kubelet.kubernetes.io/a", ReachNode},
+		"ClusterAPIDomain":       {"Cluster API syncs node.cluster.x-k8s.io.", "node.cluster.x-k8s.io/tier", ReachMachine},
+		"ClusterAPISubdomain":    {"and its subdomains.", "team.node.cluster.x-k8s.io/tier", ReachMachine},
+		"NodeRestriction":        {"node-restriction.kubernetes.io is Cluster API's to set, never the node's.", "node-restriction.kubernetes.io/tenant", ReachMachine},
+		"NodeRestrictionSub":     {"and its subdomains.", "a.node-restriction.kubernetes.io/tenant", ReachMachine},
+		"SyncedPattern":          {"A key matching the manager's --additional-sync-machine-labels is synced.", "example.com/placement", ReachMachine},
+		"KubernetesIOUnknown":    {"An unknown kubernetes.io label: NodeRestriction refuses it and Cluster API does not sync it.", "example.kubernetes.io/tier", ReachNone},
+		"K8sIOUnknown":           {"Likewise k8s.io.", "k8s.io/tier", ReachNone},
+		"XK8sIOIsNotK8sIO":       {"x-k8s.io is not a k8s.io subdomain.", "infra.x-k8s.io/tier", ReachNode},
+		"KubernetesIOLookalike":  {"notkubernetes.io is not kubernetes.io.", "notkubernetes.io/tier", ReachNode},
+		"NodeRoleIsClusterAPI's": {"node-role is synced (the function sets it from roles).", "node-role.kubernetes.io/ingress", ReachMachine},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := NodeLabelReach(tc.key, synced); got != tc.want {
+				t.Errorf("%s\nNodeLabelReach(%q) = %d, want %d", tc.reason, tc.key, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReachableLabel: a label no one can put on the Node, and one in
+// Cluster API's own namespace, are refused at the label's path.
+func TestReachableLabel(t *testing.T) {
+	path := field.NewPath("spec", "labels").Key("k")
+	cases := map[string]struct {
+		key  string
+		want string
+	}{
+		"Reachable":     {key: "example.com/tier"},
+		"Synced":        {key: "node.cluster.x-k8s.io/tier"},
+		"Unreachable":   {key: "example.kubernetes.io/tier", want: `spec.labels[k]: Forbidden: label "example.kubernetes.io/tier" would never reach the Node`},
+		"ClusterAPIOwn": {key: "cluster.x-k8s.io/deployment-name", want: `spec.labels[k]: Forbidden: label "cluster.x-k8s.io/deployment-name" is in Cluster API's own namespace`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			errs := ReachableLabel(path, tc.key, nil)
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("ReachableLabel(%q) = %v, want none", tc.key, errs)
+			case tc.want != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tc.want)):
+				t.Errorf("ReachableLabel(%q) = %v, want one starting %q", tc.key, errs, tc.want)
+			}
+		})
+	}
+}

@@ -50,13 +50,14 @@ type KernelModule struct {
 	Parameters []string `json:"parameters,omitempty"`
 }
 
-// ResolveNode resolves a pool's node config: labels plus gpu=on on a GPU
-// pool, taints as Talos writes them (value:effect, or the effect), and
+// ResolveNode resolves a pool's node config: the labels Talos writes
+// (labels.Node; Cluster API puts labels.Machine on the Node) plus gpu=on on a
+// GPU pool, taints as Talos writes them (value:effect, or the effect), and
 // kernel modules as written, even [], else the NVIDIA set on nvidia.com GPUs.
-func ResolveNode(spec v1alpha1.PoolShape, reserved poolspec.Reserved) Node {
+func ResolveNode(spec v1alpha1.PoolShape, labels poolspec.NodeLabels, reserved poolspec.Reserved) Node {
 	nc := Node{Reserved: reserved}
-	if len(spec.Labels) > 0 || len(spec.GPUs) > 0 {
-		nc.Labels = maps.Clone(spec.Labels)
+	if len(labels.Node) > 0 || len(spec.GPUs) > 0 {
+		nc.Labels = maps.Clone(labels.Node)
 		if nc.Labels == nil {
 			nc.Labels = map[string]string{}
 		}

@@ -82,7 +82,7 @@ func TestNodePatch(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			got, err := NodePatch(ResolveNode(tc.shape, reserved))
+			got, err := NodePatch(ResolveNode(tc.shape, poolspec.SplitLabels(tc.shape.Labels, nil), reserved))
 			if err != nil {
 				t.Fatal(err)
 			}

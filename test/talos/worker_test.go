@@ -87,7 +87,7 @@ func nodeOf(t *testing.T, shape v1alpha1.PoolShape, size poolspec.NodeSize) talo
 	if len(errs) > 0 {
 		t.Fatalf("poolspec.Reservations: %v", errs)
 	}
-	return talosconfig.ResolveNode(shape, reserved)
+	return talosconfig.ResolveNode(shape, poolspec.SplitLabels(shape.Labels, nil), reserved)
 }
 
 // inputConfig is the function's configuration from an empty Input: the
