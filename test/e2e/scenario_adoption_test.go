@@ -172,4 +172,25 @@ func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
 	}
 	t.Logf("adopted: MachineSets %v and Machines %v unchanged over 30 s", before.Sets, uids)
 	nothingRefusedIn(t, ns)
+
+	// Adopted objects are the XNodePool's composed resources like any
+	// other: deleting the pool drains and removes the chart's deployment,
+	// its Machines and both templates while the Cluster lives, and leaves
+	// no worker disk behind.
+	c := cp.MustGet(t, harness.Cluster, ns, cluster)
+	deletePool(t, ns, xr.GetName(), md)
+	waitPoolRemoved(t, ns, xr.GetName(), md, []string{chartKMT}, c)
+	cp.WaitGone(t, gcTimeout, harness.TalosConfigTemplate, ns, chartTCT)
+	cp.Eventually(t, gcTimeout, "the adopted pool's Machines, MachineSets and worker disks to be gone", func(ctx context.Context) error {
+		for _, gvk := range []schema.GroupVersionKind{harness.Machine, harness.MachineSet, harness.DataVolume} {
+			left, err := cp.List(ctx, gvk, ns, "")
+			if err != nil {
+				return err
+			}
+			if len(left) > 0 {
+				return fmt.Errorf("%d %s left, e.g. %s", len(left), gvk.Kind, left[0].GetName())
+			}
+		}
+		return nil
+	})
 }
