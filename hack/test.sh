@@ -22,9 +22,9 @@ stamp() { while IFS= read -r line; do printf '%s%s\n' "$1" "$line"; done; }
 
 if [ "${TEST_LANES:-}" = serial ]; then
   "$make" --no-print-directory checks; checks=$?; checks_t=$((SECONDS - start))
-  "$make" --no-print-directory e2e; e2e=$?; e2e_t=$((SECONDS - start))
+  { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; }; e2e=$?; e2e_t=$((SECONDS - start))
 else
-  ( "$make" --no-print-directory e2e 2>&1 | stamp '[e2e] '; exit "${PIPESTATUS[0]}" ) &
+  ( { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; } 2>&1 | stamp '[e2e] '; exit "${PIPESTATUS[0]}" ) &
   e2e_pid=$!
   nice -n 19 "$make" --no-print-directory checks; checks=$?; checks_t=$((SECONDS - start))
   wait "$e2e_pid"; e2e=$?; e2e_t=$((SECONDS - start))

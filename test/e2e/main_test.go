@@ -76,6 +76,10 @@ func run(m *testing.M) int {
 		fmt.Println("e2e: SKIPPED in -short mode: the suite needs a real control plane; run make e2e")
 		return 0
 	}
+	if err := harness.CheckCrossplaneVersion(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
 	repoRoot, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -115,7 +119,7 @@ func run(m *testing.M) int {
 		reportFailure()
 		return 1
 	}
-	fmt.Printf("e2e: control plane up in %s (work dir %s); XRDs from %s\n", time.Since(start).Round(time.Second), work, platform.Source)
+	fmt.Printf("e2e: control plane up in %s on Crossplane %s (work dir %s); XRDs from %s\n", time.Since(start).Round(time.Second), harness.CrossplaneVersion, work, platform.Source)
 
 	code := m.Run()
 	if code != 0 {

@@ -27,6 +27,33 @@ func madeByHelm(obj *unstructured.Unstructured, ns, name string) *unstructured.U
 	return u
 }
 
+// rollsNothing fails the test if, for d, MachineDeployment md leaves
+// template tmpl, gets other MachineSets than before's, or replaces one of
+// the Machines uids (name to UID). what names the change, for messages.
+func rollsNothing(t *testing.T, what, ns, md, tmpl string, before deploymentState, uids map[string]string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		now, err := readDeployment(ctx, ns, md)
+		var got map[string]string
+		if err == nil {
+			got, err = machineUIDs(ctx, ns, md)
+		}
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(before.Sets, now.Sets); diff != "" || now.Template != tmpl {
+			t.Fatalf("%s rolled the pool: MachineDeployment on %s (want %s), MachineSets (-before, +now):\n%s", what, now.Template, tmpl, diff)
+		}
+		if diff := cmp.Diff(uids, got); diff != "" {
+			t.Fatalf("%s replaced Machines (-before, +now):\n%s", what, diff)
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
+
 // machineUIDs are the pool's Machines, name to UID.
 func machineUIDs(ctx context.Context, ns, md string) (map[string]string, error) {
 	ms, err := cp.List(ctx, harness.Machine, ns, harness.DeploymentNameLabel+"="+md)
@@ -146,26 +173,7 @@ func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
 	// And Cluster API rolled nothing: for a settle period, the deployment
 	// stays on the chart's templates, with the MachineSet and the Machine
 	// it had.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		now, err := readDeployment(ctx, ns, md)
-		var got map[string]string
-		if err == nil {
-			got, err = machineUIDs(ctx, ns, md)
-		}
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(before.Sets, now.Sets); diff != "" || now.Template != chartKMT {
-			t.Fatalf("adopting rolled the pool: MachineDeployment on %s (want %s), MachineSets (-before, +now):\n%s", now.Template, chartKMT, diff)
-		}
-		if diff := cmp.Diff(uids, got); diff != "" {
-			t.Fatalf("adopting replaced Machines (-before, +now):\n%s", diff)
-		}
-		time.Sleep(3 * time.Second)
-	}
+	rollsNothing(t, "adopting", ns, md, chartKMT, before, uids, 30*time.Second)
 	boot := bootstrapTemplateOf(t, ns, md)
 	if boot != chartTCT {
 		t.Errorf("MachineDeployment on TalosConfigTemplate %s, want the chart's %s", boot, chartTCT)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
@@ -74,26 +73,7 @@ func TestASyncedLabelChangesInPlaceOnRealCAPI(t *testing.T) {
 		}
 		return nil
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		now, err := readDeployment(ctx, ns, md)
-		var got map[string]string
-		if err == nil {
-			got, err = machineUIDs(ctx, ns, md)
-		}
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(before.Sets, now.Sets); diff != "" || now.Template != kmt {
-			t.Fatalf("a synced label rolled the pool: MachineDeployment on %s (want %s), MachineSets (-before, +now):\n%s", now.Template, kmt, diff)
-		}
-		if diff := cmp.Diff(uids, got); diff != "" {
-			t.Fatalf("a synced label replaced Machines (-before, +now):\n%s", diff)
-		}
-		time.Sleep(3 * time.Second)
-	}
+	rollsNothing(t, "a synced label", ns, md, kmt, before, uids, 20*time.Second)
 	if got := bootstrapTemplateOf(t, ns, md); got != tct {
 		t.Fatalf("a synced label renamed the TalosConfigTemplate %s to %s", tct, got)
 	}

@@ -41,7 +41,16 @@ pinned() {
 
 k8s_version=$(pinned k8s.io/kubernetes "$tools/k8s/go.mod")
 etcd_version=$(pinned go.etcd.io/etcd/server/v3 "$tools/k8s/go.mod")
-xp_version=$(pinned github.com/crossplane/crossplane/v2 "$tools/crossplane/go.mod")
+# Crossplane core: CROSSPLANE_VERSION (make e2e CROSSPLANE_VERSION=v2.2.0),
+# else the suite's default (DefaultCrossplaneVersion in harness/crds.go). Each
+# supported version has its own tools module, tools/crossplane/<version>.
+xp_version=${CROSSPLANE_VERSION:-$(sed -nE 's/^[[:space:]]*DefaultCrossplaneVersion[[:space:]]*=[[:space:]]*"([^"]+)".*/\1/p' "$here/../harness/crds.go")}
+xp_tools="$tools/crossplane/$xp_version"
+if [ ! -f "$xp_tools/go.mod" ]; then
+  echo "Crossplane $xp_version is not one the suite supports; supported: $(cd "$tools/crossplane" && echo v*)" >&2
+  exit 1
+fi
+[ "$(pinned github.com/crossplane/crossplane/v2 "$xp_tools/go.mod")" = "$xp_version" ] || { echo "$xp_tools/go.mod does not pin crossplane $xp_version" >&2; exit 1; }
 k8s_minor=$(echo "$k8s_version" | cut -d. -f2)
 k8s_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor"
 xp_ldflags="-s -w -X github.com/crossplane/crossplane/v2/internal/version.version=$xp_version"
@@ -75,7 +84,7 @@ build_crossplane() {
   if [ ! -x "$xp_bin" ]; then
     # go list -m reports no directory for a module not in the module cache
     # yet (a fresh machine): download it first.
-    src=$(cd "$tools/crossplane" && go mod download github.com/crossplane/crossplane/v2 && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+    src=$(cd "$xp_tools" && go mod download github.com/crossplane/crossplane/v2 && go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
     [ -n "$src" ] || { echo "cannot locate the source of github.com/crossplane/crossplane/v2 in the module cache" >&2; exit 1; }
     local work; work=$(mktemp -d -p "$scratch")
     cp -r "$src" "$work/crossplane"
@@ -89,7 +98,7 @@ build_crossplane() {
       exit 1
     fi
     mkdir "$work/build"
-    cp "$tools/crossplane/go.mod" "$tools/crossplane/go.sum" "$tools/crossplane/tools.go" "$work/build/"
+    cp "$xp_tools/go.mod" "$xp_tools/go.sum" "$xp_tools/tools.go" "$work/build/"
     printf '\nreplace github.com/crossplane/crossplane/v2 => ../crossplane\n' >> "$work/build/go.mod"
     build crossplane-core "$xp_version-$xp_patch" "$work/build" "$xp_ldflags" github.com/crossplane/crossplane/v2/cmd/crossplane
   else
@@ -279,7 +288,7 @@ scratch=$(mktemp -d)
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
 # Download what the builds need once per set of pins, every module at once.
-modules=(k8s crossplane cdi capi cabpt capk)
+modules=(k8s "crossplane/$xp_version" cdi capi cabpt capk)
 stamp="$cache/.downloaded-$(cd "$tools" && cat "${modules[@]/%//go.sum}" | sha256sum | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
   start=$SECONDS pids=()

@@ -3,23 +3,56 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Pinned versions of the modules whose CRDs the suite installs. Crossplane's
-// must match test/e2e/tools/crossplane/go.mod, which builds the core binary.
+// Crossplane core versions the suite runs on: every version the function
+// supports, each with its tools module test/e2e/tools/crossplane/<version>
+// (which builds the core binary). CROSSPLANE_VERSION picks one
+// (make e2e CROSSPLANE_VERSION=v2.2.0); DefaultCrossplaneVersion is the one
+// it runs otherwise, and test/e2e/hack/build-binaries.sh reads it from here.
 const (
-	CrossplaneModule  = "github.com/crossplane/crossplane/v2"
-	CrossplaneVersion = "v2.2.0"
-	CAPIModule        = "sigs.k8s.io/cluster-api"
-	CAPIVersion       = "v1.11.4"
-	CAPKModule        = "sigs.k8s.io/cluster-api-provider-kubevirt"
-	CAPKVersion       = "v0.11.2"
-	CABPTModule       = "github.com/siderolabs/cluster-api-bootstrap-provider-talos"
-	CABPTVersion      = "v0.6.12"
+	CrossplaneModule         = "github.com/crossplane/crossplane/v2"
+	DefaultCrossplaneVersion = "v2.4.2"
+)
+
+// CrossplaneVersions are the supported versions, oldest first.
+var CrossplaneVersions = []string{"v2.2.0", "v2.3.4", "v2.4.2"}
+
+// CrossplaneVersion is the version this run of the suite uses: its CRDs,
+// webhook configurations and core binary.
+var CrossplaneVersion = crossplaneVersion()
+
+func crossplaneVersion() string {
+	v := os.Getenv("CROSSPLANE_VERSION")
+	if v == "" {
+		return DefaultCrossplaneVersion
+	}
+	return v
+}
+
+// CheckCrossplaneVersion refuses a CROSSPLANE_VERSION the suite has no
+// tools module for.
+func CheckCrossplaneVersion() error {
+	if !slices.Contains(CrossplaneVersions, CrossplaneVersion) {
+		return fmt.Errorf("CROSSPLANE_VERSION=%s is not a version the suite supports; use one of %v", CrossplaneVersion, CrossplaneVersions)
+	}
+	return nil
+}
+
+// Pinned versions of the other modules whose CRDs the suite installs.
+const (
+	CAPIModule   = "sigs.k8s.io/cluster-api"
+	CAPIVersion  = "v1.11.4"
+	CAPKModule   = "sigs.k8s.io/cluster-api-provider-kubevirt"
+	CAPKVersion  = "v0.11.2"
+	CABPTModule  = "github.com/siderolabs/cluster-api-bootstrap-provider-talos"
+	CABPTVersion = "v0.6.12"
 )
 
 // MinimalCRD returns a structural CRD for a kind whose real CRD the suite

@@ -1,4 +1,4 @@
-module github.com/cozystack/function-worker-image/test/e2e/tools/crossplane
+module github.com/cozystack/function-worker-image/test/e2e/tools/crossplane/v2.2.0
 
 go 1.26
 
