@@ -29,7 +29,7 @@ all: test
 run:
 	$(GO) run . --insecure --debug
 
-## render: render $(EXAMPLE) (optionally SCENARIO=<name>) with crossplane render v2.2.0.
+## render: render $(EXAMPLE) (optionally SCENARIO=<name>) with crossplane render (CLI v2.5.0 through a local Crossplane core v2.4.2, no Docker).
 .PHONY: render
 render:
 	hack/render-example.sh $(EXAMPLE) $(SCENARIO)

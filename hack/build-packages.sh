@@ -4,7 +4,7 @@
 #   1. the static function binary (CGO_ENABLED=0);
 #   2. its runtime image, assembled by hack/tools/xpkg (go-containerregistry)
 #      on a distroless-style base layer, as an image tarball;
-#   3. crossplane xpkg build (CLI v2.2.0, hack/crossplane-cli.sh) of package/
+#   3. crossplane xpkg build (CLI v2.5.0, hack/crossplane-cli.sh) of package/
 #      with that tarball embedded, then of package/configuration and
 #      package/configuration/legacy.
 # Every input is pinned and every timestamp fixed, so the same tree gives the

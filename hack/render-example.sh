@@ -11,6 +11,7 @@ example=${1:-example/catalog}
 scenario=${2:-}
 
 xp=$(hack/crossplane-cli.sh)
+core=$(hack/crossplane-core.sh)
 bin=$(mktemp -d)/function-worker-image
 go build -o "$bin" .
 
@@ -28,7 +29,7 @@ done
 dir=$example
 [ -n "$scenario" ] && dir="$example/scenarios/$scenario"
 args=("$dir/xr.yaml" "$example/composition.yaml" "$example/functions.yaml"
-  --include-function-results
+  --include-function-results "--crossplane-binary=$core"
   "--function-annotations=render.crossplane.io/runtime-development-target=127.0.0.1:$port")
 [ -f "$dir/observed.yaml" ] && args+=("--observed-resources=$dir/observed.yaml")
 [ -f "$dir/required.yaml" ] && args+=("--required-resources=$dir/required.yaml")

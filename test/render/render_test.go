@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestRenderScenarios(t *testing.T) {
 		t.Fatal("no scenarios found under example/*/scenarios")
 	}
 
-	xp := crossplaneCLI(t, root)
+	xp := renderer{cli: crossplaneCLI(t, root), core: crossplaneCore(t, root)}
 	target := startFunction(t, root)
 
 	for _, s := range scenarios {
@@ -83,7 +84,11 @@ type result struct {
 	failed bool
 }
 
-func render(t *testing.T, xp, target string, s scenario) result {
+// renderer is the crossplane CLI and the core binary its render runs the
+// pipeline through.
+type renderer struct{ cli, core string }
+
+func render(t *testing.T, xp renderer, target string, s scenario) result {
 	t.Helper()
 	// A scenario may ship its own Composition, for a function Input of its own.
 	composition := filepath.Join(s.mode, "composition.yaml")
@@ -95,6 +100,7 @@ func render(t *testing.T, xp, target string, s scenario) result {
 		composition,
 		filepath.Join(s.mode, "functions.yaml"),
 		"--include-function-results",
+		"--crossplane-binary=" + xp.core,
 		"--function-annotations=render.crossplane.io/runtime-development-target=" + target,
 		// Bounds for a hang, not budgets: make test runs this at nice 19
 		// beside the e2e suite, which may hold the CPU for minutes.
@@ -112,19 +118,47 @@ func render(t *testing.T, xp, target string, s scenario) result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 11*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, xp, args...)
+	cmd := exec.CommandContext(ctx, xp.cli, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if err == nil {
-		return result{output: stdout.String()}
+		return result{output: engineEventsSorted(stdout.String())}
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || ctx.Err() != nil {
-		t.Fatalf("cannot run %s %s: %v\n%s", xp, strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("cannot run %s %s: %v\n%s", xp.cli, strings.Join(args, " "), err, stderr.String())
 	}
 	// A fatal result: the CLI prints the message on stderr and nothing else.
 	return result{output: stderr.String(), failed: true}
+}
+
+// engineEventsSorted is a rendered stream with the Results that Crossplane's
+// own reconciler records (reason ComposeResources: "Composed resource %q is
+// not yet ready", internal/controller/apiextensions/composite/reconciler.go
+// v2.4.2) sorted among themselves, each kept at one of their places. Core
+// records one per composed resource in the order of res.Composed, which
+// composition_functions.go builds by ranging over a map, so their order
+// changes from run to run; what the function returns keeps its order.
+func engineEventsSorted(out string) string {
+	body, nl := strings.CutSuffix(out, "\n")
+	docs := strings.Split(body, "\n---\n")
+	var at []int
+	var events []string
+	for i, d := range docs {
+		if strings.Contains(d, "\nkind: Result\n") && strings.Contains(d, "\nreason: ComposeResources\n") {
+			at = append(at, i)
+			events = append(events, d)
+		}
+	}
+	slices.Sort(events)
+	for j, i := range at {
+		docs[i] = events[j]
+	}
+	if nl {
+		return strings.Join(docs, "\n---\n") + "\n"
+	}
+	return strings.Join(docs, "\n---\n")
 }
 
 func findScenarios(t *testing.T, root string) []scenario {
@@ -149,12 +183,25 @@ func findScenarios(t *testing.T, root string) []scenario {
 // cached (CROSSPLANE_CLI overrides it).
 func crossplaneCLI(t *testing.T, root string) string {
 	t.Helper()
-	if p := os.Getenv("CROSSPLANE_CLI"); p != "" {
+	return cachedTool(t, root, "CROSSPLANE_CLI", "crossplane-cli.sh")
+}
+
+// crossplaneCore returns the Crossplane core binary the CLI renders through
+// (--crossplane-binary; CROSSPLANE_CORE overrides it).
+func crossplaneCore(t *testing.T, root string) string {
+	t.Helper()
+	return cachedTool(t, root, "CROSSPLANE_CORE", "crossplane-core.sh")
+}
+
+// cachedTool is the path env names, else what hack/<script> prints.
+func cachedTool(t *testing.T, root, env, script string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
-	out, err := exec.Command(filepath.Join(root, "hack", "crossplane-cli.sh")).Output()
+	out, err := exec.Command(filepath.Join(root, "hack", script)).Output()
 	if err != nil {
-		t.Fatalf("cannot get the crossplane CLI: %v", err)
+		t.Fatalf("cannot get hack/%s's tool: %v", script, err)
 	}
 	return strings.TrimSpace(string(out))
 }
