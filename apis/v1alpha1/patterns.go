@@ -1,5 +1,10 @@
 package v1alpha1
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // The string formats of the API, one alias per pattern, so that each pattern
 // (and, where it does not vary, its length limit) is written exactly once:
 // controller-gen applies an alias's markers to every field declared with it.
@@ -19,17 +24,23 @@ package v1alpha1
 
 type URL = string
 
-// A resource quantity in decimal or binary SI units, e.g. 6Gi.
-// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`
+// A resource quantity as Kubernetes writes one (resource.ParseQuantity's
+// grammar, k8s.io/apimachinery/pkg/api/resource/quantity.go): an integer
+// (memory: 4294967296, cpu: 4) or a string such as 6Gi, 1500m, 0.5, +2, 1e1
+// or 100u. The pattern is apimachinery's without the minus sign, as no size
+// here can be negative; the function then bounds each value.
+// +kubebuilder:validation:Type=""
+// +kubebuilder:validation:XIntOrString
+// +kubebuilder:validation:Pattern=`^\+?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
 // +kubebuilder:validation:MaxLength=32
 
-type Quantity = string
+type Quantity string
 
-// A CPU count as a quantity: whole or decimal cores, or millicores (1500m).
-// +kubebuilder:validation:Pattern=`^([0-9]+m|[0-9]+(\.[0-9]+)?)$`
-// +kubebuilder:validation:MaxLength=32
+// A CPU count as a quantity, with Quantity's grammar and schema: whole or
+// decimal cores, or millicores (1500m); an integer too (cpu: 4). The name
+// says what the value counts.
 
-type CPUQuantity = string
+type CPUQuantity = Quantity
 
 // An RFC 1123 label: a namespace, a cluster or pool name. Schematic IDs
 // (64 hex characters for a real schematic) use the same character set.
@@ -108,3 +119,20 @@ type PositiveDuration = string
 // +kubebuilder:validation:XValidation:rule=`!self.matches('^[0-9]{1,4}%?$') || (self.endsWith('%') ? int(self.substring(0, size(self) - 1)) <= 100 : int(self) <= 1000)`,message="must be a count from 0 to 1000 or a percentage from 0% to 100%"
 
 type CountOrPercent = string
+
+// UnmarshalJSON reads a quantity as the API server stores it: a string, or
+// an integer (x-kubernetes-int-or-string), kept as it is written so that
+// the function parses every spelling once, with resource.ParseQuantity.
+func (q *Quantity) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*q = Quantity(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("a quantity is a string such as 4Gi or an integer, not %s", b)
+	}
+	*q = Quantity(n.String())
+	return nil
+}

@@ -55,10 +55,10 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 	}
 	defStorage, defStorageText := cfg.GoldenStorage, cfg.GoldenStorage.String()
 	if spec.Storage != "" {
-		q, e := rules.GoldenStorage(root.Child("storage"), spec.Storage, cfg.MinimumImageStorage, cfg.GoldenStorage.String())
+		q, e := rules.GoldenStorage(root.Child("storage"), string(spec.Storage), cfg.MinimumImageStorage, cfg.GoldenStorage.String())
 		errs = append(errs, e...)
 		if len(e) == 0 {
-			defStorage, defStorageText = q, spec.Storage
+			defStorage, defStorageText = q, string(spec.Storage)
 		}
 	}
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), spec.StorageClass)...)
@@ -79,9 +79,9 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 			entry = append(entry, rules.FactoryURL(path.Child("imageFactoryURL"), e.ImageFactoryURL)...)
 		}
 		if e.Storage != "" {
-			q, ee := rules.GoldenStorage(path.Child("storage"), e.Storage, cfg.MinimumImageStorage, cfg.GoldenStorage.String())
+			q, ee := rules.GoldenStorage(path.Child("storage"), string(e.Storage), cfg.MinimumImageStorage, cfg.GoldenStorage.String())
 			entry = append(entry, ee...)
-			g.Storage, g.StorageText = q, e.Storage
+			g.Storage, g.StorageText = q, string(e.Storage)
 		}
 		if e.StorageClass != "" {
 			entry = append(entry, rules.StorageClass(path.Child("storageClass"), e.StorageClass)...)

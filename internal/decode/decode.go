@@ -98,9 +98,13 @@ func (d *decoder) walk(t reflect.Type, v any, path *field.Path) any {
 		}
 		return out
 	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return d.mistyped(path, v, t)
+		if _, ok := v.(string); ok {
+			break
 		}
+		if n, ok := number(v); ok && intOrString(t) {
+			return json.Number(n)
+		}
+		return d.mistyped(path, v, t)
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
 			return d.mistyped(path, v, t)
@@ -213,6 +217,9 @@ func jsonTypeOf(v any) string {
 func JSONKind(t reflect.Type) string {
 	switch deref(t).Kind() {
 	case reflect.String:
+		if intOrString(deref(t)) {
+			return "a string or an integer"
+		}
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
@@ -226,4 +233,11 @@ func JSONKind(t reflect.Type) string {
 	default:
 		return "an object"
 	}
+}
+
+// intOrString reports whether t, a string kind, reads a JSON number too: a
+// type with its own UnmarshalJSON, such as v1alpha1.Quantity, whose schema
+// is x-kubernetes-int-or-string.
+func intOrString(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]())
 }

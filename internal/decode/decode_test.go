@@ -25,9 +25,20 @@ func TestInto(t *testing.T) {
 		},
 		"MapKeyInPath": {
 			reason:   "A pool's field is named by its pool, as the user wrote it, not by Go struct names.",
-			raw:      map[string]any{"nodePools": map[string]any{"gpu": map[string]any{"replicas": "three"}, "web": map[string]any{"diskSize": float64(20)}}},
+			raw:      map[string]any{"nodePools": map[string]any{"gpu": map[string]any{"replicas": "three"}, "web": map[string]any{"instanceType": float64(20)}}},
 			want:     v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"gpu": {}, "web": {}}},
-			wantErrs: []string{`spec.nodePools[gpu].replicas: Invalid value: "three": is a string, but must be an integer; fix the field's type in the composite`, `spec.nodePools[web].diskSize: Invalid value: 20: is a number, but must be a string; fix the field's type in the composite`},
+			wantErrs: []string{`spec.nodePools[gpu].replicas: Invalid value: "three": is a string, but must be an integer; fix the field's type in the composite`, `spec.nodePools[web].instanceType: Invalid value: 20: is a number, but must be a string; fix the field's type in the composite`},
+		},
+		"QuantityAsInteger": {
+			reason: "A quantity is int-or-string, as in a Pod spec: an integer reads as the quantity its digits spell.",
+			raw:    map[string]any{"nodePools": map[string]any{"web": map[string]any{"diskSize": float64(21474836480), "resources": map[string]any{"cpu": int64(4)}}}},
+			want:   v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"web": {DiskSize: "21474836480", Resources: &v1alpha1.Resources{CPU: "4"}}}},
+		},
+		"QuantityAsObject": {
+			reason:   "Not an object, though: the message says both kinds it takes.",
+			raw:      map[string]any{"nodePools": map[string]any{"web": map[string]any{"diskSize": map[string]any{"size": "20Gi"}}}},
+			want:     v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"web": {}}},
+			wantErrs: []string{`spec.nodePools[web].diskSize: Invalid value: is an object, but must be a string or an integer; fix the field's type in the composite`},
 		},
 		"ObjectWhereMapBelongs": {
 			reason:   "An array is not a map, and its value is not dumped into the message.",
@@ -82,9 +93,9 @@ func TestInto(t *testing.T) {
 
 func TestCatalogListIndexInPath(t *testing.T) {
 	var got v1alpha1.WorkerImageCatalogSpec
-	errs := Into(map[string]any{"images": []any{map[string]any{"version": "v1.13.6"}, map[string]any{"storage": float64(6)}}}, field.NewPath("spec"), &got)
-	if len(errs) != 1 || errs[0].Field != "spec.images[1].storage" {
-		t.Fatalf("want one error at spec.images[1].storage, got %v", errs)
+	errs := Into(map[string]any{"images": []any{map[string]any{"version": "v1.13.6"}, map[string]any{"version": float64(6)}}}, field.NewPath("spec"), &got)
+	if len(errs) != 1 || errs[0].Field != "spec.images[1].version" {
+		t.Fatalf("want one error at spec.images[1].version, got %v", errs)
 	}
 	if len(got.Images) != 2 || got.Images[0].Version != "v1.13.6" {
 		t.Errorf("the well-typed entries decode: %+v", got.Images)

@@ -162,10 +162,10 @@ func Reservations(root *field.Path, k *v1alpha1.Kubelet, node NodeSize) (Reserve
 		return *resource.NewMilliQuantity(m, resource.DecimalSI)
 	}
 	r := Reserved{
-		SystemMemory: memory("systemReservedMemory", k.SystemReservedMemory),
-		KubeMemory:   memory("kubeReservedMemory", k.KubeReservedMemory),
-		SystemCPU:    cpu("systemReservedCpu", k.SystemReservedCPU),
-		KubeCPU:      cpu("kubeReservedCpu", k.KubeReservedCPU),
+		SystemMemory: memory("systemReservedMemory", string(k.SystemReservedMemory)),
+		KubeMemory:   memory("kubeReservedMemory", string(k.KubeReservedMemory)),
+		SystemCPU:    cpu("systemReservedCpu", string(k.SystemReservedCPU)),
+		KubeCPU:      cpu("kubeReservedCpu", string(k.KubeReservedCPU)),
 	}
 	hard, e := rules.EvictionThreshold(kp.Child("evictionHardMemory"), cmp.Or(k.EvictionHardMemory, DefaultEvictionHard))
 	errs = append(errs, e...)

@@ -225,9 +225,9 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 		if s.Resources.Memory == "" {
 			errs = append(errs, field.Required(root.Child("resources", "memory"), "a VM without an instance type needs its memory, e.g. 4Gi"))
 		}
-		m, e := rules.Memory(root.Child("resources", "memory"), s.Resources.Memory)
+		m, e := rules.Memory(root.Child("resources", "memory"), string(s.Resources.Memory))
 		errs = append(errs, e...)
-		c, e2 := rules.Cores(root.Child("resources", "cpu"), s.Resources.CPU)
+		c, e2 := rules.Cores(root.Child("resources", "cpu"), string(s.Resources.CPU))
 		errs = append(errs, e2...)
 		size.Memory, size.Cores = &m, c
 		// The node's size for the reservations: a value that does not
@@ -241,7 +241,7 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 		}
 	}
 	if s.DiskSize != "" {
-		d, e := rules.DiskSize(root.Child("diskSize"), s.DiskSize)
+		d, e := rules.DiskSize(root.Child("diskSize"), string(s.DiskSize))
 		size.DiskSize = d
 		errs = append(errs, e...)
 	}

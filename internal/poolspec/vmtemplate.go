@@ -53,8 +53,8 @@ func VMTemplate(root *field.Path, s v1alpha1.PoolShape) (PodResources, field.Err
 // coherent is decided here.
 func podCPU(root *field.Path, s v1alpha1.PoolShape) (req, lim *resource.Quantity, errs field.ErrorList) {
 	reqPath, limPath := root.Child("podCpuRequest"), root.Child("podCpuLimit")
-	req, errs = rules.PodCPU(reqPath, s.PodCPURequest)
-	lim, e := rules.PodCPU(limPath, s.PodCPULimit)
+	req, errs = rules.PodCPU(reqPath, string(s.PodCPURequest))
+	lim, e := rules.PodCPU(limPath, string(s.PodCPULimit))
 	errs = append(errs, e...)
 	if len(errs) > 0 {
 		return req, lim, errs
@@ -64,7 +64,7 @@ func podCPU(root *field.Path, s v1alpha1.PoolShape) (req, lim *resource.Quantity
 		path  *field.Path
 		value string
 		key   string
-	}{{reqPath, s.PodCPURequest, "requests"}, {limPath, s.PodCPULimit, "limits"}} {
+	}{{reqPath, string(s.PodCPURequest), "requests"}, {limPath, string(s.PodCPULimit), "limits"}} {
 		if c.value != "" && !sizedByResources {
 			// An instance type (the pool's, or the default u1.medium when
 			// the pool sets no resources) owns the VM's CPU.
@@ -76,11 +76,11 @@ func podCPU(root *field.Path, s v1alpha1.PoolShape) (req, lim *resource.Quantity
 	}
 	switch {
 	case lim != nil && req == nil && lim.IsZero():
-		errs = append(errs, field.Invalid(limPath, rules.Quoted(s.PodCPULimit), "0 needs podCpuRequest 0 beside it: a zero limit removes the ceiling, but KubeVirt still derives a CPU request from the guest vCPU count when the VM declares none, and a request above a declared limit of zero is refused when the worker's Pod is created"))
+		errs = append(errs, field.Invalid(limPath, rules.Quoted(string(s.PodCPULimit)), "0 needs podCpuRequest 0 beside it: a zero limit removes the ceiling, but KubeVirt still derives a CPU request from the guest vCPU count when the VM declares none, and a request above a declared limit of zero is refused when the worker's Pod is created"))
 	case lim != nil && req != nil && req.IsZero() && !lim.IsZero():
-		errs = append(errs, field.Invalid(reqPath, rules.Quoted(s.PodCPURequest), fmt.Sprintf("0 beside podCpuLimit %q does not reserve nothing: KubeVirt replaces a zero CPU request with the declared limit, so the worker would ask for its whole ceiling; give podCpuRequest a non-zero value, or drop it", rules.Quoted(s.PodCPULimit))))
+		errs = append(errs, field.Invalid(reqPath, rules.Quoted(string(s.PodCPURequest)), fmt.Sprintf("0 beside podCpuLimit %q does not reserve nothing: KubeVirt replaces a zero CPU request with the declared limit, so the worker would ask for its whole ceiling; give podCpuRequest a non-zero value, or drop it", rules.Quoted(string(s.PodCPULimit)))))
 	case lim != nil && req != nil && req.Cmp(*lim) > 0:
-		errs = append(errs, field.Invalid(reqPath, rules.Quoted(s.PodCPURequest), fmt.Sprintf("exceeds podCpuLimit %q, and a container cannot request more CPU than its limit; lower the request or raise the limit", rules.Quoted(s.PodCPULimit))))
+		errs = append(errs, field.Invalid(reqPath, rules.Quoted(string(s.PodCPURequest)), fmt.Sprintf("exceeds podCpuLimit %q, and a container cannot request more CPU than its limit; lower the request or raise the limit", rules.Quoted(string(s.PodCPULimit)))))
 	}
 	return req, lim, errs
 }
@@ -94,11 +94,11 @@ func EphemeralStorage(path *field.Path, e *v1alpha1.EphemeralStorage) (request, 
 	var reqSet string
 	if e != nil {
 		if e.Limit != "" {
-			q, es := rules.Size(path.Child("limit"), e.Limit, defaults.EphemeralStorageLimit)
+			q, es := rules.Size(path.Child("limit"), string(e.Limit), defaults.EphemeralStorageLimit)
 			errs = append(errs, es...)
 			limit = q
 		}
-		reqSet = e.Request
+		reqSet = string(e.Request)
 	}
 	if reqSet == "" {
 		// The chart writes the request as whole bytes (cozy-lib's

@@ -86,6 +86,8 @@ func typeOf(p extv1.JSONSchemaProps) string {
 		return "map[string]" + typeOf(*p.AdditionalProperties.Schema)
 	case p.Type == "" && p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields:
 		return "any"
+	case p.Type == "" && p.XIntOrString:
+		return "integer or string"
 	case p.Format != "":
 		return p.Type + " (" + p.Format + ")"
 	default:

@@ -120,9 +120,28 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			want:   []string{"spec.kubelet.evictionHardMemory", "should match"},
 		},
 		"NodePoolWithBadReservedCPUIsRejected": {
-			reason: "The chart's CPU pattern: millicores or decimal cores.",
-			obj:    nodePoolHead + `spec: {clusterName: acme, kubelet: {systemReservedCpu: "1e3"}}`,
+			reason: "A CPU quantity is not a word.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, kubelet: {systemReservedCpu: "one"}}`,
 			want:   []string{"spec.kubelet.systemReservedCpu", "should match"},
+		},
+		"NodePoolWithNegativeQuantityIsRejected": {
+			reason: "No size here is negative: Kubernetes' grammar without the minus sign.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, diskSize: "-20Gi"}`,
+			want:   []string{"spec.diskSize", "should match"},
+		},
+		"NodePoolWithIntegerQuantitiesIsAdmitted": {
+			reason: "Quantities are int-or-string, as in a Pod spec: the chart's values files write cpu: 4 unquoted.",
+			obj: nodePoolHead + `spec: {clusterName: acme, resources: {cpu: 4, memory: 17179869184}, podCpuRequest: 1, podCpuLimit: 3,
+  kubelet: {systemReservedCpu: 1}, ephemeralStorage: {limit: 2147483648}}`,
+		},
+		"NodePoolWithKubernetesSpellingsIsAdmitted": {
+			reason: "Every spelling resource.ParseQuantity reads: a sign, an exponent, micro, a trailing dot.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, resources: {cpu: "+2", memory: "4.Gi"}, podCpuRequest: 100u, podCpuLimit: 1e1, diskSize: 2e10}`,
+		},
+		"NodePoolWithDecimalNumberIsRejected": {
+			reason: "An int-or-string field takes no JSON float: write 0.5 quoted.",
+			obj:    nodePoolHead + `spec: {clusterName: acme, podCpuLimit: 0.5}`,
+			want:   []string{"spec.podCpuLimit"},
 		},
 		"TenantClusterPoolWithTaintsIsAdmitted": {
 			reason: "A tenant cluster's pools carry the same shape.",
