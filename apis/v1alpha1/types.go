@@ -87,6 +87,16 @@ type Talos struct {
 	// the metal installer, and from Talos 1.12 upgrading an openstack worker
 	// with it makes the worker metal, which stops reading its config drive.
 	InstallerRepository Repository `json:"installerRepository,omitempty"`
+	// ImageFactoryCA is the CA bundle (PEM certificates) CDI trusts when
+	// this pool's worker disks import over HTTPS from its Image Factory or
+	// mirror: a pool on a mirror of its own, served by an internal CA. It
+	// replaces the function Input's talos.imageFactoryCA (the platform's
+	// default) for the pool, in the ConfigMap <cluster>-<pool>-factory-ca its
+	// HTTP disks name; a tenant cluster's applies to its pools. Private keys
+	// are refused: the ConfigMap is readable by anything that reads the
+	// namespace. Rotating it updates the ConfigMap and rolls no worker.
+	// +kubebuilder:validation:MaxLength=65536
+	ImageFactoryCA string `json:"imageFactoryCA,omitempty"`
 	// RegistryMirrors are Talos registry mirrors, keyed by registry host
 	// (host[:port], or * for every registry): machine.registries.mirrors
 	// below Talos 1.12, one RegistryMirrorConfig document per registry from

@@ -1,7 +1,9 @@
 package nodepool
 
 import (
+	"cmp"
 	"maps"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,7 +51,9 @@ type vmTemplate struct {
 	PCIAddress                string
 	LogicalBlock, PhysicalBlk uint
 	TopologySpread            []corev1.TopologySpreadConstraint
-	// FactoryCA is the Input's Image Factory CA bundle, "" for none.
+	// FactoryCA is the Image Factory CA bundle the pool's HTTP disks are
+	// verified against: its spec.talos.imageFactoryCA, else the Input's;
+	// "" for none.
 	FactoryCA string
 }
 
@@ -64,7 +68,9 @@ func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cf
 		LogicalBlock:     uint(defaults.SystemDiskLogicalBlockSize),
 		PhysicalBlk:      uint(defaults.SystemDiskPhysicalBlockSize),
 		TopologySpread:   cfg.TopologySpread,
-		FactoryCA:        cfg.ImageFactoryCA,
+		// poolspec.Talos has checked the pool's bundle; CABundle trims
+		// it, as config does the Input's.
+		FactoryCA: cmp.Or(strings.TrimSpace(spec.Talos.ImageFactoryCA), cfg.ImageFactoryCA),
 	}
 	if d := spec.Disk; d != nil {
 		if d.PCIAddress != "" {

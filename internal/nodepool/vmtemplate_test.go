@@ -307,7 +307,7 @@ func TestRolesOnTheMachineTemplate(t *testing.T) {
 // unset changes nothing; set, the pool composes the ConfigMap and its HTTP
 // disk names it by the same name; a clone disk has no HTTP source to name it.
 func TestFactoryCA(t *testing.T) {
-	const ca = "-----BEGIN CERTIFICATE-----\nMIIBrjCCAVOgAwIBAgIUZqCM8QefhjLyBAwlKZ0TsKRujfQwCgYIKoZIzj0EAwIw\nKzEpMCcGA1UEAwwgZnVuY3Rpb24td29ya2VyLWltYWdlLWV4YW1wbGUtY2EwIBcN\nMjYxMjAxMTIyMjA3WhgPMjEyNjExMDcxMjIyMDdaMCsxKTAnBgNVBAMMIGZ1bmN0\naW9uLXdvcmtlci1pbWFnZS1leGFtcGxlLWNhMFkwEwYHKoZIzj0CAQYIKoZIzj0D\nAQcDQgAE09z++2awfopqpfXcyuDFmIEj3+m8/R5vERBpQylqdAzohiubJkv131RT\nrfS/LZOUs18XuvLJ21k7NXkSi9VrGqNTMFEwHQYDVR0OBBYEFEN/+3pzleRb/kK+\nzyyQfm6z30QaMB8GA1UdIwQYMBaAFEN/+3pzleRb/kK+zyyQfm6z30QaMA8GA1Ud\nEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAInkcP3Nzj3/X1H//tp5qYqr\n+Iz/7gI0hNv8HAdzkb6kAiEA7Iuc8Aco2P3bR3aPyI8Ne3V/6r4Nu541LWJZgpH2\nbh4=\n-----END CERTIFICATE-----\n"
+	const ca = factoryCA
 	cases := map[string]struct {
 		reason   string
 		ca       string
@@ -315,7 +315,20 @@ func TestFactoryCA(t *testing.T) {
 		world    worldFixture
 		certCM   string
 		composed bool
+		// data is the bundle the ConfigMap must hold; the Input's by
+		// default.
+		data string
 	}{
+		"PoolCAWithoutInputCA": {
+			reason: "A pool on a mirror of its own names its CA in spec.talos.imageFactoryCA (issue 22): composed as the Input's would be.",
+			spec:   map[string]any{"talos": map[string]any{"imageFactoryCA": poolMirrorCA}}, world: missing,
+			certCM: "demo-md0-factory-ca", composed: true, data: poolMirrorCA,
+		},
+		"PoolCAReplacesInputCA": {
+			reason: "The pool's CA replaces the platform's: CDI trusts the pool's mirror, not the platform factory.",
+			ca:     ca, spec: map[string]any{"talos": map[string]any{"imageFactoryCA": "\n" + poolMirrorCA + "  "}}, world: missing,
+			certCM: "demo-md0-factory-ca", composed: true, data: poolMirrorCA,
+		},
 		"UnsetIsUnchanged": {
 			reason: "renders no ConfigMap and leaves certConfigMap off the DataVolume when the field is unset",
 			spec:   map[string]any{}, world: missing,
@@ -364,12 +377,49 @@ func TestFactoryCA(t *testing.T) {
 				if got := cm.Resource.GetName(); got != "demo-md0-factory-ca" {
 					t.Errorf("%s\nConfigMap name = %q", tc.reason, got)
 				}
+				want := tc.data
+				if want == "" {
+					want = ca
+				}
 				data, _ := dig(cm.Resource.Object, "data", "ca.pem").(string)
-				if data != ca {
+				if data != want {
 					t.Errorf("%s\nca.pem = %q, want the bundle", tc.reason, data)
 				}
 			}
 		})
+	}
+}
+
+// factoryCA is the example CA of the factory-ca scenario, the Input's.
+const factoryCA = "-----BEGIN CERTIFICATE-----\nMIIBrjCCAVOgAwIBAgIUZqCM8QefhjLyBAwlKZ0TsKRujfQwCgYIKoZIzj0EAwIw\nKzEpMCcGA1UEAwwgZnVuY3Rpb24td29ya2VyLWltYWdlLWV4YW1wbGUtY2EwIBcN\nMjYxMjAxMTIyMjA3WhgPMjEyNjExMDcxMjIyMDdaMCsxKTAnBgNVBAMMIGZ1bmN0\naW9uLXdvcmtlci1pbWFnZS1leGFtcGxlLWNhMFkwEwYHKoZIzj0CAQYIKoZIzj0D\nAQcDQgAE09z++2awfopqpfXcyuDFmIEj3+m8/R5vERBpQylqdAzohiubJkv131RT\nrfS/LZOUs18XuvLJ21k7NXkSi9VrGqNTMFEwHQYDVR0OBBYEFEN/+3pzleRb/kK+\nzyyQfm6z30QaMB8GA1UdIwQYMBaAFEN/+3pzleRb/kK+zyyQfm6z30QaMA8GA1Ud\nEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAInkcP3Nzj3/X1H//tp5qYqr\n+Iz/7gI0hNv8HAdzkb6kAiEA7Iuc8Aco2P3bR3aPyI8Ne3V/6r4Nu541LWJZgpH2\nbh4=\n-----END CERTIFICATE-----\n"
+
+// poolMirrorCA is a second CA, a pool's own mirror's (openssl req -x509
+// -newkey ec, CN function-worker-image-pool-mirror-ca, valid to 2126).
+const poolMirrorCA = "-----BEGIN CERTIFICATE-----\nMIIBtTCCAVugAwIBAgIURhQZnnFSt/lrNkGhgM0tRJlozLcwCgYIKoZIzj0EAwIw\nLzEtMCsGA1UEAwwkZnVuY3Rpb24td29ya2VyLWltYWdlLXBvb2wtbWlycm9yLWNh\nMCAXDTI2MTIwMjE0MjExMloYDzIxMjYxMTA4MTQyMTEyWjAvMS0wKwYDVQQDDCRm\ndW5jdGlvbi13b3JrZXItaW1hZ2UtcG9vbC1taXJyb3ItY2EwWTATBgcqhkjOPQIB\nBggqhkjOPQMBBwNCAATeQZgr7ZifPBywWFl9IVWTV6O+qy/sZWEWAqx9Ydpnaawy\nLls75/g30NyMNVfRtgwRrebtRBWv7h7CYzQLpV+uo1MwUTAdBgNVHQ4EFgQUiD1e\nED6CD3xHPljbLte2+n0ysuQwHwYDVR0jBBgwFoAUiD1eED6CD3xHPljbLte2+n0y\nsuQwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAbu4ZKuPfE0BdW\nqF/E5GZrMhcqr3Si8yHoil6aNwbYEAIhAOzt5nhWBqPObefop+l8DSeOkj9b2M7Q\nj/i0YvXSY/9q\n-----END CERTIFICATE-----\n"
+
+// TestPoolFactoryCARotationRollsNothing: rotating a pool's CA changes what
+// it asks for, not its templates (they name the ConfigMap, not its
+// content): the deployment stays on its templates, the ConfigMap gets the
+// new bundle.
+func TestPoolFactoryCARotationRollsNothing(t *testing.T) {
+	spec := func(ca string) map[string]any {
+		return map[string]any{"osImage": map[string]any{"factory": map[string]any{}}, "talos": map[string]any{"imageFactoryCA": ca}}
+	}
+	obs := composeOnce(t, spec(factoryCA), missing, mdReady(2))
+	kmt, _ := dig(obs[resourceMachineDeployment].Resource.Object, "spec", "template", "spec", "infrastructureRef", "name").(string)
+	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec(poolMirrorCA)), missing, obs)).Output
+	if out.Fatal != nil {
+		t.Fatal(out.Fatal)
+	}
+	if got, _ := deployedOn(t, out); got != kmt {
+		t.Errorf("a CA rotation moved the deployment from %s to %s, which rolls the pool", kmt, got)
+	}
+	cm, ok := out.Resources[resourceFactoryCA]
+	if !ok {
+		t.Fatal("the pool's CA ConfigMap is not composed")
+	}
+	if data, _ := dig(cm.Resource.Object, "data", "ca.pem").(string); data != poolMirrorCA {
+		t.Errorf("ca.pem = %q, want the rotated bundle", data)
 	}
 }
 

@@ -113,6 +113,8 @@ func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
 	if t.InstallerRepository != "" {
 		errs = append(errs, rules.InstallerRepository(path.Child("installerRepository"), t.InstallerRepository)...)
 	}
+	_, e := rules.CABundle(path.Child("imageFactoryCA"), t.ImageFactoryCA)
+	errs = append(errs, e...)
 	for _, host := range slices.Sorted(maps.Keys(t.RegistryMirrors)) {
 		mp := path.Child("registryMirrors").Key(host)
 		errs = append(errs, rules.MirrorHost(mp, host)...)

@@ -55,7 +55,10 @@ func plan(cfg config.Config, cluster string, spec v1alpha1.TenantClusterSpec) Pl
 			SchematicID:         cmp.Or(spec.Talos.SchematicID, cfg.SchematicID),
 			ImageFactoryURL:     cmp.Or(spec.Talos.ImageFactoryURL, cfg.ImageFactoryURL),
 			InstallerRepository: cmp.Or(spec.Talos.InstallerRepository, cfg.InstallerRepository),
-			RegistryMirrors:     spec.Talos.RegistryMirrors,
+			// The tenant cluster's own CA only: each pool falls back to its
+			// Input's, so the platform's stays out of every pool's spec.
+			ImageFactoryCA:  spec.Talos.ImageFactoryCA,
+			RegistryMirrors: spec.Talos.RegistryMirrors,
 		},
 	}
 	goldenNamespace := cmp.Or(spec.GoldenNamespace, cfg.GoldenNamespace)

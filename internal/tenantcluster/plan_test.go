@@ -71,6 +71,16 @@ func TestPlan(t *testing.T) {
 				}}},
 			},
 		},
+		"ClusterCAReachesItsPools": {
+			reason: "A cluster on its own factory mirror names its CA once; each of its pools carries it, and the Input's stays out of their specs (each pool falls back to it).",
+			spec:   v1alpha1.TenantClusterSpec{Talos: v1alpha1.Talos{ImageFactoryCA: "-----BEGIN CERTIFICATE-----"}, NodePools: map[string]v1alpha1.PoolShape{"workers": {}}},
+			want: Plan{
+				Cluster: "acme", Version: defaults.KubernetesVersion, Talos: withCA(defaultTalos),
+				Pools: []Pool{{Name: "workers", Resource: "nodepool-workers", Spec: v1alpha1.NodePoolSpec{
+					ClusterName: "acme", PoolName: "workers", Version: defaults.KubernetesVersion, Talos: withCA(defaultTalos), GoldenNamespace: defaults.GoldenNamespace,
+				}}},
+			},
+		},
 		"OmittedOSImageStaysOmitted": {
 			reason: "The node pool mode owns the rule that an omitted osImage means HTTP; the cluster must not decide it.",
 			spec:   v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"workers": {}}},
@@ -90,4 +100,9 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withCA(t v1alpha1.Talos) v1alpha1.Talos {
+	t.ImageFactoryCA = "-----BEGIN CERTIFICATE-----"
+	return t
 }
