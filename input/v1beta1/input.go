@@ -188,6 +188,16 @@ type SchedulingOptions struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// ApplicationLabels puts on every worker's virt-launcher Pod the labels
+	// cozystack's application lineage and quota accounting select on, as
+	// its kubernetes-nodes chart does: apps.cozystack.io/application.group
+	// apps.cozystack.io, application.kind Kubernetes, application.name the
+	// pool's cluster, and cluster.x-k8s.io/deployment-name the pool's
+	// MachineDeployment. Off by default: they mean nothing outside
+	// cozystack. Turning it on or off rolls every pool once (a running VM's
+	// Pod keeps the labels it started with).
+	// +optional
+	ApplicationLabels bool `json:"applicationLabels,omitempty"`
 }
 
 // ImageOptions selects the Image Factory artifact

@@ -66,6 +66,8 @@ type Config struct {
 	ImageFactoryCA string
 	// TopologySpread are the Input's scheduling.topologySpreadConstraints.
 	TopologySpread []corev1.TopologySpreadConstraint
+	// ApplicationLabels is the Input's scheduling.applicationLabels.
+	ApplicationLabels bool
 	// ClusterAPIVersion is the cluster.x-k8s.io version node pools use.
 	ClusterAPIVersion v1beta1.ClusterAPIVersion
 	// SyncMachineLabels are the Input's clusterAPI.syncMachineLabels,
@@ -185,6 +187,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		errs = append(errs, rules.TopologySpread(field.NewPath("scheduling", "topologySpreadConstraints").Index(i), c)...)
 	}
 	c.TopologySpread = in.Scheduling.TopologySpreadConstraints
+	c.ApplicationLabels = in.Scheduling.ApplicationLabels
 	c.ImageFactoryCA, e = rules.CABundle(field.NewPath("talos", "imageFactoryCA"), in.Talos.ImageFactoryCA)
 	errs = append(errs, e...)
 

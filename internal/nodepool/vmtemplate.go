@@ -51,6 +51,9 @@ type vmTemplate struct {
 	PCIAddress                string
 	LogicalBlock, PhysicalBlk uint
 	TopologySpread            []corev1.TopologySpreadConstraint
+	// ApplicationLabels puts cozystack's application lineage labels on the
+	// virt-launcher Pod (the Input's scheduling.applicationLabels).
+	ApplicationLabels bool
 	// FactoryCA is the Image Factory CA bundle the pool's HTTP disks are
 	// verified against: its spec.talos.imageFactoryCA, else the Input's;
 	// "" for none.
@@ -61,13 +64,14 @@ type vmTemplate struct {
 // beside the Pod resources it parsed.
 func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cfg config.Config) vmTemplate {
 	v := vmTemplate{
-		Roles:            spec.Roles,
-		LogSerialConsole: spec.LogSerialConsole,
-		PodResources:     pod,
-		PCIAddress:       defaults.SystemDiskPCIAddress,
-		LogicalBlock:     uint(defaults.SystemDiskLogicalBlockSize),
-		PhysicalBlk:      uint(defaults.SystemDiskPhysicalBlockSize),
-		TopologySpread:   cfg.TopologySpread,
+		Roles:             spec.Roles,
+		LogSerialConsole:  spec.LogSerialConsole,
+		PodResources:      pod,
+		PCIAddress:        defaults.SystemDiskPCIAddress,
+		LogicalBlock:      uint(defaults.SystemDiskLogicalBlockSize),
+		PhysicalBlk:       uint(defaults.SystemDiskPhysicalBlockSize),
+		TopologySpread:    cfg.TopologySpread,
+		ApplicationLabels: cfg.ApplicationLabels,
 		// poolspec.Talos has checked the pool's bundle; CABundle trims
 		// it, as config does the Input's.
 		FactoryCA: cmp.Or(strings.TrimSpace(spec.Talos.ImageFactoryCA), cfg.ImageFactoryCA),
@@ -94,6 +98,9 @@ func (v vmTemplate) apply(p pool, t *infrav1.VirtualMachineTemplateSpec) {
 	t.ObjectMeta.Labels = withRoles(t.ObjectMeta.Labels, v.Roles)
 	vmi := t.Spec.Template
 	vmi.ObjectMeta.Labels = withRoles(vmi.ObjectMeta.Labels, v.Roles)
+	if v.ApplicationLabels {
+		vmi.ObjectMeta.Labels = withApplication(vmi.ObjectMeta.Labels, p)
+	}
 	if vmi.ObjectMeta.Annotations == nil {
 		vmi.ObjectMeta.Annotations = map[string]string{}
 	}
@@ -163,6 +170,29 @@ func withRoles(l map[string]string, roles []string) map[string]string {
 	for _, r := range roles {
 		out[rules.NodeRolePrefix+r] = ""
 	}
+	return out
+}
+
+// Labels of cozystack's application lineage, as its kubernetes-nodes chart
+// sets them on the worker VM's Pod (templates/nodegroup.yaml:117-124
+// @69da032): the tenant cluster is a Kubernetes application of the
+// apps.cozystack.io group.
+const (
+	labelApplicationGroup = "apps.cozystack.io/application.group"
+	labelApplicationKind  = "apps.cozystack.io/application.kind"
+	labelApplicationName  = "apps.cozystack.io/application.name"
+)
+
+// withApplication adds the lineage labels of pool p to l (a copy).
+func withApplication(l map[string]string, p pool) map[string]string {
+	out := maps.Clone(l)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[labelApplicationGroup] = "apps.cozystack.io"
+	out[labelApplicationKind] = "Kubernetes"
+	out[labelApplicationName] = p.Cluster
+	out[clusterapi.LabelDeploymentName] = p.DeploymentName()
 	return out
 }
 

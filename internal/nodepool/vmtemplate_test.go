@@ -15,6 +15,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -433,4 +434,64 @@ func dig(m map[string]any, path ...string) any {
 		v = mm[p]
 	}
 	return v
+}
+
+// TestApplicationLabels: with the Input's scheduling.applicationLabels, the
+// worker's virt-launcher Pod carries cozystack's lineage labels as the
+// kubernetes-nodes chart sets them (templates/nodegroup.yaml:117-124
+// @69da032), with this pool's cluster and MachineDeployment; without it,
+// none. It enters what every pool asks for, so switching it rolls each
+// pool once instead of leaving new and old workers labelled differently.
+func TestApplicationLabels(t *testing.T) {
+	vmiLabels := func(out compose.Output) map[string]any {
+		for n, d := range out.Resources {
+			if strings.HasPrefix(string(n), prefixMachineTemplate) {
+				l, _ := dig(d.Resource.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "template", "metadata", "labels").(map[string]any)
+				return l
+			}
+		}
+		t.Fatal("no KubevirtMachineTemplate composed")
+		return nil
+	}
+	spec := map[string]any{"osImage": builtin()}
+	off := composetest.Run(Mode{}, request(t, nodePoolXR(spec), succeeded, nil)).Output
+	r := request(t, nodePoolXR(spec), succeeded, nil)
+	cfg, err := config.FromInput(&v1beta1.Input{Scheduling: v1beta1.SchedulingOptions{ApplicationLabels: true}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config = cfg
+	on := composetest.Run(Mode{}, r).Output
+	for _, out := range []compose.Output{off, on} {
+		if out.Fatal != nil {
+			t.Fatal(out.Fatal)
+		}
+	}
+	for _, k := range []string{"apps.cozystack.io/application.group", "apps.cozystack.io/application.kind", "apps.cozystack.io/application.name"} {
+		if _, ok := vmiLabels(off)[k]; ok {
+			t.Errorf("label %s set without scheduling.applicationLabels", k)
+		}
+	}
+	want := map[string]any{
+		"apps.cozystack.io/application.group": "apps.cozystack.io",
+		"apps.cozystack.io/application.kind":  "Kubernetes",
+		"apps.cozystack.io/application.name":  fxCluster,
+		"cluster.x-k8s.io/deployment-name":    fxCluster + "-" + fxPool,
+	}
+	got := vmiLabels(on)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("virt-launcher Pod label %s = %v, want %v (labels %v)", k, got[k], v, got)
+		}
+	}
+	if a, b := deployedOnName(t, off), deployedOnName(t, on); a == b {
+		t.Errorf("switching applicationLabels keeps the template %s: new workers would be labelled, running ones not", a)
+	}
+}
+
+// deployedOnName is the KubevirtMachineTemplate out's deployment runs on.
+func deployedOnName(t *testing.T, out compose.Output) string {
+	t.Helper()
+	kmt, _ := deployedOn(t, out)
+	return kmt
 }
