@@ -15,6 +15,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/catalog"
+	"github.com/cozystack/function-worker-image/internal/capability"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
@@ -54,6 +55,15 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	log := f.log.WithValues("tag", req.GetMeta().GetTag())
 	rsp := response.To(req, f.ttl)
+
+	v := capability.Check(req.GetMeta())
+	if v.Fatal != nil {
+		response.Fatal(rsp, v.Fatal)
+		return rsp, nil
+	}
+	if v.Warning != "" {
+		response.Warning(rsp, errors.New(v.Warning))
+	}
 
 	in, err := config.DecodeInput(req.GetInput())
 	if err != nil {
