@@ -14,8 +14,8 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
-	"github.com/cozystack/function-worker-image/internal/catalog"
 	"github.com/cozystack/function-worker-image/internal/capability"
+	"github.com/cozystack/function-worker-image/internal/catalog"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
