@@ -10,6 +10,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/cozystack/function-worker-image/internal/capability"
 )
 
 // TestCapabilitiesCrossplaneAdvertises: every example scenario, called as
@@ -19,10 +21,7 @@ import (
 // result (the pipeline stops, nothing is applied); without CAPABILITY_CONDITIONS it still
 // composes, with a warning first.
 func TestCapabilitiesCrossplaneAdvertises(t *testing.T) {
-	all := []fnv1.Capability{
-		fnv1.Capability_CAPABILITY_CAPABILITIES, fnv1.Capability_CAPABILITY_REQUIRED_RESOURCES,
-		fnv1.Capability_CAPABILITY_CREDENTIALS, fnv1.Capability_CAPABILITY_CONDITIONS, fnv1.Capability_CAPABILITY_REQUIRED_SCHEMAS,
-	}
+	all := capability.Advertised
 	with := func(req *fnv1.RunFunctionRequest, caps ...fnv1.Capability) *fnv1.RunFunctionRequest {
 		out := proto.CloneOf(req)
 		out.Meta = &fnv1.RequestMeta{Tag: req.GetMeta().GetTag(), Capabilities: caps}

@@ -8,6 +8,5 @@
 # older CROSSPLANE_VERSION does not apply here.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -nE 's/^[[:space:]]*DefaultCrossplaneVersion[[:space:]]*=[[:space:]]*"([^"]+)".*/\1/p' "$root/test/e2e/harness/crds.go")
-[ -n "$version" ] || { echo "no DefaultCrossplaneVersion in test/e2e/harness/crds.go" >&2; exit 1; }
+version=$("$root/test/e2e/hack/default-crossplane-version.sh")
 exec "$root/hack/cached-tool.sh" "$root/test/e2e/tools/crossplane/$version" github.com/crossplane/crossplane/v2 github.com/crossplane/crossplane/v2/cmd/crossplane crossplane-core

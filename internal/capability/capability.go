@@ -11,6 +11,14 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
+// Advertised is what every Crossplane core the function supports sends, v2.2.0
+// to v2.4.2 (internal/xfn/capabilities.go SupportedCapabilities, which
+// crossplane render's core sends too).
+var Advertised = []fnv1.Capability{
+	fnv1.Capability_CAPABILITY_CAPABILITIES, fnv1.Capability_CAPABILITY_REQUIRED_RESOURCES,
+	fnv1.Capability_CAPABILITY_CREDENTIALS, fnv1.Capability_CAPABILITY_CONDITIONS, fnv1.Capability_CAPABILITY_REQUIRED_SCHEMAS,
+}
+
 // Verdict is what the function makes of the capabilities a request carries.
 type Verdict struct {
 	// Fatal is set when the function cannot work with this Crossplane.

@@ -7,10 +7,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	all := []fnv1.Capability{
-		fnv1.Capability_CAPABILITY_CAPABILITIES, fnv1.Capability_CAPABILITY_REQUIRED_RESOURCES,
-		fnv1.Capability_CAPABILITY_CREDENTIALS, fnv1.Capability_CAPABILITY_CONDITIONS, fnv1.Capability_CAPABILITY_REQUIRED_SCHEMAS,
-	}
+	all := Advertised
 	without := func(c fnv1.Capability) []fnv1.Capability {
 		var out []fnv1.Capability
 		for _, x := range all {

@@ -71,7 +71,7 @@ func prepare(r compose.Request) *call {
 		return c
 	}
 	c.img = resolved.Image
-	if c.request, c.err = requestSpecOf(c.spec, r.Config.SyncMachineLabels); c.err != nil {
+	if c.request, c.err = requestSpecOf(c.spec, resolved.Size.Labels.Machine); c.err != nil {
 		return c
 	}
 	c.shape = resolveShape(c.spec, resolved.Size, r.Config)

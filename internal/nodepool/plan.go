@@ -1,8 +1,6 @@
 package nodepool
 
 import (
-	"maps"
-
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -245,13 +243,7 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 	// The autoscaler builds a node from scratch with every label the Node
 	// will carry, whoever puts it there.
 	onNode := nc
-	if len(s.Labels.Machine) > 0 {
-		onNode.Labels = maps.Clone(nc.Labels)
-		if onNode.Labels == nil {
-			onNode.Labels = map[string]string{}
-		}
-		maps.Copy(onNode.Labels, s.Labels.Machine)
-	}
+	onNode.Labels = withLabels(nc.Labels, s.Labels.Machine)
 	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, onNode, spec.GPUs))
 	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -89,11 +88,11 @@ type requestSpec struct {
 }
 
 // requestSpecOf is spec as written, deploymentOnly aside, and without the
-// labels Cluster API syncs from the Machines (synced as for
-// rules.NodeLabelReach): they too enter only the MachineDeployment, which
-// propagates them in place.
-func requestSpecOf(spec v1alpha1.NodePoolSpec, synced []*regexp.Regexp) (requestSpec, error) {
-	if m := poolspec.SplitLabels(spec.Labels, synced).Machine; len(m) > 0 {
+// labels Cluster API syncs from the Machines (machine, as poolspec split
+// them): they too enter only the MachineDeployment, which propagates them in
+// place.
+func requestSpecOf(spec v1alpha1.NodePoolSpec, machine map[string]string) (requestSpec, error) {
+	if m := machine; len(m) > 0 {
 		spec.Labels = maps.Clone(spec.Labels)
 		for k := range m {
 			delete(spec.Labels, k)

@@ -367,7 +367,7 @@ func TestRequestOf(t *testing.T) {
 	}
 	three := int32(3)
 	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
-		rs, err := requestSpecOf(spec, nil)
+		rs, err := requestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine)
 		if err != nil {
 			return "", err
 		}

@@ -163,14 +163,11 @@ func withRoles(l map[string]string, roles []string) map[string]string {
 	if len(roles) == 0 {
 		return l
 	}
-	out := maps.Clone(l)
-	if out == nil {
-		out = map[string]string{}
-	}
+	labels := make(map[string]string, len(roles))
 	for _, r := range roles {
-		out[rules.NodeRolePrefix+r] = ""
+		labels[rules.NodeRolePrefix+r] = ""
 	}
-	return out
+	return withLabels(l, labels)
 }
 
 // Labels of cozystack's application lineage, as its kubernetes-nodes chart
@@ -185,33 +182,35 @@ const (
 
 // withApplication adds the lineage labels of pool p to l (a copy).
 func withApplication(l map[string]string, p pool) map[string]string {
-	out := maps.Clone(l)
-	if out == nil {
-		out = map[string]string{}
-	}
-	out[labelApplicationGroup] = "apps.cozystack.io"
-	out[labelApplicationKind] = "Kubernetes"
-	out[labelApplicationName] = p.Cluster
-	out[clusterapi.LabelDeploymentName] = p.DeploymentName()
-	return out
+	return withLabels(l, map[string]string{
+		labelApplicationGroup:          "apps.cozystack.io",
+		labelApplicationKind:           "Kubernetes",
+		labelApplicationName:           p.Cluster,
+		clusterapi.LabelDeploymentName: p.DeploymentName(),
+	})
 }
 
 // machineLabels adds the pool's roles and the labels Cluster API syncs
 // (poolspec.NodeLabels.Machine) to a MachineDeployment's machine template
 // labels: Cluster API propagates them to the Machines in place and syncs
-// them from each Machine to its Node. The template's own labels (the
-// selector) win over a pool label; rules.ReachableLabel refuses the
-// cluster.x-k8s.io namespace they are in.
+// them from each Machine to its Node. No pool label can replace the
+// template's own (the selector): rules.ReachableLabel refuses their
+// cluster.x-k8s.io namespace, rules.OwnedLabel the roles'.
 func machineLabels(l map[string]string, s shape) map[string]string {
-	out := withRoles(l, s.VM.Roles)
-	for k, v := range s.Labels.Machine {
-		if out == nil {
-			out = map[string]string{}
-		} else if _, own := l[k]; own {
-			continue
-		}
-		out[k] = v
+	return withLabels(withRoles(l, s.VM.Roles), s.Labels.Machine)
+}
+
+// withLabels is l with extra added (a copy), or l itself when there is
+// nothing to add.
+func withLabels(l, extra map[string]string) map[string]string {
+	if len(extra) == 0 {
+		return l
 	}
+	out := maps.Clone(l)
+	if out == nil {
+		out = make(map[string]string, len(extra))
+	}
+	maps.Copy(out, extra)
 	return out
 }
 

@@ -62,12 +62,15 @@ type Reserved struct {
 // type.
 func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize, synced []*regexp.Regexp) (Reserved, NodeLabels, field.ErrorList) {
 	var errs field.ErrorList
+	var labels NodeLabels
 	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 		// The chart's label guards (talos-reconcile-job.yaml@27f0283).
 		errs = append(errs, rules.LabelKey(root.Child("labels"), k, "label")...)
 		errs = append(errs, rules.OwnedLabel(root.Child("labels").Key(k), k)...)
 		errs = append(errs, rules.LabelValue(root.Child("labels").Key(k), s.Labels[k], "label")...)
-		errs = append(errs, rules.ReachableLabel(root.Child("labels").Key(k), k, synced)...)
+		reach := rules.NodeLabelReach(k, synced)
+		errs = append(errs, rules.ReachableLabel(root.Child("labels").Key(k), k, reach)...)
+		labels.add(k, s.Labels[k], reach)
 	}
 	seen := map[string]int{}
 	for i, t := range s.Taints {
@@ -99,7 +102,7 @@ func machine(root *field.Path, s v1alpha1.PoolShape, node NodeSize, synced []*re
 		}
 	}
 	r, e := Reservations(root, s.Kubelet, node)
-	return r, SplitLabels(s.Labels, synced), append(errs, e...)
+	return r, labels, append(errs, e...)
 }
 
 // NodeLabels are a pool's labels by what puts them on its Nodes
@@ -118,16 +121,20 @@ type NodeLabels struct {
 func SplitLabels(l map[string]string, synced []*regexp.Regexp) NodeLabels {
 	var out NodeLabels
 	for k, v := range l {
-		to := &out.Node
-		if rules.NodeLabelReach(k, synced) == rules.ReachMachine {
-			to = &out.Machine
-		}
-		if *to == nil {
-			*to = map[string]string{}
-		}
-		(*to)[k] = v
+		out.add(k, v, rules.NodeLabelReach(k, synced))
 	}
 	return out
+}
+
+func (l *NodeLabels) add(k, v string, reach rules.LabelReach) {
+	to := &l.Node
+	if reach == rules.ReachMachine {
+		to = &l.Machine
+	}
+	if *to == nil {
+		*to = map[string]string{}
+	}
+	(*to)[k] = v
 }
 
 // Reservations resolves the pool's kubelet block on a node of the given

@@ -121,14 +121,14 @@ func nodeMayNotSet(k string) bool {
 // selects its Machines by.
 const capiLabelDomain = "cluster.x-k8s.io"
 
-// ReachableLabel refuses a pool label that no one can put on the Node, and
-// one in Cluster API's own namespace, which a Machine label routed there
-// could overwrite. synced as for NodeLabelReach.
-func ReachableLabel(path *field.Path, k string, synced []*regexp.Regexp) field.ErrorList {
+// ReachableLabel refuses a pool label that no one can put on the Node (reach
+// is NodeLabelReach's verdict on k), and one in Cluster API's own namespace,
+// which a Machine label routed there could overwrite.
+func ReachableLabel(path *field.Path, k string, reach LabelReach) field.ErrorList {
 	if ns, _, _ := strings.Cut(k, "/"); ns == capiLabelDomain {
 		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("label %q is in Cluster API's own namespace %s, which selects a MachineDeployment's Machines; use another prefix, e.g. node.cluster.x-k8s.io/ for a label Cluster API keeps in sync on the Node", Quoted(k), capiLabelDomain))}
 	}
-	if NodeLabelReach(k, synced) == ReachNone {
+	if reach == ReachNone {
 		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("label %q would never reach the Node: the NodeRestriction admission plugin refuses it from the node itself (Talos applies machine.nodeLabels as the kubelet), and Cluster API does not sync it from the Machine; use a key outside kubernetes.io and k8s.io (e.g. example.com/tier), one under node.cluster.x-k8s.io/, or list a pattern matching it in the Input's clusterAPI.syncMachineLabels once the Cluster API manager runs with the same --additional-sync-machine-labels", Quoted(k)))}
 	}
 	return nil

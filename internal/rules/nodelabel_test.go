@@ -106,7 +106,7 @@ func TestReachableLabel(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := ReachableLabel(path, tc.key, nil)
+			errs := ReachableLabel(path, tc.key, NodeLabelReach(tc.key, nil))
 			switch {
 			case tc.want == "" && len(errs) > 0:
 				t.Errorf("ReachableLabel(%q) = %v, want none", tc.key, errs)

@@ -44,7 +44,7 @@ etcd_version=$(pinned go.etcd.io/etcd/server/v3 "$tools/k8s/go.mod")
 # Crossplane core: CROSSPLANE_VERSION (make e2e CROSSPLANE_VERSION=v2.2.0),
 # else the suite's default (DefaultCrossplaneVersion in harness/crds.go). Each
 # supported version has its own tools module, tools/crossplane/<version>.
-xp_version=${CROSSPLANE_VERSION:-$(sed -nE 's/^[[:space:]]*DefaultCrossplaneVersion[[:space:]]*=[[:space:]]*"([^"]+)".*/\1/p' "$here/../harness/crds.go")}
+xp_version=${CROSSPLANE_VERSION:-$("$here/default-crossplane-version.sh")}
 xp_tools="$tools/crossplane/$xp_version"
 if [ ! -f "$xp_tools/go.mod" ]; then
   echo "Crossplane $xp_version is not one the suite supports; supported: $(cd "$tools/crossplane" && echo v*)" >&2
