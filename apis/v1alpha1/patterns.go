@@ -50,6 +50,16 @@ type CPUQuantity = Quantity
 
 type DNSLabel = string
 
+// What a pool names its image by on the HTTP path (internal/rules
+// SchematicPathPattern): a schematic ID, or the multi-segment path a
+// self-hosted factory or mirror serves, such as gpu/nvidia-open; each
+// segment an OCI repository path component, as the installer image
+// <installerRepository>/<schematic>:<version> carries it.
+// +kubebuilder:validation:Pattern=`^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*$`
+// +kubebuilder:validation:MaxLength=255
+
+type SchematicPath = string
+
 // An RFC 1123 subdomain: a StorageClass or instance type name.
 // +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 // +kubebuilder:validation:MaxLength=253

@@ -71,10 +71,11 @@ type Talos struct {
 	// +kubebuilder:default="v1.13.6"
 	Version TalosVersion `json:"version,omitempty"`
 	// SchematicID is the default Image Factory schematic (64 lowercase
-	// hex characters for a real schematic).
+	// hex characters for a real schematic), or a multi-segment path a
+	// mirror serves (gpu/nvidia-open), which only osImage.factory can
+	// import: a golden is named by a single-segment ID.
 	// +kubebuilder:default="ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
-	// +kubebuilder:validation:MaxLength=64
-	SchematicID DNSLabel `json:"schematicID,omitempty"`
+	SchematicID SchematicPath `json:"schematicID,omitempty"`
 	// ImageFactoryURL is the default Talos Image Factory base URL, http(s) with no query or fragment.
 	// +kubebuilder:default="https://factory.talos.dev"
 	ImageFactoryURL URL `json:"imageFactoryURL,omitempty"`
@@ -143,9 +144,9 @@ type BuiltinImage struct {
 
 // FactoryImage imports the boot disk over HTTP from an Image Factory.
 type FactoryImage struct {
-	// SchematicID of the image. Default talos.schematicID.
-	// +kubebuilder:validation:MaxLength=64
-	SchematicID DNSLabel `json:"schematicID,omitempty"`
+	// SchematicID of the image, or a multi-segment path a mirror serves
+	// (gpu/nvidia-open). Default talos.schematicID.
+	SchematicID SchematicPath `json:"schematicID,omitempty"`
 	// Version (Talos release) of the image. Default talos.version.
 	Version TalosVersion `json:"version,omitempty"`
 	// ImageFactoryURL to import from. Default talos.imageFactoryURL.

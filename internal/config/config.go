@@ -159,7 +159,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	errs = append(errs, rules.PathSegment(field.NewPath("image", "platform"), c.Platform)...)
 	errs = append(errs, rules.PathSegment(field.NewPath("image", "arch"), c.Arch)...)
 	errs = append(errs, rules.TalosVersion(field.NewPath("talos", "version"), c.TalosVersion)...)
-	errs = append(errs, rules.SchematicID(field.NewPath("talos", "schematicID"), c.SchematicID)...)
+	errs = append(errs, rules.SchematicPath(field.NewPath("talos", "schematicID"), c.SchematicID)...)
 	errs = append(errs, rules.FactoryURL(field.NewPath("talos", "imageFactoryURL"), c.ImageFactoryURL)...)
 	if c.InstallerRepository != "" {
 		errs = append(errs, rules.InstallerRepository(field.NewPath("talos", "installerRepository"), c.InstallerRepository)...)

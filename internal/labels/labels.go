@@ -72,6 +72,11 @@ const (
 	AnnCDICloneType = "cdi.kubevirt.io/cloneType"
 	// AnnCDICloneFallbackReason is set by CDI when it falls back to a host-assisted copy.
 	AnnCDICloneFallbackReason = "cdi.kubevirt.io/cloneFallbackReason"
+	// AnnCDIUsePopulator decides between CDI's volume populators and its
+	// legacy path for a DataVolume (datavolume/controller-base.go
+	// shouldUseCDIPopulator, v1.65: the annotation wins; without it,
+	// populators whenever the class's provisioner has a CSIDriver object).
+	AnnCDIUsePopulator = "cdi.kubevirt.io/storage.usePopulator"
 )
 
 // hashLength is long enough that two goldens of one platform never collide in

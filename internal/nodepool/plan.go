@@ -3,6 +3,8 @@ package nodepool
 import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
@@ -167,12 +169,41 @@ func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate,
 	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
 		return machineTemplateFrom(u)
 	}
-	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass)
+	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision)
 	if err != nil {
 		return machineTemplate{}, err
 	}
+	if u := c.obs.unrecorded(machineTemplateResource(running)); u != nil && u.GetName() != t.Name {
+		kept, err := earlierMachineTemplate(c, s, storageClass, u, request)
+		if err != nil {
+			return machineTemplate{}, err
+		}
+		if kept != nil {
+			return *kept, nil
+		}
+	}
 	t.Desired = stamped(t.Desired, request)
 	return t, nil
+}
+
+// earlierMachineTemplate keeps a running template that a release before
+// request records made, when an earlier rendering of the pool's current
+// spec is that template (the name hashes the whole spec): the pool asked for
+// nothing new, so it keeps it, recorded with the rendering that made it, and
+// RenderingCurrent names it. nil when no earlier rendering makes it: the
+// spec changed, and the pool rolls as it would have on any release.
+func earlierMachineTemplate(c *call, s shape, storageClass string, running *composed.Unstructured, request string) (*machineTemplate, error) {
+	for rendering := renderingRevision - 1; rendering >= firstRendering; rendering-- {
+		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering)
+		if err != nil {
+			return nil, err
+		}
+		if t.Name == running.GetName() {
+			kept, err := machineTemplateFrom(stampedAt(compose.AsObserved(running), request, rendering))
+			return &kept, err
+		}
+	}
+	return nil, nil
 }
 
 // noteKept lists the kept templates an earlier rendering made, and checks a

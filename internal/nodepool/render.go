@@ -91,9 +91,30 @@ func diskAnnotations(p pool, img image) map[string]string {
 	return a
 }
 
-// renderMachineTemplate builds the KubevirtMachineTemplate. storageClass is
-// the resolved class ("" leaves the choice to CDI at bind time).
-func renderMachineTemplate(p pool, img image, s shape, storageClass string) (machineTemplate, error) {
+// renderingLegacyImport is the RenderingRevision from which an HTTP disk
+// imports on CDI's legacy path (dataVolumeAnnotations).
+const renderingLegacyImport = 2
+
+// dataVolumeAnnotations are the worker disk's: diskAnnotations, and from
+// renderingLegacyImport on, usePopulator: "false" on an HTTP disk, as the
+// chart's disks carry it (cozystack 7b7686096): CDI's populator path imports
+// into a prime PVC and then rebinds its PV to the worker's claim, which
+// LINSTOR's CSI driver answers with ClaimMisbound; the legacy path writes
+// the worker's claim itself. A clone never carries it: "false" takes CDI
+// off its clone populator, the only path on which it plans CSI clones and
+// snapshots (cloneplan), onto a host-assisted copy.
+func dataVolumeAnnotations(p pool, img image, rendering int) map[string]string {
+	a := diskAnnotations(p, img)
+	if img.Source != SourceClone && rendering >= renderingLegacyImport {
+		a[labels.AnnCDIUsePopulator] = "false"
+	}
+	return a
+}
+
+// renderMachineTemplate builds the KubevirtMachineTemplate as
+// RenderingRevision rendering renders it. storageClass is the resolved class
+// ("" leaves the choice to CDI at bind time).
+func renderMachineTemplate(p pool, img image, s shape, storageClass string, rendering int) (machineTemplate, error) {
 	source := &cdiv1.DataVolumeSource{}
 	if img.Source == SourceClone {
 		source.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: img.GoldenNamespace, Name: img.GoldenName}
@@ -117,7 +138,7 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string) (mac
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        diskTemplateName,
 				Labels:      diskLabels(p, img),
-				Annotations: diskAnnotations(p, img),
+				Annotations: dataVolumeAnnotations(p, img, rendering),
 			},
 			Spec: cdiv1.DataVolumeSpec{Source: source, Storage: storage},
 		}},

@@ -37,7 +37,11 @@ const AnnRendering = "workerimage.cozystack.io/rendering"
 // request (TestRenderingRevisionCoversTheRendering fails until it is), so
 // that RenderingCurrent can tell the pools that run an earlier rendering
 // without rendering anything for them.
-const RenderingRevision = 1
+const RenderingRevision = 2
+
+// firstRendering is the RenderingRevision of the releases that recorded no
+// rendering, and of every release before request records.
+const firstRendering = 1
 
 // renderingRevision is RenderingRevision, a variable so that tests can play
 // a later release.
@@ -159,6 +163,16 @@ func (cs composedState) keptFor(n resource.Name, request string) *composed.Unstr
 	return compose.AsObserved(u)
 }
 
+// unrecorded is the running template under n when it records no request:
+// an earlier release made it before requests were recorded.
+func (cs composedState) unrecorded(n resource.Name) *composed.Unstructured {
+	u, ok := cs.Resources[n]
+	if !ok || u.GetAnnotations()[AnnRequest] != "" {
+		return nil
+	}
+	return u
+}
+
 // stale is a kept template an earlier rendering made, for RenderingCurrent;
 // false for one this release renders alike.
 func stale(kind string, u *composed.Unstructured) (keptTemplate, bool) {
@@ -190,13 +204,18 @@ func bootstrapTemplateFrom(u *composed.Unstructured) (bootstrapTemplate, error) 
 // stamped is u with the request and this release's rendering recorded; the
 // name is not touched (it hashes the spec alone, named).
 func stamped(u *composed.Unstructured, request string) *composed.Unstructured {
+	return stampedAt(u, request, renderingRevision)
+}
+
+// stampedAt is u with the request and the rendering that made it recorded.
+func stampedAt(u *composed.Unstructured, request string, rendering int) *composed.Unstructured {
 	out := u.DeepCopy()
 	a := out.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
 	a[AnnRequest] = request
-	a[AnnRendering] = strconv.Itoa(renderingRevision)
+	a[AnnRendering] = strconv.Itoa(rendering)
 	out.SetAnnotations(a)
 	return out
 }

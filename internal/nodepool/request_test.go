@@ -418,3 +418,73 @@ func TestRequestOf(t *testing.T) {
 		})
 	}
 }
+
+// TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept: an HTTP pool that a
+// release before request records composed runs a template without the
+// usePopulator annotation (rendering 1). Its spec still renders that
+// template at rendering 1, so the pool keeps it, recorded with rendering 1,
+// and RenderingCurrent names it; a change the owner makes rolls it onto this
+// release's rendering, annotation and all. A clone never carries the
+// annotation, at any rendering.
+func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
+	if renderingLegacyImport != RenderingRevision {
+		t.Skip("the rendering before renderingLegacyImport is no longer the one before this release")
+	}
+	base := map[string]any{"osImage": map[string]any{"factory": map[string]any{}}, "replicas": int64(2)}
+	w := succeeded
+	was := renderingRevision
+	renderingRevision = firstRendering
+	obs := composeOnce(t, base, w, func(n resource.Name, u *composed.Unstructured) {
+		mdReady(2)(n, u)
+		a := u.GetAnnotations()
+		delete(a, AnnRequest)
+		delete(a, AnnRendering)
+		u.SetAnnotations(a)
+	})
+	renderingRevision = was
+	md := obs[resourceMachineDeployment].Resource
+	oldKMT, _ := md.GetString("spec.template.spec.infrastructureRef.name")
+	cases := map[string]struct {
+		reason    string
+		spec      map[string]any
+		kept      bool
+		condition string
+		populator string
+	}{
+		"SameRequest": {"Nothing the pool asks for changed: the earlier rendering keeps running.", base, true, "False/" + ReasonKeptFromEarlierRelease, ""},
+		"DiskSizeChanged": {"The owner asked for another disk: the pool rolls onto this release's rendering, which imports on CDI's legacy path.",
+			map[string]any{"osImage": base["osImage"], "replicas": int64(2), "diskSize": "30Gi"}, false, "True/" + ReasonRenderedByThisRelease, "false"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), w, obs)).Output
+			if out.Fatal != nil {
+				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
+			}
+			kmt, _ := deployedOn(t, out)
+			if got := kmt == oldKMT; got != tc.kept {
+				t.Errorf("%s\ndeployment on %s; kept %t, want %t", tc.reason, kmt, got, tc.kept)
+			}
+			if got := renderingStatus(out); got != tc.condition {
+				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
+			}
+			u := out.Resources[machineTemplateResource(kmt)].Resource
+			wantRendering := strconv.Itoa(RenderingRevision)
+			if tc.kept {
+				wantRendering = strconv.Itoa(firstRendering)
+			}
+			if a := u.GetAnnotations(); a[AnnRequest] == "" || a[AnnRendering] != wantRendering {
+				t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, kmt, a[AnnRequest], a[AnnRendering], wantRendering)
+			}
+			dvts, _ := u.GetValue("spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates")
+			got, _ := dvts.([]any)[0].(map[string]any)["metadata"].(map[string]any)["annotations"].(map[string]any)["cdi.kubevirt.io/storage.usePopulator"].(string)
+			if got != tc.populator {
+				t.Errorf("%s\nworker disk usePopulator %q, want %q", tc.reason, got, tc.populator)
+			}
+		})
+	}
+	clone := composetest.Run(Mode{}, request(t, nodePoolXR(map[string]any{"osImage": builtin()}), w, nil)).Output
+	if strings.Contains(string(render(t, clone)), "usePopulator") {
+		t.Errorf("a clone pool's templates carry usePopulator, which would take CDI off its clone populator:\n%s", render(t, clone))
+	}
+}

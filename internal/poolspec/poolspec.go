@@ -76,10 +76,16 @@ func OSImage(path *field.Path, os *v1alpha1.OSImage) field.ErrorList {
 		errs = append(errs, field.Invalid(path, field.OmitValueType{}, "sets both builtin and factory; set only one: builtin clones the golden image of the catalog, factory imports over HTTP from the Image Factory"))
 	}
 	if b := os.Builtin; b != nil {
-		errs = append(errs, image(path.Child("builtin"), b.SchematicID, b.Version)...)
+		if b.SchematicID != "" {
+			errs = append(errs, rules.SchematicID(path.Child("builtin", "schematicID"), b.SchematicID)...)
+		}
+		errs = append(errs, version(path.Child("builtin", "version"), b.Version)...)
 	}
 	if f := os.Factory; f != nil {
-		errs = append(errs, image(path.Child("factory"), f.SchematicID, f.Version)...)
+		if f.SchematicID != "" {
+			errs = append(errs, rules.SchematicPath(path.Child("factory", "schematicID"), f.SchematicID)...)
+		}
+		errs = append(errs, version(path.Child("factory", "version"), f.Version)...)
 		if f.ImageFactoryURL != "" {
 			errs = append(errs, rules.FactoryURL(path.Child("factory", "imageFactoryURL"), f.ImageFactoryURL)...)
 		}
@@ -87,15 +93,11 @@ func OSImage(path *field.Path, os *v1alpha1.OSImage) field.ErrorList {
 	return errs
 }
 
-func image(path *field.Path, schematicID, version string) field.ErrorList {
-	var errs field.ErrorList
-	if schematicID != "" {
-		errs = append(errs, rules.SchematicID(path.Child("schematicID"), schematicID)...)
+func version(path *field.Path, v string) field.ErrorList {
+	if v == "" {
+		return nil
 	}
-	if version != "" {
-		errs = append(errs, rules.TalosVersion(path.Child("version"), version)...)
-	}
-	return errs
+	return rules.TalosVersion(path, v)
 }
 
 // Talos checks a talos block at path, the tenant cluster's or the pool's.
@@ -104,8 +106,10 @@ func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
 	if t.Version != "" {
 		errs = append(errs, rules.TalosVersion(path.Child("version"), t.Version)...)
 	}
+	// A path names an image only osImage.factory can import; a pool that
+	// clones with it is refused where it resolves (Resolve).
 	if t.SchematicID != "" {
-		errs = append(errs, rules.SchematicID(path.Child("schematicID"), t.SchematicID)...)
+		errs = append(errs, rules.SchematicPath(path.Child("schematicID"), t.SchematicID)...)
 	}
 	if t.ImageFactoryURL != "" {
 		errs = append(errs, rules.FactoryURL(path.Child("imageFactoryURL"), t.ImageFactoryURL)...)

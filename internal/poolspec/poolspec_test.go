@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/config"
 )
 
 func fields(errs field.ErrorList) []string {
@@ -58,6 +59,45 @@ func TestShapeAtEitherPath(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			refusedAtEitherPath(t, tc.reason, tc.shape, tc.want)
+		})
+	}
+}
+
+// A mirror's multi-segment schematic path reaches the HTTP import and the
+// installer; a golden cannot be named by it, so a clone that inherits it is
+// refused at the field it came from.
+func TestSchematicPath(t *testing.T) {
+	root := field.NewPath("spec")
+	talos := v1alpha1.Talos{SchematicID: "gpu/nvidia-open"}
+	cases := map[string]struct {
+		reason string
+		shape  v1alpha1.PoolShape
+		talos  v1alpha1.Talos
+		want   []string
+		url    string
+	}{
+		"FactoryImportsAPath": {"The chart accepts gpu/nvidia-open for the HTTP import.",
+			v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{SchematicID: "gpu/nvidia-open", Version: "v1.13.6", ImageFactoryURL: "https://mirror.internal"}}}, v1alpha1.Talos{},
+			[]string{}, "https://mirror.internal/image/gpu/nvidia-open/v1.13.6/openstack-amd64.raw.xz"},
+		"FactoryInheritsAPath": {"factory: {} takes talos.schematicID as it is.",
+			v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{Version: "v1.13.6", ImageFactoryURL: "https://mirror.internal"}}}, talos,
+			[]string{}, "https://mirror.internal/image/gpu/nvidia-open/v1.13.6/openstack-amd64.raw.xz"},
+		"BuiltinInheritingAPathIsRefused": {"A golden is talos-worker-<schematicID>-<version>; the error names talos.schematicID, where the path was written.",
+			v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{Version: "v1.13.6"}}}, talos,
+			[]string{"spec.talos.schematicID"}, ""},
+		"BuiltinNamingAPathIsRefused": {"osImage.builtin.schematicID names a golden.",
+			v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{SchematicID: "gpu/nvidia-open"}}}, v1alpha1.Talos{},
+			[]string{"spec.osImage.builtin.schematicID"}, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, errs := Resolve(Layers{Root: root, Shape: tc.shape, Talos: tc.talos, TalosPath: root.Child("talos"), Config: config.Config{Platform: "openstack", Arch: "amd64", SchematicID: "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"}})
+			if diff := cmp.Diff(tc.want, fields(errs)); diff != "" {
+				t.Errorf("%s\nfields -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.url, p.Image.URL); diff != "" {
+				t.Errorf("%s\ndisk URL -want, +got:\n%s", tc.reason, diff)
+			}
 		})
 	}
 }

@@ -135,15 +135,18 @@ func ResolveImage(l Layers) Image {
 // depend on observed state, and a platform points its pools and catalog at
 // the same factory.
 func Installer(l Layers, img Image) (Setting, field.ErrorList) {
-	explicit := First(at(l.Talos.InstallerRepository, l.TalosPath.Child("installerRepository")), at(l.Config.InstallerRepository, inputTalos.Child("installerRepository")))
-	if explicit.Value != "" {
-		return explicit, nil
+	repo := First(at(l.Talos.InstallerRepository, l.TalosPath.Child("installerRepository")), at(l.Config.InstallerRepository, inputTalos.Child("installerRepository")))
+	if repo.Value == "" {
+		v, errs := DefaultInstaller(field.NewPath(img.FactoryURL.Field), img.FactoryURL.Value, l.Config.Platform, img.Version.Value)
+		if len(errs) > 0 {
+			return Setting{}, errs
+		}
+		repo = Setting{Value: v, Field: img.FactoryURL.Field + " and Input image.platform"}
 	}
-	repo, errs := DefaultInstaller(field.NewPath(img.FactoryURL.Field), img.FactoryURL.Value, l.Config.Platform, img.Version.Value)
-	if len(errs) > 0 {
+	if errs := rules.InstallerName(field.NewPath(img.SchematicID.Field), repo.Value, img.SchematicID.Value); len(errs) > 0 {
 		return Setting{}, errs
 	}
-	return Setting{Value: repo, Field: img.FactoryURL.Field + " and Input image.platform"}, nil
+	return repo, nil
 }
 
 // Size is what a pool's shape sizes and how Cluster API runs it, its values
@@ -188,7 +191,16 @@ func Resolve(l Layers) (Pool, field.ErrorList) {
 	if len(errs) > 0 {
 		return Pool{}, errs
 	}
-	return Pool{Size: size, Image: ResolveImage(l)}, nil
+	img := ResolveImage(l)
+	// A schematic inherited from talos.schematicID may be a mirror's
+	// multi-segment path, which only the HTTP path can use; refuse it on
+	// the clone path at the field it came from.
+	if img.Source == SourceClone && img.SchematicID.Value != "" {
+		if errs := rules.SchematicID(field.NewPath(img.SchematicID.Field), img.SchematicID.Value); len(errs) > 0 {
+			return Pool{}, errs
+		}
+	}
+	return Pool{Size: size, Image: img}, nil
 }
 
 // InstanceTypeOf is the instance type a pool's VMs are sized by: its own,

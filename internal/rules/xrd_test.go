@@ -22,7 +22,10 @@ func TestXRDsCarryTheRules(t *testing.T) {
 		"imageFactoryURL":                 URLPattern,
 		"endpoints[]":                     URLPattern,
 		"installerRepository":             InstallerRepositoryPattern,
-		"schematicID":                     SchematicIDPattern,
+		"images[].schematicID":            SchematicIDPattern,
+		"builtin.schematicID":             SchematicIDPattern,
+		"factory.schematicID":             SchematicPathPattern,
+		"talos.schematicID":               SchematicPathPattern,
 		"talos.version":                   TalosVersionPattern,
 		"builtin.version":                 TalosVersionPattern,
 		"factory.version":                 TalosVersionPattern,
@@ -44,7 +47,7 @@ func TestXRDsCarryTheRules(t *testing.T) {
 		"rollout.maxSurge":                CountOrPercentPattern,
 		"rollout.maxUnavailable":          CountOrPercentPattern,
 	}
-	maxLength := map[string]float64{"imageFactoryURL": MaxURLLength, "endpoints[]": MaxURLLength, "schematicID": MaxSchematicIDLength, "talos.version": MaxVersionLength}
+	maxLength := map[string]float64{"imageFactoryURL": MaxURLLength, "endpoints[]": MaxURLLength, "images[].schematicID": MaxSchematicIDLength, "builtin.schematicID": MaxSchematicIDLength, "factory.schematicID": MaxSchematicPathLength, "talos.schematicID": MaxSchematicPathLength, "talos.version": MaxVersionLength}
 	files, err := filepath.Glob("../../package/configuration/xrd-*.yaml")
 	if err != nil || len(files) != 3 {
 		t.Fatalf("want the three XRDs, got %v (%v)", files, err)
@@ -130,7 +133,7 @@ func dig(m map[string]any, keys ...string) any {
 // The patterns compile as RE2, the engine of the API server's OpenAPI
 // pattern validation.
 func TestPatternsAreRE2(t *testing.T) {
-	for _, p := range []string{URLPattern, RegistryHostPattern, TalosVersionPattern, KubernetesMinorPattern, SchematicIDPattern, InstallerRepositoryPattern, KernelModuleNamePattern, KernelModuleParameterPattern, LabelKeyPattern, LabelValuePattern} {
+	for _, p := range []string{URLPattern, RegistryHostPattern, TalosVersionPattern, KubernetesMinorPattern, SchematicIDPattern, SchematicPathPattern, InstallerRepositoryPattern, KernelModuleNamePattern, KernelModuleParameterPattern, LabelKeyPattern, LabelValuePattern} {
 		if _, err := regexp.Compile(p); err != nil {
 			t.Errorf("%q: %v", p, err)
 		}

@@ -26,6 +26,9 @@ const realSchematic = "ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d
 func validateSchematicID(v string) error {
 	return rules.SchematicID(field.NewPath("schematicID"), v).ToAggregate()
 }
+func validateSchematicPath(v string) error {
+	return rules.SchematicPath(field.NewPath("schematicID"), v).ToAggregate()
+}
 func validateVersion(v string) error {
 	return rules.TalosVersion(field.NewPath("version"), v).ToAggregate()
 }
@@ -112,6 +115,10 @@ func FuzzDiskURL(f *testing.F) {
 		{"https://user:pw@factory.talos.dev", "abc", "v1.0.0"},
 		{"https://", "abc", "v1.0.0"},
 		{"https://factory.talos.dev/" + strings.Repeat("a", rules.MaxURLLength), "abc", "v1.0.0"},
+		{"https://mirror.internal", "gpu/nvidia-open", "v1.13.6"},
+		{"https://mirror.internal", "gpu/../x", "v1.13.6"},
+		{"https://mirror.internal", "a/b?c#d", "v1.13.6"},
+		{"https://mirror.internal", "gpu//x", "v1.13.6"},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
@@ -125,7 +132,9 @@ func FuzzDiskURL(f *testing.F) {
 // diskURLProblems says what is wrong with the disk URL built from an accepted
 // factory URL; "" when the inputs are refused or the URL is sound.
 func diskURLProblems(factory, schematic, version string) string {
-	if validateFactoryURL(factory) != nil || validateSchematicID(schematic) != nil || validateVersion(version) != nil {
+	// A pool imports by a schematic path (SchematicPath), which includes
+	// every schematic ID a golden can be named by.
+	if validateFactoryURL(factory) != nil || validateSchematicPath(schematic) != nil || validateVersion(version) != nil {
 		return ""
 	}
 	raw := DiskURL(factory, schematic, version, "openstack", "amd64")
@@ -155,21 +164,31 @@ func FuzzInstallerImage(f *testing.F) {
 		{"factory.talos.dev//installer", "abc", "v1.0.0"},
 		{"a/", "abc", "v1.0.0"},
 		{"/", "abc", "v1.0.0"},
+		{"mirror.internal/installer", "gpu/nvidia-open", "v1.13.6"},
+		{"mirror.internal/installer", "gpu/Nvidia", "v1.13.6"},
+		{"mirror.internal/installer", "gpu/.x", "v1.13.6"},
+		{"mirror.internal/" + strings.Repeat("i", 200), strings.Repeat("s", 60), "v1.13.6"},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, repository, schematic, version string) {
-		if validateInstallerRepository(repository) != nil || validateSchematicID(schematic) != nil || validateVersion(version) != nil {
+		if validateInstallerRepository(repository) != nil || validateSchematicPath(schematic) != nil || validateVersion(version) != nil ||
+			rules.InstallerName(field.NewPath("schematicID"), repository, schematic).ToAggregate() != nil {
 			return
 		}
 		ref := InstallerImage(repository, schematic, version)
 		if !utf8.ValidString(ref) || strings.ContainsAny(ref, " \t\r\n\"'`$\\{}<>|") {
 			t.Fatalf("accepted repository %q builds installer image %q with a metacharacter", repository, ref)
 		}
-		name, tag, ok := strings.Cut(ref[strings.LastIndex(ref, "/")+1:], ":")
-		if !ok || name != schematic || tag != version {
-			t.Fatalf("accepted repository %q builds installer image %q whose last path element is not %s:%s", repository, ref, schematic, version)
+		name, tag, ok := strings.Cut(ref, ":"+version)
+		if !ok || tag != "" || !strings.HasSuffix(name, "/"+schematic) {
+			t.Fatalf("accepted repository %q builds installer image %q that does not end in /%s:%s", repository, ref, schematic, version)
 		}
+		// distribution/reference NameTotalLengthMax.
+		if len(name) > rules.MaxImageNameLength {
+			t.Fatalf("installer image %q has a name longer than %d characters", ref, rules.MaxImageNameLength)
+		}
+		tag = version
 		// A reference tag is at most 128 characters of [\w][\w.-]*.
 		if len(tag) > 128 {
 			t.Fatalf("installer image %q carries a tag longer than 128 characters", ref)
