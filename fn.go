@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/catalog"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/metrics"
 	"github.com/cozystack/function-worker-image/internal/nodepool"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/tenantcluster"
@@ -28,18 +30,27 @@ import (
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
-	log   logging.Logger
-	ttl   time.Duration
-	modes map[v1beta1.Mode]compose.Mode
+	log     logging.Logger
+	ttl     time.Duration
+	modes   map[v1beta1.Mode]compose.Mode
+	metrics *metrics.Recorder
+}
+
+// Option configures a Function.
+type Option func(*Function)
+
+// WithMetrics records every call on r.
+func WithMetrics(r *metrics.Recorder) Option {
+	return func(f *Function) { f.metrics = r }
 }
 
 // NewFunction returns the function with every mode registered. ttl is the
 // steady-state response TTL when the Input sets none.
-func NewFunction(log logging.Logger, ttl time.Duration) *Function {
+func NewFunction(log logging.Logger, ttl time.Duration, opts ...Option) *Function {
 	if ttl <= 0 {
 		ttl = response.DefaultTTL
 	}
-	return &Function{
+	f := &Function{
 		log: log,
 		ttl: ttl,
 		modes: map[v1beta1.Mode]compose.Mode{
@@ -48,18 +59,47 @@ func NewFunction(log logging.Logger, ttl time.Duration) *Function {
 			v1beta1.ModeNodePool:      nodepool.Mode{},
 		},
 	}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
 }
 
 // RunFunction hands the request to the composite's mode and writes what it
 // decided. Problems are results; an error return is for a broken transport.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
-	log := f.log.WithValues("tag", req.GetMeta().GetTag())
 	rsp := response.To(req, f.ttl)
+	c := f.run(req, rsp)
+	if f.metrics != nil {
+		if fatal(rsp) {
+			c.Outcome = metrics.OutcomeFatal
+		}
+		c.RequestBytes, c.ResponseBytes = proto.Size(req), proto.Size(rsp)
+		c.TTL = rsp.GetMeta().GetTtl().AsDuration()
+		f.metrics.Observe(c)
+	}
+	return rsp, nil
+}
+
+// fatal reports a response that stops the pipeline.
+func fatal(rsp *fnv1.RunFunctionResponse) bool {
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			return true
+		}
+	}
+	return false
+}
+
+// run decides into rsp and says what it did, for the metrics.
+func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) metrics.Call {
+	log := f.log.WithValues("tag", req.GetMeta().GetTag())
+	c := metrics.Call{Outcome: metrics.OutcomeFatal}
 
 	v := capability.Check(req.GetMeta())
 	if v.Fatal != nil {
 		response.Fatal(rsp, v.Fatal)
-		return rsp, nil
+		return c
 	}
 	if v.Warning != "" {
 		response.Warning(rsp, errors.New(v.Warning))
@@ -68,37 +108,42 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	in, err := config.DecodeInput(req.GetInput())
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	cfg, err := config.FromInput(in, f.ttl)
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	rsp.Meta.Ttl = durationpb.New(cfg.SteadyTTL)
 
 	oxr, err := compose.ObservedComposite(req)
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	log = log.WithValues("xr-apiversion", oxr.Resource.GetAPIVersion(), "xr-kind", oxr.Resource.GetKind(), "xr-name", oxr.Resource.GetName())
+	c.Composite = oxr.Resource.GetKind() + "/" + oxr.Resource.GetNamespace() + "/" + oxr.Resource.GetName()
 
 	mode, err := config.ModeFor(cfg, oxr.Resource.GetKind())
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
+	}
+	c.Mode = string(mode)
+	if mode == v1beta1.ModeCatalog {
+		c.Catalog = oxr.Resource.GetName()
 	}
 	m, ok := f.modes[mode]
 	if !ok {
 		response.Fatal(rsp, errors.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
-		return rsp, nil
+		return c
 	}
 
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
-		return rsp, nil
+		return c
 	}
 	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed}
 
@@ -106,13 +151,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	sel, err := call.Requirements()
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	rsp.Requirements = required.Requirements(sel)
 	got, raw, complete, err := required.Fetch(req, sel, call.Raw())
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	if ch, ok := call.(compose.Chained); ok && complete {
 		if more := ch.ChainedRequirements(got); len(more) > 0 {
@@ -120,25 +165,27 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			rsp.Requirements = required.Requirements(sel)
 			if got, raw, complete, err = required.Fetch(req, sel, call.Raw()); err != nil {
 				response.Fatal(rsp, err)
-				return rsp, nil
+				return c
 			}
 		}
 	}
 	if !complete {
 		// Deciding before Crossplane fetches them would act on nothing.
 		log.Debug("Returning requirements", "count", len(sel))
-		return rsp, nil
+		c.Outcome = metrics.OutcomeRequirements
+		return c
 	}
 	out := call.Compose(got, raw)
 	dxr, err := compose.DesiredComposite(req)
 	if err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	if err := compose.Write(rsp, dxr, out); err != nil {
 		response.Fatal(rsp, err)
-		return rsp, nil
+		return c
 	}
 	log.Debug("Composed", "mode", mode, "resources", len(out.Resources), "fatal", out.Fatal != nil)
-	return rsp, nil
+	c.Outcome, c.Conditions, c.Signals = metrics.OutcomeComposed, out.Conditions, out.Signals
+	return c
 }

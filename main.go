@@ -26,6 +26,8 @@ import (
 	"github.com/crossplane/function-sdk-go"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/proto/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/metrics"
 )
 
 // drainTimeout bounds how long a SIGTERM waits for in-flight calls: inside
@@ -79,7 +81,33 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return errors.Wrapf(err, "cannot listen for %s connections at address %q", so.Network, so.Address)
 	}
-	return serveUntilSignalled(NewFunction(log, c.TTL), lis, so, newAdmission(c.concurrentCalls()).serverOptions()...)
+	opts, err := withMetrics(so)
+	if err != nil {
+		return err
+	}
+	return serveUntilSignalled(NewFunction(log, c.TTL, opts...), lis, so, newAdmission(c.concurrentCalls()).serverOptions()...)
+}
+
+// withMetrics gives so one registry for the gRPC server's series (serve),
+// the process's and the decisions' (internal/metrics, docs/operations.md),
+// and returns the option that records calls on it; nothing without a
+// metrics address.
+func withMetrics(so *function.ServeOptions) ([]Option, error) {
+	if so.MetricsAddress == "" {
+		return nil, nil
+	}
+	so.MetricsRegistry = prometheus.NewRegistry()
+	if err := so.MetricsRegistry.Register(collectors.NewGoCollector()); err != nil {
+		return nil, errors.Wrap(err, "cannot register the Go runtime metrics")
+	}
+	if err := so.MetricsRegistry.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, errors.Wrap(err, "cannot register the process metrics")
+	}
+	rec, err := metrics.New(so.MetricsRegistry, time.Now)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot register the function's metrics")
+	}
+	return []Option{WithMetrics(rec)}, nil
 }
 
 // serveUntilSignalled serves fn until the process receives SIGTERM (what

@@ -31,6 +31,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/crossplane/function-sdk-go"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
@@ -457,5 +458,35 @@ func TestServeWithSDKOptions(t *testing.T) {
 	}
 	if rsp.GetMeta().GetTag() != "sdk" || len(rsp.GetResults()) != 1 || rsp.GetResults()[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL {
 		t.Errorf("An empty request must be answered with one fatal result, not a transport error: %v", rsp)
+	}
+}
+
+// TestMetricsEndpoint: with a metrics address the function's decision
+// series are served beside gRPC's, on one registry.
+func TestMetricsEndpoint(t *testing.T) {
+	so := &function.ServeOptions{MetricsAddress: "127.0.0.1:0"}
+	opts, err := withMetrics(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFunction(logging.NewNopLogger(), time.Minute, opts...)
+	if _, err := f.RunFunction(context.Background(), &fnv1.RunFunctionRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := so.MetricsRegistry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, mf := range mfs {
+		got[mf.GetName()] = true
+	}
+	for _, name := range []string{"function_worker_image_calls_total", "function_worker_image_request_bytes", "go_goroutines", "process_resident_memory_bytes"} {
+		if !got[name] {
+			t.Errorf("%s is not served", name)
+		}
+	}
+	if opts, _ := withMetrics(&function.ServeOptions{}); opts != nil {
+		t.Error("without a metrics address nothing is recorded")
 	}
 }

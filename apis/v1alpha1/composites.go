@@ -17,6 +17,8 @@ import (
 // compose cluster-scoped objects.
 // +kubebuilder:resource:scope=Cluster,categories=crossplane;workerimage
 // +kubebuilder:printcolumn:name="NAMESPACE",type=string,JSONPath=`.spec.goldenNamespace`
+// +kubebuilder:printcolumn:name="GOLDENS",type=string,JSONPath=`.status.conditions[?(@.type=='GoldenImagesReady')].reason`
+// +kubebuilder:printcolumn:name="RETIRING",type=string,JSONPath=`.status.conditions[?(@.type=='GoldenImagesRetiring')].status`,priority=1
 
 // XWorkerImageCatalog is the platform's list of golden Talos worker images.
 // Each entry becomes one golden DataVolume, talos-worker-<schematicID>-<version>,
@@ -41,6 +43,7 @@ type XWorkerImageCatalog struct {
 // +kubebuilder:resource:scope=Namespaced,categories=crossplane;workerimage
 // +kubebuilder:printcolumn:name="KUBERNETES",type=string,JSONPath=`.spec.version`
 // +kubebuilder:printcolumn:name="TALOS",type=string,JSONPath=`.spec.talos.version`
+// +kubebuilder:printcolumn:name="POOLS",type=string,JSONPath=`.status.conditions[?(@.type=='NodePoolsReady')].reason`
 
 // XTenantCluster is the worker side of a Talos tenant cluster on KubeVirt:
 // the Kubernetes minor, the Talos image defaults and the node pools. It
@@ -64,7 +67,10 @@ type XTenantCluster struct {
 // +kubebuilder:printcolumn:name="TALOS",type=string,JSONPath=`.status.image.version`
 // +kubebuilder:printcolumn:name="REPLICAS",type=integer,JSONPath=`.status.replicas`
 // +kubebuilder:printcolumn:name="READY-REPLICAS",type=integer,JSONPath=`.status.readyReplicas`
-// +kubebuilder:printcolumn:name="GATE",type=string,JSONPath=`.status.gate.state`,priority=1
+// +kubebuilder:printcolumn:name="GATE",type=string,JSONPath=`.status.gate.state`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.gate.reason`
+// +kubebuilder:printcolumn:name="SCHEMATIC",type=string,JSONPath=`.status.image.schematicID`,priority=1
+// +kubebuilder:printcolumn:name="TEMPLATE",type=string,JSONPath=`.status.template`,priority=1
 
 // XNodePool is one worker pool of a Talos tenant cluster on KubeVirt. It
 // composes a KubevirtMachineTemplate whose system disk is cloned from a

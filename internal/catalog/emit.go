@@ -27,6 +27,17 @@ type previousStatus struct {
 	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
+// goldenSignal is a golden's state for the metrics.
+func goldenSignal(p planned) compose.GoldenSignal {
+	if p.Raw != nil {
+		return compose.GoldenSignal{State: stateUnreadable, Retiring: p.Retiring}
+	}
+	return compose.GoldenSignal{State: string(cdistate.Of(p.Live, nil).Kind), Retiring: p.Retiring}
+}
+
+// stateUnreadable is the metrics' state of a golden that cannot be read.
+const stateUnreadable = "Unreadable"
+
 // emit turns the plan into the Output.
 func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
@@ -41,6 +52,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		}
 		st := statusOf(p)
 		statuses = append(statuses, st)
+		out.Signals.Goldens = append(out.Signals.Goldens, goldenSignal(p))
 		ready := fresource.ReadyFalse
 		if st.Ready || p.Retiring {
 			ready = fresource.ReadyTrue

@@ -79,6 +79,43 @@ type Output struct {
 	// otherwise be Ready with no workers. When false, an earlier step's
 	// readiness is kept.
 	NotReady bool
+
+	// Signals summarise the decision for the operator's metrics
+	// (internal/metrics). Write never reads them: they change no byte of
+	// the response.
+	Signals Signals
+}
+
+// Signals are what a call decided, in the few words a platform alerts on.
+type Signals struct {
+	// Hold is the reason a change is held back (the pool's gate), "" when
+	// nothing is.
+	Hold string
+	// ClonePlan is the pre-flight's prediction for a new clone template,
+	// nil when this call predicted none.
+	ClonePlan *ClonePlanSignal
+	// Goldens are the catalog's goldens as its status reports them.
+	Goldens []GoldenSignal
+}
+
+// ClonePlanSignal is how CDI is predicted to clone a new template's disks.
+type ClonePlanSignal struct {
+	// Strategy is csi-clone, snapshot or copy; empty when CDI cannot plan.
+	Strategy string
+	// Fallback is the reason of a predicted fallback to a host-assisted
+	// copy (CDI's event reason), empty when there is none.
+	Fallback string
+	// Blocked is why CDI would not plan yet or at all, empty otherwise.
+	Blocked string
+}
+
+// GoldenSignal is one golden of a catalog.
+type GoldenSignal struct {
+	// State is the golden's import state as the catalog classes it
+	// (internal/cdistate Kind: Missing, Pending, Importing, Failing,
+	// Failed, Permanent, WaitingForSource, Succeeded), or Unreadable.
+	State    string
+	Retiring bool
 }
 
 // ObservedComposite is the composite the function is called for. A request

@@ -70,6 +70,7 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 	// A held pool has no workers for the change it waits for: it must not be
 	// reported Ready because what it composes is.
 	out.NotReady = pl.Hold != nil
+	out.Signals = pl.signals()
 
 	st := pl.status(machineTemplate, bootstrapTemplate)
 	out.Status = map[string]any{
@@ -283,4 +284,24 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 func (pl plan) readableCondition() compose.Condition {
 	problems := append(append([]string(nil), pl.World.Unreadable...), pl.Observed.Problems()...)
 	return compose.Readable(fmt.Sprintf("node pool %q", pl.Pool.Ref()), problems)
+}
+
+// signals summarise the hold and the clone pre-flight's prediction for the
+// metrics; a plan neither planned nor blocked was not predicted this call.
+func (pl plan) signals() compose.Signals {
+	var s compose.Signals
+	if pl.Hold != nil {
+		s.Hold = pl.Hold.Reason
+	}
+	if cp := pl.ClonePlan; cp.Strategy != "" || cp.Blocked != nil {
+		sig := &compose.ClonePlanSignal{Strategy: string(cp.Strategy)}
+		if cp.Fallback != nil {
+			sig.Fallback = cp.Fallback.Reason
+		}
+		if cp.Blocked != nil {
+			sig.Blocked = cp.Blocked.Reason
+		}
+		s.ClonePlan = sig
+	}
+	return s
 }
