@@ -122,7 +122,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 		response.Fatal(rsp, err)
 		return c
 	}
-	log = log.WithValues("xr-apiversion", oxr.Resource.GetAPIVersion(), "xr-kind", oxr.Resource.GetKind(), "xr-name", oxr.Resource.GetName())
+	log = log.WithValues("xr-apiversion", oxr.Resource.GetAPIVersion(), "xr-kind", oxr.Resource.GetKind(), "xr-namespace", oxr.Resource.GetNamespace(), "xr-name", oxr.Resource.GetName())
 	c.Composite = oxr.Resource.GetKind() + "/" + oxr.Resource.GetNamespace() + "/" + oxr.Resource.GetName()
 
 	mode, err := config.ModeFor(cfg, oxr.Resource.GetKind())

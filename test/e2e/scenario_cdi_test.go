@@ -292,27 +292,39 @@ func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
 // shipped one; a pool opts in by spec.crossplane.compositionRef.
 func compositionWithoutUsages(t *testing.T) string {
 	t.Helper()
+	return compositionWith(t, harness.NodePool.Kind, "e2e-xnodepools-without-usages", func(input map[string]any) error {
+		return unstructured.SetNestedField(input, false, "usages", "enabled")
+	})
+}
+
+// compositionWith applies, for the test, a copy of the shipped Composition
+// of kind named name, its function's Input edited by edit, and returns its
+// name; a composite opts in by spec.crossplane.compositionRef.
+func compositionWith(t *testing.T, kind, name string, edit func(input map[string]any) error) string {
+	t.Helper()
 	var shipped *unstructured.Unstructured
 	for _, o := range platform.Objects {
 		if o.GroupVersionKind().GroupKind() == harness.Composition.GroupKind() {
-			if k, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "kind"); k == harness.NodePool.Kind {
+			if k, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "kind"); k == kind {
 				shipped = o
 			}
 		}
 	}
 	if shipped == nil {
-		t.Fatalf("no Composition for %s among the platform's objects (%s)", harness.NodePool.Kind, platform.Source)
+		t.Fatalf("no Composition for %s among the platform's objects (%s)", kind, platform.Source)
 	}
 	comp := shipped.DeepCopy()
-	comp.SetName("e2e-xnodepools-without-usages")
+	comp.SetName(name)
 	steps, _, _ := unstructured.NestedSlice(comp.Object, "spec", "pipeline")
 	if len(steps) != 1 {
 		t.Fatalf("Composition %s has %d pipeline steps; the scenario edits the function's one", shipped.GetName(), len(steps))
 	}
 	step := steps[0].(map[string]any)
-	if err := unstructured.SetNestedField(step, false, "input", "usages", "enabled"); err != nil {
+	input, _, _ := unstructured.NestedMap(step, "input")
+	if err := edit(input); err != nil {
 		t.Fatal(err)
 	}
+	step["input"] = input
 	if err := unstructured.SetNestedSlice(comp.Object, steps, "spec", "pipeline"); err != nil {
 		t.Fatal(err)
 	}

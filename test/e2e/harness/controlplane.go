@@ -62,6 +62,7 @@ type ControlPlane struct {
 	WebhookURL string
 
 	crossplane *Process
+	function   *Process
 
 	apiServerURL string
 	procs        []*Process
@@ -207,6 +208,7 @@ func (cp *ControlPlane) StartFunction(ctx context.Context) error {
 		return err
 	}
 	cp.procs = append(cp.procs, fn)
+	cp.function = fn
 	return cp.waitTLS(ctx, fn, cp.FunctionAddress, 30*time.Second)
 }
 

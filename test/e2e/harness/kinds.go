@@ -13,6 +13,7 @@ var (
 	Event            = gvk("", "v1", "Event")
 	ConfigMap        = gvk("", "v1", "ConfigMap")
 	PVC              = gvk("", "v1", "PersistentVolumeClaim")
+	Service          = gvk("", "v1", "Service")
 	PV               = gvk("", "v1", "PersistentVolume")
 	StorageClass     = gvk("storage.k8s.io", "v1", "StorageClass")
 	Role             = gvk("rbac.authorization.k8s.io", "v1", "Role")

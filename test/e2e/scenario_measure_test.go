@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// TestMeasureReconcileRates measures what a pool and a catalog cost
+// Crossplane on this core (CROSSPLANE_VERSION, v2.4.2 by default), with the
+// TTLs a platform runs (the Input's polling: steady 1m, in progress 15s,
+// the function's defaults) instead of the suite's 5 s: function calls per
+// pool while it scales from 0 to E2E_MEASURE_WORKERS (50) and while all of
+// them roll, per settled pool and per catalog over E2E_MEASURE_WINDOW
+// (10m), scaled to an hour; then Crossplane's RSS before and after 5,000
+// PVCs and 2,000 Services are created (kinds the function requires: a
+// pool's golden PVC, a Join pool's Services). It asserts nothing about the
+// figures (they are read, not pinned: docs/performance.md) beyond the pool
+// settling, and runs only with E2E_MEASURE=1 (make e2e-measure): a roll of
+// 50 workers takes longer than CI can spend.
+func TestMeasureReconcileRates(t *testing.T) {
+	if os.Getenv("E2E_MEASURE") == "" {
+		t.Skip("a measurement, not a check: run it with make e2e-measure")
+	}
+	workers := int64(envInt(t, "E2E_MEASURE_WORKERS", 50))
+	window := envDuration(t, "E2E_MEASURE_WINDOW", 10*time.Minute)
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	const ns, cluster, catalog = "e2e-measure", "measure", "e2e-measure"
+	inNamespace(t, ns)
+	capiCluster(t, ns, cluster)
+	sid := schematicID("measure")
+	golden := goldenName(sid)
+
+	production := func(input map[string]any) error {
+		return unstructured.SetNestedMap(input, map[string]any{"steady": "1m", "inProgress": "15s"}, "polling")
+	}
+	catComp := compositionWith(t, harness.WorkerImageCatalog.Kind, "e2e-measure-catalog", production)
+	poolComp := compositionWith(t, harness.NodePool.Kind, "e2e-measure-pool", production)
+
+	cat := catalogXR(catalog, sid+" "+talosVersion)
+	_ = unstructured.SetNestedField(cat.Object, catComp, "spec", "crossplane", "compositionRef", "name")
+	cp.MustApply(t, cat)
+	deleteOnCleanup(t, cat)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
+	completeGolden(t, golden)
+	waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)
+
+	pool := func(labels map[string]any) *unstructured.Unstructured {
+		xr := sizedPool(ns, cluster, sid, workers, "20Gi")
+		_ = unstructured.SetNestedField(xr.Object, poolComp, "spec", "crossplane", "compositionRef", "name")
+		if labels != nil {
+			_ = unstructured.SetNestedMap(xr.Object, labels, "spec", "labels")
+		}
+		return xr
+	}
+	md := cluster + "-" + poolName
+	xr := pool(nil)
+	calls := func(from int64, kind, ns, name string) (int, int) {
+		t.Helper()
+		c, r, err := cp.FunctionCalls(from, kind, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, r
+	}
+	offset := func() int64 {
+		t.Helper()
+		o, err := cp.FunctionLogOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	long := time.Duration(workers)*time.Minute + 10*time.Minute
+
+	// Scale from 0 to workers.
+	from, start := offset(), time.Now()
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName()).GetName()
+	waitSettledWithin(t, long, ns, md, kmt, workers)
+	c, r := calls(from, harness.NodePool.Kind, ns, xr.GetName())
+	t.Logf("MEASURE create 0->%d workers: %s, %d calls (%d composed, %d requirements only)", workers, time.Since(start).Round(time.Second), c+r, c, r)
+
+	// Roll every worker: a Talos label is in the bootstrap template.
+	before := bootstrapTemplateOf(t, ns, md)
+	from, start = offset(), time.Now()
+	cp.MustApply(t, pool(map[string]any{"workload": "measure"}))
+	cp.Eventually(t, long, fmt.Sprintf("Cluster API to roll all %d workers of %s onto a new TalosConfigTemplate", workers, md), func(ctx context.Context) error {
+		s, err := readDeployment(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		u, err := cp.Existing(ctx, harness.MachineDeployment, ns, md)
+		if err != nil {
+			return err
+		}
+		boot, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
+		if boot == before || !s.settledOn(kmt, workers) || len(s.Sets) != 1 {
+			return fmt.Errorf("bootstrap %s; %s", boot, s)
+		}
+		return nil
+	})
+	c, r = calls(from, harness.NodePool.Kind, ns, xr.GetName())
+	t.Logf("MEASURE roll %d workers: %s, %d calls (%d composed, %d requirements only)", workers, time.Since(start).Round(time.Second), c+r, c, r)
+
+	// Settled: the pool and the catalog over the window.
+	from, start = offset(), time.Now()
+	time.Sleep(window)
+	elapsed := time.Since(start)
+	pc, pr := calls(from, harness.NodePool.Kind, ns, xr.GetName())
+	cc, cr := calls(from, harness.WorkerImageCatalog.Kind, "", catalog)
+	perHour := func(n int) float64 { return float64(n) * float64(time.Hour) / float64(elapsed) }
+	t.Logf("MEASURE settled pool over %s: %d calls (%d composed, %d requirements only), %.0f per hour", elapsed.Round(time.Second), pc+pr, pc, pr, perHour(pc+pr))
+	t.Logf("MEASURE settled catalog over %s: %d calls (%d composed, %d requirements only), %.0f per hour", elapsed.Round(time.Second), cc+cr, cc, cr, perHour(cc+cr))
+
+	// Crossplane's memory with many objects of kinds the function requires.
+	measureCrossplaneRSS(t)
+}
+
+// measureCrossplaneRSS creates 5,000 PVCs and 2,000 Services in a namespace
+// of their own and logs Crossplane's RSS before, once they exist, and after
+// a minute (its informers list and watch them in that time).
+func measureCrossplaneRSS(t *testing.T) {
+	t.Helper()
+	const ns = "e2e-measure-load"
+	inNamespace(t, ns)
+	rssNow := func() int64 {
+		t.Helper()
+		v, err := cp.CrossplaneRSS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+	before := rssNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	pvcs, err := cp.Resource(harness.PVC, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		// No such class: the claims stay Pending, as many claims of a real
+		// cluster are; the object is what Crossplane caches.
+		if _, err := pvcs.Create(ctx, harness.MustObject(fmt.Sprintf(`
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: load-%d, namespace: %s, labels: {app.kubernetes.io/name: load}}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: e2e-measure-none
+  resources: {requests: {storage: 1Gi}}
+`, i, ns)), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svcs, err := cp.Resource(harness.Service, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if _, err := svcs.Create(ctx, harness.MustObject(fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: load-%d, namespace: %s, labels: {app.kubernetes.io/name: load}}
+spec:
+  clusterIP: None
+  ports: [{name: https, port: 6443}]
+  selector: {app: load-%d}
+`, i, ns, i)), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := rssNow()
+	time.Sleep(time.Minute)
+	settled := rssNow()
+	t.Logf("MEASURE Crossplane RSS: %s before, %s with 5,000 PVCs and 2,000 Services created, %s a minute later (+%s)", mib(before), mib(created), mib(settled), mib(settled-before))
+}
+
+// waitSettledWithin is waitSettled with a timeout of its own.
+func waitSettledWithin(t *testing.T, timeout time.Duration, ns, md, tmpl string, want int64) {
+	t.Helper()
+	cp.Eventually(t, timeout, fmt.Sprintf("Cluster API to settle MachineDeployment %s/%s on %s with %d ready replicas", ns, md, tmpl, want), func(ctx context.Context) error {
+		s, err := readDeployment(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if !s.settledOn(tmpl, want) {
+			return fmt.Errorf("%s", s)
+		}
+		return nil
+	})
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		t.Fatalf("%s=%q: want a positive duration", name, v)
+	}
+	return d
+}
