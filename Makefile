@@ -130,15 +130,16 @@ e2e-oldest:
 	cd test/e2e && CROSSPLANE_VERSION=$(E2E_OLDEST_CROSSPLANE) $(GO) test -count=1 -timeout 45m -v -run '$(E2E_VERSION_SCENARIOS)' ./...
 
 ## e2e-measure: measure reconcile rates and Crossplane's memory on the e2e control plane (TestMeasureReconcileRates;
-## E2E_MEASURE_WORKERS=50, E2E_MEASURE_WINDOW=10m, CROSSPLANE_VERSION as for make e2e). Not part of make test: it
+## E2E_MEASURE_WORKERS=50, E2E_MEASURE_WINDOW=10m, E2E_MEASURE_STEADY=1m the Input's polling.steady, CROSSPLANE_VERSION as for make e2e). Not part of make test: it
 ## rolls 50 workers and waits out the window. Prints MEASURE lines; docs/performance.md records them.
 E2E_MEASURE_WORKERS ?= 50
 E2E_MEASURE_WINDOW ?= 10m
+E2E_MEASURE_STEADY ?= 1m
 .PHONY: e2e-measure
 e2e-measure:
 	test/e2e/hack/build-binaries.sh > /dev/null
 	@mkdir -p _output
-	set -o pipefail; cd test/e2e && E2E_MEASURE=1 E2E_MEASURE_WORKERS=$(E2E_MEASURE_WORKERS) E2E_MEASURE_WINDOW=$(E2E_MEASURE_WINDOW) $(GO) test -count=1 -timeout 150m -v -run '^TestMeasureReconcileRates$$' ./... 2>&1 | tee $(CURDIR)/_output/e2e-measure.log
+	set -o pipefail; cd test/e2e && E2E_MEASURE=1 E2E_MEASURE_WORKERS=$(E2E_MEASURE_WORKERS) E2E_MEASURE_WINDOW=$(E2E_MEASURE_WINDOW) E2E_MEASURE_STEADY=$(E2E_MEASURE_STEADY) $(GO) test -count=1 -timeout 150m -v -run '^TestMeasureReconcileRates$$' . 2>&1 | tee $(CURDIR)/_output/e2e-measure.log
 	@grep -h 'MEASURE ' _output/e2e-measure.log
 
 ## packages: build the Function package (runtime image embedded, no Docker), the Configuration and its legacy variant into _output/.

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -292,26 +293,29 @@ func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
 // shipped one; a pool opts in by spec.crossplane.compositionRef.
 func compositionWithoutUsages(t *testing.T) string {
 	t.Helper()
-	return compositionWith(t, harness.NodePool.Kind, "e2e-xnodepools-without-usages", func(input map[string]any) error {
+	return compositionWith(t, harness.NodePool, "e2e-xnodepools-without-usages", func(input map[string]any) error {
 		return unstructured.SetNestedField(input, false, "usages", "enabled")
 	})
 }
 
 // compositionWith applies, for the test, a copy of the shipped Composition
-// of kind named name, its function's Input edited by edit, and returns its
-// name; a composite opts in by spec.crossplane.compositionRef.
-func compositionWith(t *testing.T, kind, name string, edit func(input map[string]any) error) string {
+// of the composite gvk named name, its function's Input edited by edit, and
+// returns its name; a composite opts in by spec.crossplane.compositionRef.
+// The group matters: the smoke fixture has a kind of the same name.
+func compositionWith(t *testing.T, gvk schema.GroupVersionKind, name string, edit func(input map[string]any) error) string {
 	t.Helper()
 	var shipped *unstructured.Unstructured
 	for _, o := range platform.Objects {
 		if o.GroupVersionKind().GroupKind() == harness.Composition.GroupKind() {
-			if k, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "kind"); k == kind {
+			k, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "kind")
+			av, _, _ := unstructured.NestedString(o.Object, "spec", "compositeTypeRef", "apiVersion")
+			if k == gvk.Kind && av == gvk.GroupVersion().String() {
 				shipped = o
 			}
 		}
 	}
 	if shipped == nil {
-		t.Fatalf("no Composition for %s among the platform's objects (%s)", kind, platform.Source)
+		t.Fatalf("no Composition for %s among the platform's objects (%s)", gvk, platform.Source)
 	}
 	comp := shipped.DeepCopy()
 	comp.SetName(name)

@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
 
 // TestMeasureReconcileRates measures what a pool and a catalog cost
 // Crossplane on this core (CROSSPLANE_VERSION, v2.4.2 by default), with the
-// TTLs a platform runs (the Input's polling: steady 1m, in progress 15s,
-// the function's defaults) instead of the suite's 5 s: function calls per
+// TTLs a platform runs (the Input's polling: steady 1m or
+// E2E_MEASURE_STEADY, in progress 15s, the function's defaults) instead of
+// the suite's 5 s: function calls per
 // pool while it scales from 0 to E2E_MEASURE_WORKERS (50) and while all of
 // them roll, per settled pool and per catalog over E2E_MEASURE_WINDOW
 // (10m), scaled to an hour; then Crossplane's RSS before and after 5,000
@@ -32,6 +37,7 @@ func TestMeasureReconcileRates(t *testing.T) {
 	}
 	workers := int64(envInt(t, "E2E_MEASURE_WORKERS", 50))
 	window := envDuration(t, "E2E_MEASURE_WINDOW", 10*time.Minute)
+	steady := envDuration(t, "E2E_MEASURE_STEADY", time.Minute)
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	const ns, cluster, catalog = "e2e-measure", "measure", "e2e-measure"
@@ -41,10 +47,10 @@ func TestMeasureReconcileRates(t *testing.T) {
 	golden := goldenName(sid)
 
 	production := func(input map[string]any) error {
-		return unstructured.SetNestedMap(input, map[string]any{"steady": "1m", "inProgress": "15s"}, "polling")
+		return unstructured.SetNestedMap(input, map[string]any{"steady": steady.String(), "inProgress": "15s"}, "polling")
 	}
-	catComp := compositionWith(t, harness.WorkerImageCatalog.Kind, "e2e-measure-catalog", production)
-	poolComp := compositionWith(t, harness.NodePool.Kind, "e2e-measure-pool", production)
+	catComp := compositionWith(t, harness.WorkerImageCatalog, "e2e-measure-catalog", production)
+	poolComp := compositionWith(t, harness.NodePool, "e2e-measure-pool", production)
 
 	cat := catalogXR(catalog, sid+" "+talosVersion)
 	_ = unstructured.SetNestedField(cat.Object, catComp, "spec", "crossplane", "compositionRef", "name")
@@ -84,16 +90,28 @@ func TestMeasureReconcileRates(t *testing.T) {
 
 	// Scale from 0 to workers.
 	from, start := offset(), time.Now()
+	events := countEvents(t, ns, poolEventKinds...)
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	kmt := poolTemplate(t, reconcileTimeout, ns, xr.GetName()).GetName()
 	waitSettledWithin(t, long, ns, md, kmt, workers)
 	c, r := calls(from, harness.NodePool.Kind, ns, xr.GetName())
-	t.Logf("MEASURE create 0->%d workers: %s, %d calls (%d composed, %d requirements only)", workers, time.Since(start).Round(time.Second), c+r, c, r)
+	t.Logf("MEASURE create 0->%d workers: %s, %d calls (%d composed, %d requirements only); %s", workers, time.Since(start).Round(time.Second), c+r, c, r, events.stop())
 
 	// Roll every worker: a Talos label is in the bootstrap template.
 	before := bootstrapTemplateOf(t, ns, md)
+	uctx, ucancel := context.WithTimeout(context.Background(), 30*time.Second)
+	uids, err := machineUIDs(uctx, ns, md)
+	ucancel()
+	if err != nil || int64(len(uids)) != workers {
+		t.Fatalf("Machines of the pool: %v, %v", uids, err)
+	}
 	from, start = offset(), time.Now()
+	events = countEvents(t, ns, poolEventKinds...)
+	// Crossplane v2.4 drops the watch events of a composite whose circuit
+	// breaker opened (internal/circuit, core.go: burst 100, refill 1/s) and
+	// says so in its Responsive condition.
+	unresponsive := 0
 	cp.MustApply(t, pool(map[string]any{"workload": "measure"}))
 	cp.Eventually(t, long, fmt.Sprintf("Cluster API to roll all %d workers of %s onto a new TalosConfigTemplate", workers, md), func(ctx context.Context) error {
 		s, err := readDeployment(ctx, ns, md)
@@ -105,22 +123,36 @@ func TestMeasureReconcileRates(t *testing.T) {
 			return err
 		}
 		boot, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
+		if x, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName()); err == nil && harness.ConditionStatus(x, "Responsive") == "False" {
+			unresponsive++
+		}
 		if boot == before || !s.settledOn(kmt, workers) || len(s.Sets) != 1 {
 			return fmt.Errorf("bootstrap %s; %s", boot, s)
+		}
+		got, err := machineUIDs(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		for m, uid := range got {
+			if uids[m] == uid {
+				return fmt.Errorf("Machine %s not replaced yet", m)
+			}
 		}
 		return nil
 	})
 	c, r = calls(from, harness.NodePool.Kind, ns, xr.GetName())
-	t.Logf("MEASURE roll %d workers: %s, %d calls (%d composed, %d requirements only)", workers, time.Since(start).Round(time.Second), c+r, c, r)
+	t.Logf("MEASURE roll %d workers: %s, %d calls (%d composed, %d requirements only); Responsive=False in %d samples; %s", workers, time.Since(start).Round(time.Second), c+r, c, r, unresponsive, events.stop())
 
 	// Settled: the pool and the catalog over the window.
 	from, start = offset(), time.Now()
+	events = countEvents(t, ns, poolEventKinds...)
 	time.Sleep(window)
 	elapsed := time.Since(start)
 	pc, pr := calls(from, harness.NodePool.Kind, ns, xr.GetName())
 	cc, cr := calls(from, harness.WorkerImageCatalog.Kind, "", catalog)
 	perHour := func(n int) float64 { return float64(n) * float64(time.Hour) / float64(elapsed) }
-	t.Logf("MEASURE settled pool over %s: %d calls (%d composed, %d requirements only), %.0f per hour", elapsed.Round(time.Second), pc+pr, pc, pr, perHour(pc+pr))
+	t.Logf("MEASURE steady TTL %s", steady)
+	t.Logf("MEASURE settled pool over %s: %d calls (%d composed, %d requirements only), %.0f per hour; %s", elapsed.Round(time.Second), pc+pr, pc, pr, perHour(pc+pr), events.stop())
 	t.Logf("MEASURE settled catalog over %s: %d calls (%d composed, %d requirements only), %.0f per hour", elapsed.Round(time.Second), cc+cr, cc, cr, perHour(cc+cr))
 
 	// Crossplane's memory with many objects of kinds the function requires.
@@ -142,8 +174,18 @@ func measureCrossplaneRSS(t *testing.T) {
 		}
 		return v
 	}
+	heapNow := func() int64 {
+		t.Helper()
+		hctx, hcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer hcancel()
+		v, err := cp.CrossplaneHeapInUse(hctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-	before := rssNow()
+	before, heapBefore := rssNow(), heapNow()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	pvcs, err := cp.Resource(harness.PVC, ns)
@@ -184,8 +226,9 @@ spec:
 	}
 	created := rssNow()
 	time.Sleep(time.Minute)
-	settled := rssNow()
-	t.Logf("MEASURE Crossplane RSS: %s before, %s with 5,000 PVCs and 2,000 Services created, %s a minute later (+%s)", mib(before), mib(created), mib(settled), mib(settled-before))
+	settled, heapSettled := rssNow(), heapNow()
+	t.Logf("MEASURE Crossplane RSS: %s before, %s with 5,000 PVCs and 2,000 Services created, %s a minute later (%+.1f MiB); heap in use %s before, %s after (%+.1f MiB)",
+		mib(before), mib(created), mib(settled), float64(settled-before)/(1<<20), mib(heapBefore), mib(heapSettled), float64(heapSettled-heapBefore)/(1<<20))
 }
 
 // waitSettledWithin is waitSettled with a timeout of its own.
@@ -227,4 +270,82 @@ func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
 		t.Fatalf("%s=%q: want a positive duration", name, v)
 	}
 	return d
+}
+
+// eventCounter counts the watch events of the kinds a pool composes or
+// requires in its namespace: each is an event Crossplane v2.4 maps to the
+// pool (composed resources and required ones alike), which its circuit
+// breaker counts.
+type eventCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// poolEventKinds are what a node pool composes or requires in its own
+// namespace (internal/nodepool/world.go, emit.go).
+var poolEventKinds = []schema.GroupVersionKind{
+	harness.MachineDeployment, harness.MachineSet, harness.MachineHealthCheck, harness.KubevirtMachineTemplate,
+	harness.TalosConfigTemplate, harness.DataVolume, harness.PVC, harness.Usage,
+}
+
+// countEvents starts counting events of kinds in ns from now on.
+func countEvents(t *testing.T, ns string, kinds ...schema.GroupVersionKind) *eventCounter {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &eventCounter{counts: map[string]int{}, cancel: cancel}
+	for _, gvk := range kinds {
+		ri, err := cp.Resource(gvk, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := ri.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := ri.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer w.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case _, ok := <-w.ResultChan():
+					if !ok {
+						return
+					}
+					e.mu.Lock()
+					e.counts[gvk.Kind]++
+					e.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return e
+}
+
+// stop ends the count and returns it as "Kind n" pairs, largest first.
+func (e *eventCounter) stop() string {
+	e.cancel()
+	e.wg.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	kinds := make([]string, 0, len(e.counts))
+	total := 0
+	for k, n := range e.counts {
+		kinds = append(kinds, k)
+		total += n
+	}
+	sort.Slice(kinds, func(i, j int) bool { return e.counts[kinds[i]] > e.counts[kinds[j]] })
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, e.counts[k]))
+	}
+	return fmt.Sprintf("%d events (%s)", total, strings.Join(parts, ", "))
 }

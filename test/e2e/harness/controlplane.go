@@ -63,6 +63,8 @@ type ControlPlane struct {
 
 	crossplane *Process
 	function   *Process
+	// crossplaneMetrics is the URL of Crossplane's Prometheus metrics.
+	crossplaneMetrics string
 
 	apiServerURL string
 	procs        []*Process
@@ -251,6 +253,7 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 	}
 	cp.procs = append(cp.procs, xp)
 	cp.crossplane = xp
+	cp.crossplaneMetrics = "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
 	cp.WebhookURL = "https://127.0.0.1:" + strconv.Itoa(ports[2])
 	// With webhooks on, /readyz includes the "webhook" check, which passes
 	// once the webhook server accepts TLS connections (core.go SetupProbes:

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -63,6 +65,33 @@ func (cp *ControlPlane) FunctionLogOffset() (int64, error) {
 // bytes (VmRSS of /proc/<pid>/status).
 func (cp *ControlPlane) CrossplaneRSS() (int64, error) {
 	return rss(cp.crossplane.Pid())
+}
+
+// CrossplaneHeapInUse is go_memstats_heap_inuse_bytes of the Crossplane
+// core process, from its metrics endpoint: unlike RSS it does not lag
+// behind the garbage collector returning memory.
+func (cp *ControlPlane) CrossplaneHeapInUse(ctx context.Context) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.crossplaneMetrics, nil)
+	if err != nil {
+		return 0, err
+	}
+	rsp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = rsp.Body.Close() }()
+	sc := bufio.NewScanner(rsp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int64(f), err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s serves no go_memstats_heap_inuse_bytes", cp.crossplaneMetrics)
 }
 
 func rss(pid int) (int64, error) {
