@@ -71,6 +71,14 @@ func (cp *ControlPlane) CrossplaneRSS() (int64, error) {
 // core process, from its metrics endpoint: unlike RSS it does not lag
 // behind the garbage collector returning memory.
 func (cp *ControlPlane) CrossplaneHeapInUse(ctx context.Context) (int64, error) {
+	v, err := cp.CrossplaneMetric(ctx, "go_memstats_heap_inuse_bytes")
+	return int64(v), err
+}
+
+// CrossplaneMetric sums the samples of the series name on Crossplane's
+// metrics endpoint whose labels include every one of labels (each as
+// written there, e.g. `result="Dropped"`).
+func (cp *ControlPlane) CrossplaneMetric(ctx context.Context, name string, labels ...string) (float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.crossplaneMetrics, nil)
 	if err != nil {
 		return 0, err
@@ -82,16 +90,32 @@ func (cp *ControlPlane) CrossplaneHeapInUse(ctx context.Context) (int64, error) 
 	defer func() { _ = rsp.Body.Close() }()
 	sc := bufio.NewScanner(rsp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	sum, found := 0.0, false
+sample:
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(f), err
+		line := sc.Text()
+		series, value, ok := strings.Cut(line, " ")
+		if !ok || (series != name && !strings.HasPrefix(series, name+"{")) {
+			continue
 		}
+		for _, l := range labels {
+			if !strings.Contains(series, l) {
+				continue sample
+			}
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", line, err)
+		}
+		sum, found = sum+f, true
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("%s serves no go_memstats_heap_inuse_bytes", cp.crossplaneMetrics)
+	if !found {
+		return 0, fmt.Errorf("%s serves no %s %v", cp.crossplaneMetrics, name, labels)
+	}
+	return sum, nil
 }
 
 func rss(pid int) (int64, error) {
