@@ -45,6 +45,24 @@ spec:
 		return nil
 	})
 
+	// The function's metrics (docs/operations.md) count the call and the
+	// catalog it decided for, as the real Crossplane called it.
+	cp.Eventually(t, reconcileTimeout, "the function's metrics to count a composed Catalog call", func(ctx context.Context) error {
+		for _, m := range []struct {
+			name   string
+			labels []string
+		}{
+			{"function_worker_image_calls_total", []string{`mode="Catalog"`, `outcome="composed"`}},
+			{"function_worker_image_composites", []string{`mode="Catalog"`}},
+			{"function_worker_image_request_bytes_count", []string{`mode="Catalog"`}},
+		} {
+			if v, err := cp.FunctionMetric(ctx, m.name, m.labels...); err != nil || v < 1 {
+				return fmt.Errorf("%s%v = %v, %v; want at least 1", m.name, m.labels, v, err)
+			}
+		}
+		return nil
+	})
+
 	// An object the XR owns, to prove kube-controller-manager's garbage
 	// collector runs and knows the composite kind.
 	cp.MustApply(t, harness.MustObject(fmt.Sprintf(`

@@ -252,6 +252,18 @@ func TestBuiltinPoolWaitsWhileGoldenImports(t *testing.T) {
 		t.Errorf("WorkerImageReady reason = %v, want GoldenImporting", c["reason"])
 	}
 	cp.WaitEvent(t, reconcileTimeout, held, "Warning", goldenA, "still importing")
+	// An operator sees the hold in the function's metrics (docs/operations.md)
+	// and in kubectl get (the GATE and REASON columns read status.gate).
+	cp.Eventually(t, reconcileTimeout, "the function's metrics to count the pool held for GoldenImporting", func(ctx context.Context) error {
+		v, err := cp.FunctionMetric(ctx, "function_worker_image_held_composites", `mode="NodePool"`, `reason="GoldenImporting"`)
+		if err != nil || v < 1 {
+			return fmt.Errorf("held_composites{GoldenImporting} = %v, %v", v, err)
+		}
+		return nil
+	})
+	if gate, _, _ := unstructured.NestedStringMap(held.Object, "status", "gate"); gate["state"] != "Held" || gate["reason"] != "GoldenImporting" {
+		t.Errorf("status.gate = %v, want Held for GoldenImporting", gate)
+	}
 
 	// Held means nothing at all is composed, for as long as the golden
 	// imports; the condition above proves the function has decided already.

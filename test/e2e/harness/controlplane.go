@@ -63,8 +63,9 @@ type ControlPlane struct {
 
 	crossplane *Process
 	function   *Process
-	// crossplaneMetrics is the URL of Crossplane's Prometheus metrics.
-	crossplaneMetrics string
+	// crossplaneMetrics and functionMetrics are the URLs of Crossplane's
+	// and the function's Prometheus metrics.
+	crossplaneMetrics, functionMetrics string
 
 	apiServerURL string
 	procs        []*Process
@@ -192,18 +193,19 @@ func (cp *ControlPlane) initClients() error {
 }
 
 // StartFunction starts function-worker-image on a free loopback port, serving
-// mTLS with the run's certificates and no metrics server.
+// mTLS with the run's certificates, and its metrics on another.
 func (cp *ControlPlane) StartFunction(ctx context.Context) error {
-	ports, err := FreeLoopbackPorts(1)
+	ports, err := FreeLoopbackPorts(2)
 	if err != nil {
 		return err
 	}
 	cp.FunctionAddress = "127.0.0.1:" + strconv.Itoa(ports[0])
+	cp.functionMetrics = "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/metrics"
 	fn, err := StartProcess(cp.LogDir, "function-worker-image", cp.Bin.Function, []string{
 		"--debug",
 		"--tls-certs-dir=" + cp.PKI.FunctionCertsDir,
 		"--address=" + cp.FunctionAddress,
-		"--metrics-address=",
+		"--metrics-address=127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--ttl=" + cp.FunctionTTL.String(),
 	}, nil)
 	if err != nil {

@@ -79,7 +79,19 @@ func (cp *ControlPlane) CrossplaneHeapInUse(ctx context.Context) (int64, error) 
 // metrics endpoint whose labels include every one of labels (each as
 // written there, e.g. `result="Dropped"`).
 func (cp *ControlPlane) CrossplaneMetric(ctx context.Context, name string, labels ...string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.crossplaneMetrics, nil)
+	return scrape(ctx, cp.crossplaneMetrics, name, labels...)
+}
+
+// FunctionMetric is CrossplaneMetric for the function's own metrics
+// (--metrics-address, docs/operations.md).
+func (cp *ControlPlane) FunctionMetric(ctx context.Context, name string, labels ...string) (float64, error) {
+	return scrape(ctx, cp.functionMetrics, name, labels...)
+}
+
+// scrape sums the samples of series name at url whose labels include all
+// of labels; an error when there is none.
+func scrape(ctx context.Context, url, name string, labels ...string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -113,7 +125,7 @@ sample:
 		return 0, err
 	}
 	if !found {
-		return 0, fmt.Errorf("%s serves no %s %v", cp.crossplaneMetrics, name, labels)
+		return 0, fmt.Errorf("%s serves no %s %v", url, name, labels)
 	}
 	return sum, nil
 }
