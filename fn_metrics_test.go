@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +40,6 @@ func TestMetricsFollowTheResponse(t *testing.T) {
 				t.Fatalf("metrics changed the response (-without, +with):\n%s", diff)
 			}
 
-			mode := strings.SplitN(sc.Name, "/", 2)[0]
 			outcome := metrics.OutcomeComposed
 			if fatal(rsp) {
 				outcome = metrics.OutcomeFatal
@@ -67,8 +65,10 @@ func TestMetricsFollowTheResponse(t *testing.T) {
 					t.Errorf("decisions_total = %v, want %d (one per condition)", got, conds)
 				}
 			}
-			if mode != "" && gauge(t, reg, "function_worker_image_request_bytes", nil) == 0 {
-				t.Error("request_bytes recorded nothing")
+			kind := sc.XR.GetFields()["kind"].GetStringValue()
+			mode := map[string]string{"XWorkerImageCatalog": "Catalog", "XNodePool": "NodePool", "XTenantCluster": "TenantCluster"}[kind]
+			if got := gauge(t, reg, "function_worker_image_request_bytes", map[string]string{"mode": mode}); got != 1 {
+				t.Errorf("request_bytes{mode=%q} counts %v requests, want 1", mode, got)
 			}
 		})
 	}
