@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -325,26 +326,33 @@ func countEvents(t *testing.T, ns string, kinds ...schema.GroupVersionKind) *eve
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := ri.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
-		if err != nil {
-			t.Fatal(err)
-		}
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
-			defer w.Stop()
-			for {
-				select {
-				case <-ctx.Done():
+			// The API server ends a watch after a while (its
+			// --min-request-timeout); watch again from the last event seen.
+			rv := list.GetResourceVersion()
+			for ctx.Err() == nil {
+				w, err := ri.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+				if err != nil {
 					return
-				case _, ok := <-w.ResultChan():
-					if !ok {
-						return
+				}
+				for ev := range w.ResultChan() {
+					if ev.Type == watch.Error {
+						// Too old a version (410): start again from now.
+						if l, err := ri.List(ctx, metav1.ListOptions{}); err == nil {
+							rv = l.GetResourceVersion()
+						}
+						break
+					}
+					if o, ok := ev.Object.(*unstructured.Unstructured); ok {
+						rv = o.GetResourceVersion()
 					}
 					e.mu.Lock()
 					e.counts[gvk.Kind]++
 					e.mu.Unlock()
 				}
+				w.Stop()
 			}
 		}()
 	}
