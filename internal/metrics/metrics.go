@@ -15,7 +15,9 @@
 package metrics
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,8 +69,6 @@ type Call struct {
 
 // Recorder records calls. A nil Recorder records nothing.
 type Recorder struct {
-	now func() time.Time
-
 	calls            *prometheus.CounterVec
 	requestBytes     *prometheus.HistogramVec
 	responseBytes    *prometheus.HistogramVec
@@ -86,7 +86,6 @@ var sizeBuckets = prometheus.ExponentialBuckets(1024, 4, 10)
 // gauges expire by (time.Now outside tests).
 func New(reg prometheus.Registerer, now func() time.Time) (*Recorder, error) {
 	r := &Recorder{
-		now: now,
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "calls_total",
 			Help: "RunFunction calls by mode and outcome (composed, requirements: asked Crossplane for required resources and decided nothing, fatal).",
@@ -150,7 +149,7 @@ func (r *Recorder) Observe(c Call) {
 		fatal:   c.Outcome == OutcomeFatal,
 		hold:    c.Signals.Hold,
 		goldens: c.Signals.Goldens,
-		expires: r.now().Add(expiryOf(c.TTL)),
+		expires: r.state.now().Add(expiryOf(c.TTL)),
 	})
 }
 
@@ -254,50 +253,21 @@ func (s *stateCollector) snapshot() []prometheus.Metric {
 		}
 	}
 	var out []prometheus.Metric
-	for _, mode := range sortedKeys(composites) {
+	for _, mode := range slices.Sorted(maps.Keys(composites)) {
 		out = append(out, prometheus.MustNewConstMetric(s.composites, prometheus.GaugeValue, float64(composites[mode]), mode))
 	}
-	for _, mode := range sortedKeys(refused) {
+	for _, mode := range slices.Sorted(maps.Keys(refused)) {
 		out = append(out, prometheus.MustNewConstMetric(s.refused, prometheus.GaugeValue, float64(refused[mode]), mode))
 	}
-	hk := make([]heldKey, 0, len(held))
-	for k := range held {
-		hk = append(hk, k)
-	}
-	sort.Slice(hk, func(i, j int) bool {
-		if hk[i].mode != hk[j].mode {
-			return hk[i].mode < hk[j].mode
-		}
-		return hk[i].reason < hk[j].reason
-	})
-	for _, k := range hk {
+	for _, k := range slices.SortedFunc(maps.Keys(held), func(a, b heldKey) int {
+		return cmp.Or(cmp.Compare(a.mode, b.mode), cmp.Compare(a.reason, b.reason))
+	}) {
 		out = append(out, prometheus.MustNewConstMetric(s.held, prometheus.GaugeValue, float64(held[k]), k.mode, k.reason))
 	}
-	gk := make([]goldenKey, 0, len(goldens))
-	for k := range goldens {
-		gk = append(gk, k)
-	}
-	sort.Slice(gk, func(i, j int) bool {
-		a, b := gk[i], gk[j]
-		if a.catalog != b.catalog {
-			return a.catalog < b.catalog
-		}
-		if a.state != b.state {
-			return a.state < b.state
-		}
-		return a.retiring < b.retiring
-	})
-	for _, k := range gk {
+	for _, k := range slices.SortedFunc(maps.Keys(goldens), func(a, b goldenKey) int {
+		return cmp.Or(cmp.Compare(a.catalog, b.catalog), cmp.Compare(a.state, b.state), cmp.Compare(a.retiring, b.retiring))
+	}) {
 		out = append(out, prometheus.MustNewConstMetric(s.goldens, prometheus.GaugeValue, float64(goldens[k]), k.catalog, k.state, k.retiring))
 	}
 	return out
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

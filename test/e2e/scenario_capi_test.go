@@ -135,8 +135,15 @@ func readDeployment(ctx context.Context, ns, md string) (deploymentState, error)
 // want Machines with Nodes.
 func waitSettled(t *testing.T, ns, md, tmpl string, want int64) deploymentState {
 	t.Helper()
+	return waitSettledWithin(t, capiTimeout, ns, md, tmpl, want)
+}
+
+// waitSettledWithin is waitSettled with a timeout of its own, for pools
+// larger than the scenarios'.
+func waitSettledWithin(t *testing.T, timeout time.Duration, ns, md, tmpl string, want int64) deploymentState {
+	t.Helper()
 	var got deploymentState
-	cp.Eventually(t, capiTimeout, fmt.Sprintf("Cluster API to settle MachineDeployment %s/%s on %s with %d ready replicas", ns, md, tmpl, want), func(ctx context.Context) error {
+	cp.Eventually(t, timeout, fmt.Sprintf("Cluster API to settle MachineDeployment %s/%s on %s with %d ready replicas", ns, md, tmpl, want), func(ctx context.Context) error {
 		s, err := readDeployment(ctx, ns, md)
 		if err != nil {
 			return err

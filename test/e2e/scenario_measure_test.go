@@ -45,7 +45,6 @@ func TestMeasureReconcileRates(t *testing.T) {
 	inNamespace(t, ns)
 	capiCluster(t, ns, cluster)
 	sid := schematicID("measure")
-	golden := goldenName(sid)
 
 	production := func(input map[string]any) error {
 		return unstructured.SetNestedMap(input, map[string]any{"steady": steady.String(), "inProgress": "15s"}, "polling")
@@ -53,13 +52,7 @@ func TestMeasureReconcileRates(t *testing.T) {
 	catComp := compositionWith(t, harness.WorkerImageCatalog, "e2e-measure-catalog", production)
 	poolComp := compositionWith(t, harness.NodePool, "e2e-measure-pool", production)
 
-	cat := catalogXR(catalog, sid+" "+talosVersion)
-	_ = unstructured.SetNestedField(cat.Object, catComp, "spec", "crossplane", "compositionRef", "name")
-	cp.MustApply(t, cat)
-	deleteOnCleanup(t, cat)
-	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, golden)
-	completeGolden(t, golden)
-	waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)
+	readyGoldenOn(t, catComp, catalog, sid)
 
 	pool := func(labels map[string]any) *unstructured.Unstructured {
 		xr := sizedPool(ns, cluster, sid, workers, "20Gi")
@@ -251,21 +244,6 @@ func createMany(ctx context.Context, t *testing.T, gvk schema.GroupVersionKind, 
 			t.Fatalf("create %s %d of %d: %v", gvk.Kind, i+1, n, err)
 		}
 	}
-}
-
-// waitSettledWithin is waitSettled with a timeout of its own.
-func waitSettledWithin(t *testing.T, timeout time.Duration, ns, md, tmpl string, want int64) {
-	t.Helper()
-	cp.Eventually(t, timeout, fmt.Sprintf("Cluster API to settle MachineDeployment %s/%s on %s with %d ready replicas", ns, md, tmpl, want), func(ctx context.Context) error {
-		s, err := readDeployment(ctx, ns, md)
-		if err != nil {
-			return err
-		}
-		if !s.settledOn(tmpl, want) {
-			return fmt.Errorf("%s", s)
-		}
-		return nil
-	})
 }
 
 func envInt(t *testing.T, name string, def int) int {

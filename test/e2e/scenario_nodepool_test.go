@@ -68,11 +68,21 @@ func inNamespace(t *testing.T, ns string) {
 // talosVersion) and lets CDI import every golden until it is Succeeded.
 func readyGolden(t *testing.T, catalog string, sids ...string) {
 	t.Helper()
+	readyGoldenOn(t, "", catalog, sids...)
+}
+
+// readyGoldenOn is readyGolden with the catalog on Composition comp, or on
+// the XRD's default when comp is empty.
+func readyGoldenOn(t *testing.T, comp, catalog string, sids ...string) {
+	t.Helper()
 	var images []string
 	for _, sid := range sids {
 		images = append(images, sid+" "+talosVersion)
 	}
 	xr := catalogXR(catalog, images...)
+	if comp != "" {
+		_ = unstructured.SetNestedField(xr.Object, comp, "spec", "crossplane", "compositionRef", "name")
+	}
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	for _, sid := range sids {
