@@ -90,6 +90,12 @@ type Input struct {
 	// +optional
 	CloneHealth CloneHealthOptions `json:"cloneHealth,omitempty"`
 
+	// CloneBudget bounds how many worker disks of one golden clone at once
+	// on one StorageClass, across every pool (docs/platform.md, "Clone
+	// budget and capacity").
+	// +optional
+	CloneBudget CloneBudgetOptions `json:"cloneBudget,omitempty"`
+
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
@@ -396,6 +402,28 @@ type CloneHealthOptions struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
 	MaxWorkerDisks *int32 `json:"maxWorkerDisks,omitempty"`
+}
+
+// CloneBudgetOptions bounds the clones of one golden in flight on one
+// StorageClass. CDI bounds none (CDIConfigSpec has no such field, and the
+// clone controllers' MaxConcurrentReconciles caps reconcile workers, not
+// clones), so a 100-worker pool, or many pools rolling onto a new golden,
+// would start every clone at once; the storage under them has limits of its
+// own (docs/platform.md, "Clone budget and capacity").
+type CloneBudgetOptions struct {
+	// Default is the budget of a StorageClass that StorageClasses does not
+	// name: how many worker disks of one golden may clone at once onto it.
+	// 0 means unbounded.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	Default *int32 `json:"default,omitempty"`
+
+	// StorageClasses is the budget of each named StorageClass, in place of
+	// Default; 0 means unbounded.
+	// +optional
+	StorageClasses map[string]int32 `json:"storageClasses,omitempty"`
 }
 
 // PollingOptions sets the response TTL: how soon Crossplane calls again.

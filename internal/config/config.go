@@ -5,12 +5,15 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
@@ -58,6 +61,8 @@ type Config struct {
 	ReadSnapshotClasses bool
 	// MaxWorkerDisks is the largest pool whose disks are read for clone health.
 	MaxWorkerDisks int32
+	// CloneBudget bounds the clones of one golden in flight per class.
+	CloneBudget CloneBudget
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
@@ -94,6 +99,33 @@ type Requested struct {
 	TemplateRevision int64                     `json:"templateRevision,omitempty"`
 }
 
+// CloneBudget is the Input's cloneBudget with its default applied.
+type CloneBudget struct {
+	Default int32
+	Classes map[string]int32
+}
+
+// For is the budget of clones onto class; 0 is unbounded.
+func (b CloneBudget) For(class string) int32 {
+	if n, ok := b.Classes[class]; ok {
+		return n
+	}
+	return b.Default
+}
+
+// Any reports whether some class has a budget.
+func (b CloneBudget) Any() bool {
+	if b.Default > 0 {
+		return true
+	}
+	for _, n := range b.Classes {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Join is the Input's join options with defaults applied.
 type Join struct {
 	TalosSecretsSuffix, TalosCASuffix, KubernetesCASuffix, APIServerServiceSuffix string
@@ -108,8 +140,12 @@ type MatrixEntry struct {
 	Talos, MinKubernetes, MaxKubernetes string
 }
 
-// maxWorkerDisksCeiling is the XRD's maximum of cloneHealth.maxWorkerDisks.
-const maxWorkerDisksCeiling = 10000
+// maxWorkerDisksCeiling is the XRD's maximum of cloneHealth.maxWorkerDisks,
+// and maxCloneBudget of a clone budget.
+const (
+	maxWorkerDisksCeiling = 10000
+	maxCloneBudget        = 10000
+)
 
 // FromInput validates in and applies defaults; steadyTTL is the TTL when
 // the Input sets none.
@@ -131,6 +167,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		AllowHostAssistedCopy: in.ClonePreflight.AllowHostAssistedCopy,
 		ReadSnapshotClasses:   in.ClonePreflight.ReadVolumeSnapshotClasses == nil || *in.ClonePreflight.ReadVolumeSnapshotClasses,
 		MaxWorkerDisks:        defaults.MaxWorkerDisks,
+		CloneBudget:           CloneBudget{Default: defaults.CloneBudget},
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
 	}
@@ -142,6 +179,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 			c.MaxWorkerDisks = *n
 		}
 	}
+	errs = append(errs, c.CloneBudget.from(in.CloneBudget)...)
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
 	default:
@@ -306,4 +344,34 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// from reads cloneBudget: each budget from 0 (unbounded) to maxCloneBudget,
+// each class a StorageClass name.
+func (b *CloneBudget) from(in v1beta1.CloneBudgetOptions) field.ErrorList {
+	var errs field.ErrorList
+	path := field.NewPath("cloneBudget")
+	check := func(p *field.Path, n int32) bool {
+		if n < 0 || n > maxCloneBudget {
+			errs = append(errs, field.Invalid(p, n, fmt.Sprintf("must be from 0 (unbounded) to %d: it is how many worker disks of one golden may clone at once onto a StorageClass (default %d)", maxCloneBudget, defaults.CloneBudget)))
+			return false
+		}
+		return true
+	}
+	if in.Default != nil && check(path.Child("default"), *in.Default) {
+		b.Default = *in.Default
+	}
+	for _, class := range slices.Sorted(maps.Keys(in.StorageClasses)) {
+		p := path.Child("storageClasses").Key(class)
+		for _, msg := range validation.IsDNS1123Subdomain(class) {
+			errs = append(errs, field.Invalid(p, class, "is not a StorageClass name: "+msg))
+		}
+		if n := in.StorageClasses[class]; check(p, n) {
+			if b.Classes == nil {
+				b.Classes = map[string]int32{}
+			}
+			b.Classes[class] = n
+		}
+	}
+	return errs
 }

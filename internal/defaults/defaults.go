@@ -68,6 +68,15 @@ const (
 // double them under the 4 MiB default (docs/performance.md).
 const MaxWorkerDisks int32 = 256
 
+// CloneBudget is the Input's cloneBudget.default: clones of one golden in
+// flight on one StorageClass. Below the 20 concurrent clones at which CDI
+// issue #2781 reports host-assisted failures and far below ceph-csi's
+// 250-snapshot flattening threshold (minsnapshotsonimage), a temporary
+// snapshot per RBD clone; on LINSTOR it keeps the transient peak (golden +
+// disk per clone, times the replicas) to ten disks' worth; a 30-worker pool
+// comes up in three waves (docs/platform.md, "Clone budget and capacity").
+const CloneBudget int32 = 10
+
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's
 // (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and
 // templates/nodegroup.yaml:540-544 at cozystack/cozystack@69da032).

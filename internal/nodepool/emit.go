@@ -77,7 +77,7 @@ func emit(pl plan, prev previous, cfg config.Config) (compose.Output, error) {
 		"image": st.Image, "template": st.Template, "bootstrapTemplate": st.BootstrapTemplate,
 		"gate": st.Gate, "replicas": st.Replicas, "readyReplicas": st.ReadyReplicas,
 	}
-	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.SupportMatrix, pl.Installer, pl.renderingCondition(), pl.readableCondition()}
+	out.Conditions = []compose.Condition{pl.workerImageCondition(), pl.CloneHealth, pl.cloneCapacityCondition(), pl.SupportMatrix, pl.Installer, pl.renderingCondition(), pl.readableCondition()}
 	if c, ok := pl.joinCondition(); ok {
 		out.Conditions = append(out.Conditions, c)
 	}

@@ -78,6 +78,7 @@ func prepare(r compose.Request) *call {
 	in := readsInput{
 		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
+		Budget: r.Config.CloneBudget.Any(),
 	}
 	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, ConditionCloneHealthy)
 	if c.img.Source == SourceClone {
@@ -165,7 +166,9 @@ func (c *call) goldenVolume(got required.Resolved) required.Selectors {
 
 // Raw implements compose.Call: worker DataVolumes and PVCs, which grow with
 // the pool, are read from the wire (observed.WorkerDataVolume, WorkerPVC).
-func (c *call) Raw() map[string]bool { return map[string]bool{reqWorkerDVs: true, reqWorkerPVCs: true} }
+func (c *call) Raw() map[string]bool {
+	return map[string]bool{reqWorkerDVs: true, reqWorkerPVCs: true, reqCloneClaims: true}
+}
 
 // Compose reads what the pool composed and last reported, decides, writes.
 func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {

@@ -38,6 +38,8 @@ type plan struct {
 
 	// ClonePlan is CDI's predicted clone of a new template's worker disks.
 	ClonePlan cloneplan.Plan
+	// Budget is the clone budget's bound on the deployment (budget.go).
+	Budget budgetPlan
 
 	SupportMatrix compose.Condition
 	CloneHealth   compose.Condition
@@ -111,6 +113,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}
+	pl.decideBudget(r.Config, c.reads)
 	return pl, nil
 }
 

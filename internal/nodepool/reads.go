@@ -35,6 +35,9 @@ type reads struct {
 	// DiskClass: the claims of the pool's disks of this golden, for the
 	// class a finished clone was bound on.
 	DiskClass bool
+	// Budget: the claims CDI runs the golden's clones through, for the
+	// clone budget (budget.go), while the pool may start clones.
+	Budget bool
 	// WorkerDisks bounds the pool's worker disks (workerDisks); above
 	// cloneHealth.maxWorkerDisks, TooManyWorkers, they are not read.
 	WorkerDisks    int32
@@ -58,6 +61,8 @@ type readsInput struct {
 	HasPrevious    bool
 	WaitForGrant   bool
 	MaxWorkerDisks int32
+	// Budget is true when some class has a clone budget.
+	Budget bool
 }
 
 // planReads decides what a call reads: Clone for a new clone template (not
@@ -80,13 +85,23 @@ func planReads(in readsInput) reads {
 	}
 	healthy := in.HasPrevious && in.PreviousHealth.Status == string(compose.StatusTrue)
 	forHealth := !healthy || !settled(in.Observed)
-	rd.Workers = forHealth || rd.Clone || rd.Grant
+	// A fixed pool asked to grow starts clones, which the budget counts
+	// the pool's own disks for.
+	growing := in.Budget && in.Image.Source == SourceClone && growingPool(in.Observed.Deployment, in.Ceiling)
+	rd.Workers = forHealth || rd.Clone || rd.Grant || growing
+	rd.Budget = in.Budget && in.Image.Source == SourceClone && rd.Workers
 	if rd.WorkerDisks > in.MaxWorkerDisks {
 		// Whatever would read them does without: clone health reports
 		// Unknown, the gates rely on the MachineSets alone.
 		rd.Workers, rd.DiskClass, rd.TooManyWorkers = false, false, forHealth
 	}
 	return rd
+}
+
+// growingPool reports a deployment with fewer replicas than the spec's
+// ceiling, or none yet.
+func growingPool(md *clusterv1.MachineDeployment, ceiling int32) bool {
+	return md == nil || (md.Spec.Replicas != nil && *md.Spec.Replicas < ceiling)
 }
 
 // workerDisks bounds a pool's worker disks, one per Machine: the most of the

@@ -338,7 +338,7 @@ func TestRequestClassifiesEverySpecField(t *testing.T) {
 // TestRequestedCoversTheTemplateInputs: every Input field is classified as
 // entering a pool's templates (config.Requested) or not.
 func TestRequestedCoversTheTemplateInputs(t *testing.T) {
-	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "polling", "clusterAPI"}
+	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "polling", "clusterAPI"}
 	requested := specKeys(reflect.TypeFor[config.Requested]())
 	// Requested flattens storage.diskSize; the Input holds it in storage,
 	// whose other fields size the goldens, not a pool.

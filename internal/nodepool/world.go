@@ -68,6 +68,11 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 		// The claims of this golden's disks: the class a clone was bound on.
 		sel[reqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
 	}
+	if rd.Budget && img.Source == SourceClone {
+		// CDI's claims of the clones of this golden that run now: they
+		// carry the target disk's labels (budget.go).
+		sel[reqCloneClaims] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, map[string]string{labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
+	}
 	if instanceType != "" {
 		// What the kubelet reservations are computed from.
 		sel[reqInstancetype] = required.ByName(instancetypeAPIVersion, instancetypeKind, "", instanceType)
@@ -111,7 +116,10 @@ type world struct {
 	WorkerDVs []cdiv1.DataVolume
 	// WorkerPVCs are the claims of the pool's disks of its golden (name,
 	// labels and class only); nil unless the class is looked up on them.
-	WorkerPVCs  []corev1.PersistentVolumeClaim
+	WorkerPVCs []corev1.PersistentVolumeClaim
+	// CloneClaims are the claims CDI runs other pools' clones of the
+	// golden through (name, labels and class only); nil unless read.
+	CloneClaims []corev1.PersistentVolumeClaim
 	MachineSets []clusterv1.MachineSet
 	// CloneBindings and CloneRoles are the catalogs' clone RBAC, sorted by
 	// name; nil unless the grant is waited for.
@@ -226,6 +234,18 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			}
 		}
 	}
+	if rd.Budget {
+		for _, s := range raw[reqCloneClaims] {
+			pvc, err := observed.WorkerPVC(s)
+			switch {
+			case err != nil:
+				w.Unreadable = append(w.Unreadable, err.Error())
+			case isCloneClaim(pvc, img.GoldenNamespace, p.Hash()):
+				w.CloneClaims = append(w.CloneClaims, pvc)
+			}
+		}
+	}
+	sortByName(w.CloneClaims)
 	sortByName(w.Clone.Profiles)
 	slices.SortFunc(w.Clone.SnapshotClasses, func(a, b cloneplan.VolumeSnapshotClass) int { return cmp.Compare(a.Name, b.Name) })
 	sortByName(w.CloneBindings)

@@ -44,8 +44,10 @@ const (
 	// reconcileTimeout bounds one expected reaction of the function: a few
 	// TTLs, to allow for the required-resources round trip and jitter.
 	reconcileTimeout = 60 * time.Second
-	// gcTimeout bounds the garbage collector removing dependents.
-	gcTimeout = 90 * time.Second
+	// gcTimeout bounds the garbage collector removing dependents, and a
+	// pool's deletion through its guard and Usages (a chain of reconciles
+	// that took over 90 s on a fresh 2-core CI machine).
+	gcTimeout = 3 * time.Minute
 	// webhookTimeout bounds each step of proving, at start-up, that
 	// Crossplane's nousages webhook refuses deletes.
 	webhookTimeout = 60 * time.Second

@@ -1,0 +1,242 @@
+package nodepool
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/clonebudget"
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+)
+
+// ConditionCloneCapacity says how many clones of the pool's golden run on
+// its class, how many of the pool's workers wait for the clone budget, and
+// why.
+const ConditionCloneCapacity = "CloneCapacity"
+
+// CloneCapacity reasons.
+const (
+	// ReasonCloneBudgetUnbounded: the class has no budget (0).
+	ReasonCloneBudgetUnbounded = "Unbounded"
+	// ReasonWithinCloneBudget: nothing the spec asks for waits.
+	ReasonWithinCloneBudget = "WithinBudget"
+	// ReasonWaitingForCloneBudget: workers wait for clones to finish.
+	ReasonWaitingForCloneBudget = "WaitingForCloneBudget"
+	// ReasonNotCloning: the pool imports over HTTP, or is held before it
+	// clones anything.
+	ReasonNotCloning = "NotCloning"
+)
+
+// reqCloneClaims are the claims CDI makes in the golden's namespace for the
+// clones of the pool's golden that run now (clonebudget.InFlight.Others).
+const reqCloneClaims = "golden-clone-claims"
+
+// budgetPlan is the clone budget's decision for this call, and what it was
+// decided for.
+type budgetPlan struct {
+	clonebudget.Decision
+	// Applies is false on the HTTP path and while the pool is held: nothing
+	// new clones on this call.
+	Applies bool
+	// Class is the class the new clones land on ("" when unknown).
+	Class string
+	// Golden is "namespace/name".
+	Golden string
+	Pool   clonebudget.Pool
+}
+
+// decideBudget bounds the deployment the plan emits by the clone budget of
+// its golden and class (clonebudget.Decide) and writes the bound onto it.
+func (pl *plan) decideBudget(cfg config.Config, rd reads) {
+	img, md := pl.Image, pl.MachineDeployment
+	if img.Source != SourceClone || md == nil || (pl.Hold != nil) {
+		return
+	}
+	class := pl.StorageClass.Name
+	if class == "" {
+		class = storageclass.Default(pl.World.StorageClasses).Name
+	}
+	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool()}
+	in := clonebudget.InFlight{Own: pl.ownClones(rd), Others: othersClones(pl.World.CloneClaims, class)}
+	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
+	pl.Budget = b
+	if b.Budget == 0 {
+		return
+	}
+	if !b.Pool.Autoscaled {
+		md.Spec.Replicas = &b.Replicas
+	}
+	if ru := md.Spec.Strategy; b.SurgeLowered && ru != nil && ru.RollingUpdate != nil {
+		surge := intstr.FromInt32(b.MaxSurge)
+		ru.RollingUpdate.MaxSurge = &surge
+	}
+	if b.Pool.Autoscaled && b.MaxSize < b.Pool.Max {
+		md.Annotations[clusterapi.AnnAutoscalerMaxSize] = fmt.Sprint(b.MaxSize)
+	}
+}
+
+// budgetPool is how the pool asks to scale and roll, against the observed
+// deployment.
+func (pl plan) budgetPool() clonebudget.Pool {
+	s := pl.Shape.Scaling
+	p := clonebudget.Pool{Autoscaled: s.Autoscaled, Wanted: pl.Shape.Replicas, Min: s.Min, Max: s.Max}
+	md := pl.Observed.Deployment
+	if md != nil && md.Spec.Replicas != nil {
+		current := *md.Spec.Replicas
+		p.Current = &current
+	}
+	// Cluster API scales a percentage against the deployment's replicas,
+	// the surge rounded up and the unavailable down
+	// (machinedeployment/mdutil/util.go ResolveFenceposts).
+	base := p.Wanted
+	if s.Autoscaled {
+		base = s.Min
+		if p.Current != nil {
+			base = *p.Current
+		}
+	}
+	surge, unavailable := s.MaxSurge, s.MaxUnavailable
+	n, _ := intstr.GetScaledValueFromIntOrPercent(&surge, int(base), true)
+	u, _ := intstr.GetScaledValueFromIntOrPercent(&unavailable, int(base), false)
+	p.Surge, p.Unavailable = int32(n), int32(u)
+	running, _ := pl.Observed.inEffect()
+	p.Rolling = md != nil && (running != pl.MachineTemplate.Name || !settled(pl.Observed))
+	return p
+}
+
+// ownClones counts the pool's clones of its golden in flight: its disks of
+// the golden neither Succeeded nor Failed, and its Machines on a template
+// of the golden whose disk does not exist yet (KubeVirt creates it with the
+// VM, after Cluster API, CAPK and the bootstrap provider took their turns).
+// Without the disks (too many to read, or a settled pool), a Machine not
+// ready is counted instead: a disk is cloned before its Node can be Ready.
+func (pl plan) ownClones(rd reads) int32 {
+	golden := pl.Image.GoldenRef()
+	hash := labels.GoldenHash(pl.Image.GoldenNamespace, pl.Image.GoldenName)
+	var machines, notReady, allMachines int32
+	for _, ms := range pl.World.MachineSets {
+		n := int32(0)
+		if ms.Spec.Replicas != nil {
+			n = *ms.Spec.Replicas
+		}
+		allMachines += n
+		if tc, ok := pl.Observed.observedClone(ms.Spec.Template.Spec.InfrastructureRef.Name); ok && tc.Golden == golden {
+			machines += n
+			notReady += max(n-ms.Status.ReadyReplicas, 0)
+		}
+	}
+	// A scale the deployment took that its MachineSets have not yet.
+	if md := pl.Observed.Deployment; md != nil && md.Spec.Replicas != nil {
+		running, _ := pl.Observed.inEffect()
+		if tc, ok := pl.Observed.observedClone(running); ok && tc.Golden == golden {
+			unpropagated := max(*md.Spec.Replicas-allMachines, 0)
+			machines += unpropagated
+			notReady += unpropagated
+		}
+	}
+	if !rd.Workers {
+		return notReady
+	}
+	var disks, cloning int32
+	for _, dv := range pl.World.WorkerDVs {
+		if dv.Labels[labels.Golden] != hash {
+			continue
+		}
+		disks++
+		if dv.Status.Phase != cdiv1.Succeeded && dv.Status.Phase != cdiv1.Failed {
+			cloning++
+		}
+	}
+	return cloning + max(machines-disks, 0)
+}
+
+// othersClones counts the claims CDI runs other pools' clones of the golden
+// through, on class (any class when it is unknown).
+func othersClones(claims []corev1.PersistentVolumeClaim, class string) int32 {
+	n := int32(0)
+	for _, c := range claims {
+		if class == "" || (c.Spec.StorageClassName != nil && *c.Spec.StorageClassName == class) {
+			n++
+		}
+	}
+	return n
+}
+
+// isCloneClaim reports a claim CDI made in the golden's namespace for a
+// clone of another pool's disk: it carries the target's labels, so a pool
+// label, and is not the golden's own claim.
+func isCloneClaim(pvc corev1.PersistentVolumeClaim, goldenNamespace, poolHash string) bool {
+	owner := pvc.Labels[labels.Pool]
+	return pvc.Namespace == goldenNamespace && owner != "" && owner != poolHash
+}
+
+// cloneCapacityCondition reports the budget's decision.
+func (pl plan) cloneCapacityCondition() compose.Condition {
+	b, ref := pl.Budget, pl.Pool.Ref()
+	c := compose.Condition{Type: ConditionCloneCapacity}
+	if !b.Applies {
+		c.Status, c.Reason = compose.StatusTrue, ReasonNotCloning
+		c.Message = fmt.Sprintf("Node pool %q starts no clone on this reconcile.", ref)
+		if pl.Image.Source != SourceClone {
+			c.Message = fmt.Sprintf("Node pool %q imports its worker disks over HTTP; no clone budget applies.", ref)
+		}
+		return c
+	}
+	on := "on class " + b.Class
+	if b.Class == "" {
+		on = "on the default class"
+	}
+	running := fmt.Sprintf("%d clone(s) of golden %s run %s (%d of this pool's, %d of other pools')", b.InFlight.Total(), b.Golden, on, b.InFlight.Own, b.InFlight.Others)
+	if b.Budget == 0 {
+		c.Status, c.Reason = compose.StatusTrue, ReasonCloneBudgetUnbounded
+		c.Message = fmt.Sprintf("Node pool %q: %s; the class has no clone budget (cloneBudget 0 in the Function's Input), so every clone the pool needs starts at once.", ref, running)
+		return c
+	}
+	var held []string
+	if b.Waiting > 0 && !b.Pool.Autoscaled {
+		held = append(held, fmt.Sprintf("%d of %d worker(s) wait: replicas are %d for now", b.Waiting, b.Pool.Wanted, b.Replicas))
+	}
+	if b.Pool.Autoscaled && b.MaxSize < b.Pool.Max {
+		held = append(held, fmt.Sprintf("the autoscaler may grow the pool to %d of its maxReplicas %d for now", b.MaxSize, b.Pool.Max))
+	}
+	if b.SurgeLowered {
+		held = append(held, fmt.Sprintf("a roll replaces at most %d worker(s) at once (maxSurge %d, lowered from %d, plus maxUnavailable %d)", b.MaxSurge+b.Pool.Unavailable, b.MaxSurge, b.Pool.Surge, b.Pool.Unavailable))
+	}
+	budget := fmt.Sprintf("of a budget of %d", b.Budget)
+	waiting := b.Waiting > 0 && !b.Pool.Autoscaled || b.Pool.Autoscaled && b.MaxSize <= max(derefOr(b.Pool.Current, b.Pool.Min), b.Pool.Min) && b.MaxSize < b.Pool.Max ||
+		b.Pool.Rolling && b.SurgeLowered
+	if !waiting {
+		c.Status, c.Reason = compose.StatusTrue, ReasonWithinCloneBudget
+		c.Message = fmt.Sprintf("Node pool %q: %s, %s; no worker waits for it.", ref, running, budget)
+		if len(held) > 0 {
+			c.Message = fmt.Sprintf("Node pool %q: %s, %s; no worker waits for it; %s.", ref, running, budget, strings.Join(held, "; "))
+		}
+		return c
+	}
+	c.Status, c.Reason = compose.StatusFalse, ReasonWaitingForCloneBudget
+	c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s. They start as clones finish; to start more at once, raise cloneBudget.storageClasses[%s] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, strings.Join(held, "; "), budgetClassKey(b.Class))
+	return c
+}
+
+func derefOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// budgetClassKey names the class in the fix: the default class's budget is
+// cloneBudget.default when the class is unknown.
+func budgetClassKey(class string) string {
+	if class == "" {
+		return "<class>"
+	}
+	return class
+}
