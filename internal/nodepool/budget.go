@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
@@ -50,6 +51,9 @@ type budgetPlan struct {
 	// Golden is "namespace/name".
 	Golden string
 	Pool   clonebudget.Pool
+	// Capacity is the prediction of the clones this call starts against
+	// the class's published free capacity (capacity.go).
+	Capacity capacityPlan
 }
 
 // decideBudget bounds the deployment the plan emits by the clone budget of
@@ -66,10 +70,8 @@ func (pl *plan) decideBudget(cfg config.Config, rd reads) {
 	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool()}
 	in := clonebudget.InFlight{Own: pl.ownClones(rd), Others: othersClones(pl.World.CloneClaims, class)}
 	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
+	b.Capacity = pl.predictCapacity(cfg, &b)
 	pl.Budget = b
-	if b.Budget == 0 {
-		return
-	}
 	if !b.Pool.Autoscaled {
 		md.Spec.Replicas = &b.Replicas
 	}
@@ -106,9 +108,37 @@ func (pl plan) budgetPool() clonebudget.Pool {
 	n, _ := intstr.GetScaledValueFromIntOrPercent(&surge, int(base), true)
 	u, _ := intstr.GetScaledValueFromIntOrPercent(&unavailable, int(base), false)
 	p.Surge, p.Unavailable = int32(n), int32(u)
-	running, _ := pl.Observed.inEffect()
-	p.Rolling = md != nil && (running != pl.MachineTemplate.Name || !settled(pl.Observed))
+	running, bootstrap := pl.Observed.inEffect()
+	p.Rolling = md != nil && (repoints(pl.MachineDeployment, running, bootstrap) || replacing(pl.World.MachineSets, running, bootstrap))
 	return p
+}
+
+// repoints reports a deployment the plan moves onto other templates: a
+// roll starts.
+func repoints(md *clusterv1.MachineDeployment, machine, bootstrap string) bool {
+	if md == nil {
+		return false
+	}
+	spec := md.Spec.Template.Spec
+	return spec.InfrastructureRef.Name != machine || spec.Bootstrap.ConfigRef != nil && spec.Bootstrap.ConfigRef.Name != bootstrap
+}
+
+// replacing reports a roll under way: a MachineSet that still asks for
+// Machines on templates other than the ones the deployment runs, which
+// Cluster API scales down as it brings the new one up. A deployment that
+// scales on its templates, or waits for its Machines to be ready (a pool
+// growing, or the last clones of a roll finishing), replaces none.
+func replacing(sets []clusterv1.MachineSet, machine, bootstrap string) bool {
+	for _, ms := range sets {
+		if ms.Spec.Replicas == nil || *ms.Spec.Replicas == 0 {
+			continue
+		}
+		spec := ms.Spec.Template.Spec
+		if spec.InfrastructureRef.Name != machine || spec.Bootstrap.ConfigRef != nil && spec.Bootstrap.ConfigRef.Name != bootstrap {
+			return true
+		}
+	}
+	return false
 }
 
 // ownClones counts the pool's clones of its golden in flight: its disks of
@@ -194,11 +224,6 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 		on = "on the default class"
 	}
 	running := fmt.Sprintf("%d clone(s) of golden %s run %s (%d of this pool's, %d of other pools')", b.InFlight.Total(), b.Golden, on, b.InFlight.Own, b.InFlight.Others)
-	if b.Budget == 0 {
-		c.Status, c.Reason = compose.StatusTrue, ReasonCloneBudgetUnbounded
-		c.Message = fmt.Sprintf("Node pool %q: %s; the class has no clone budget (cloneBudget 0 in the Function's Input), so every clone the pool needs starts at once.", ref, running)
-		return c
-	}
 	var held []string
 	if b.Waiting > 0 && !b.Pool.Autoscaled {
 		held = append(held, fmt.Sprintf("%d of %d worker(s) wait: replicas are %d for now", b.Waiting, b.Pool.Wanted, b.Replicas))
@@ -209,19 +234,30 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 	if b.SurgeLowered {
 		held = append(held, fmt.Sprintf("a roll replaces at most %d worker(s) at once (maxSurge %d, lowered from %d, plus maxUnavailable %d)", b.MaxSurge+b.Pool.Unavailable, b.MaxSurge, b.Pool.Surge, b.Pool.Unavailable))
 	}
-	budget := fmt.Sprintf("of a budget of %d", b.Budget)
-	waiting := b.Waiting > 0 && !b.Pool.Autoscaled || b.Pool.Autoscaled && b.MaxSize <= max(derefOr(b.Pool.Current, b.Pool.Min), b.Pool.Min) && b.MaxSize < b.Pool.Max ||
-		b.Pool.Rolling && b.SurgeLowered
+	budget := "no clone budget bounds them (cloneBudget 0 in the Function's Input)"
+	if b.Budget > 0 {
+		budget = fmt.Sprintf("of a budget of %d", b.Budget)
+	}
+	storage := b.Capacity.capacityText(b.Class)
+	if b.Capacity.Limited {
+		c.Status, c.Reason = compose.StatusFalse, ReasonInsufficientStorageCapacity
+		c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s: %s. They start as capacity frees; add capacity to the class's storage, or free some (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, storage, strings.Join(held, "; "))
+		return c
+	}
+	waiting := b.Budget > 0 && (b.Waiting > 0 && !b.Pool.Autoscaled ||
+		b.Pool.Autoscaled && b.MaxSize <= max(derefOr(b.Pool.Current, b.Pool.Min), b.Pool.Min) && b.MaxSize < b.Pool.Max ||
+		b.Pool.Rolling && b.SurgeLowered)
 	if !waiting {
 		c.Status, c.Reason = compose.StatusTrue, ReasonWithinCloneBudget
-		c.Message = fmt.Sprintf("Node pool %q: %s, %s; no worker waits for it.", ref, running, budget)
-		if len(held) > 0 {
-			c.Message = fmt.Sprintf("Node pool %q: %s, %s; no worker waits for it; %s.", ref, running, budget, strings.Join(held, "; "))
+		if b.Budget == 0 {
+			c.Reason = ReasonCloneBudgetUnbounded
 		}
+		held = append([]string{"no worker waits for it", storage}, held...)
+		c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s.", ref, running, budget, strings.Join(held, "; "))
 		return c
 	}
 	c.Status, c.Reason = compose.StatusFalse, ReasonWaitingForCloneBudget
-	c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s. They start as clones finish; to start more at once, raise cloneBudget.storageClasses[%s] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, strings.Join(held, "; "), budgetClassKey(b.Class))
+	c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s; %s. They start as clones finish; to start more at once, raise cloneBudget.storageClasses[%s] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, strings.Join(held, "; "), storage, budgetClassKey(b.Class))
 	return c
 }
 

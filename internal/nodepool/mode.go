@@ -78,7 +78,6 @@ func prepare(r compose.Request) *call {
 	in := readsInput{
 		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
-		Budget: r.Config.CloneBudget.Any(),
 	}
 	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, ConditionCloneHealthy)
 	if c.img.Source == SourceClone {

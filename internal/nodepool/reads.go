@@ -36,7 +36,9 @@ type reads struct {
 	// class a finished clone was bound on.
 	DiskClass bool
 	// Budget: the claims CDI runs the golden's clones through, for the
-	// clone budget (budget.go), while the pool may start clones.
+	// clone budget (budget.go), and the published storage capacity, the
+	// golden's claim and the classes, for the capacity prediction
+	// (capacity.go), while the pool may start clones.
 	Budget bool
 	// WorkerDisks bounds the pool's worker disks (workerDisks); above
 	// cloneHealth.maxWorkerDisks, TooManyWorkers, they are not read.
@@ -61,8 +63,6 @@ type readsInput struct {
 	HasPrevious    bool
 	WaitForGrant   bool
 	MaxWorkerDisks int32
-	// Budget is true when some class has a clone budget.
-	Budget bool
 }
 
 // planReads decides what a call reads: Clone for a new clone template (not
@@ -87,9 +87,9 @@ func planReads(in readsInput) reads {
 	forHealth := !healthy || !settled(in.Observed)
 	// A fixed pool asked to grow starts clones, which the budget counts
 	// the pool's own disks for.
-	growing := in.Budget && in.Image.Source == SourceClone && growingPool(in.Observed.Deployment, in.Ceiling)
+	growing := in.Image.Source == SourceClone && growingPool(in.Observed.Deployment, in.Ceiling)
 	rd.Workers = forHealth || rd.Clone || rd.Grant || growing
-	rd.Budget = in.Budget && in.Image.Source == SourceClone && rd.Workers
+	rd.Budget = in.Image.Source == SourceClone && rd.Workers
 	if rd.WorkerDisks > in.MaxWorkerDisks {
 		// Whatever would read them does without: clone health reports
 		// Unknown, the gates rely on the MachineSets alone.

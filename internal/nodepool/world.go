@@ -50,6 +50,7 @@ const (
 	rbacAPIVersion          = "rbac.authorization.k8s.io/v1"
 	kindRoleBinding         = "RoleBinding"
 	kindClusterRole         = "ClusterRole"
+	kindCSIStorageCapacity  = "CSIStorageCapacity"
 )
 
 // selectors are the pool's requirements: only what rd says this call reads
@@ -69,6 +70,11 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 		sel[reqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
 	}
 	if rd.Budget && img.Source == SourceClone {
+		// What the clones about to start are compared with (capacity.go),
+		// and the golden's claim and the classes they are sized from.
+		sel[reqStorageCapacities] = required.ByLabels(observed.StorageAPIVersion, kindCSIStorageCapacity, "", map[string]string{})
+		sel[reqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
+		sel[reqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
 		// CDI's claims of the clones of this golden that run now: they
 		// carry the target disk's labels (budget.go).
 		sel[reqCloneClaims] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, map[string]string{labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
@@ -120,7 +126,9 @@ type world struct {
 	// CloneClaims are the claims CDI runs other pools' clones of the
 	// golden through (name, labels and class only); nil unless read.
 	CloneClaims []corev1.PersistentVolumeClaim
-	MachineSets []clusterv1.MachineSet
+	// StorageCapacities are the CSIStorageCapacity objects; nil unless read.
+	StorageCapacities []storagev1.CSIStorageCapacity
+	MachineSets       []clusterv1.MachineSet
 	// CloneBindings and CloneRoles are the catalogs' clone RBAC, sorted by
 	// name; nil unless the grant is waited for.
 	CloneBindings []rbacv1.RoleBinding
@@ -151,6 +159,9 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 		{reqGoldenDataVolume, golden, into(observed.DataVolume, func(dv *cdiv1.DataVolume) { w.GoldenDV = dv })},
 		{reqGoldenPVC, golden, into(observed.PVC, func(pvc *corev1.PersistentVolumeClaim) { w.GoldenPVC = pvc })},
 		{reqStorageClasses, nil, into(observed.StorageClass, func(sc *storagev1.StorageClass) { w.StorageClasses = append(w.StorageClasses, *sc) })},
+		{reqStorageCapacities, nil, into(typed[storagev1.CSIStorageCapacity](observed.StorageAPIVersion, kindCSIStorageCapacity), func(c *storagev1.CSIStorageCapacity) {
+			w.StorageCapacities = append(w.StorageCapacities, *c)
+		})},
 		{
 			reqMachineSets,
 			func(u *unstructured.Unstructured) bool {
@@ -246,6 +257,9 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 		}
 	}
 	sortByName(w.CloneClaims)
+	slices.SortStableFunc(w.StorageCapacities, func(a, b storagev1.CSIStorageCapacity) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
 	sortByName(w.Clone.Profiles)
 	slices.SortFunc(w.Clone.SnapshotClasses, func(a, b cloneplan.VolumeSnapshotClass) int { return cmp.Compare(a.Name, b.Name) })
 	sortByName(w.CloneBindings)
@@ -316,9 +330,16 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 func asked(got required.Resolved, rd reads) required.Resolved {
 	out := maps.Clone(got)
 	if !rd.Clone {
-		for _, n := range []string{reqGoldenDataVolume, reqGoldenPVC, reqGoldenPV, reqStorageClasses, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
+		for _, n := range []string{reqGoldenDataVolume, reqGoldenPV, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
 			delete(out, n)
 		}
+		if !rd.Budget {
+			delete(out, reqGoldenPVC)
+			delete(out, reqStorageClasses)
+		}
+	}
+	if !rd.Budget {
+		delete(out, reqStorageCapacities)
 	}
 	if !rd.Grant {
 		delete(out, reqCloneBindings)

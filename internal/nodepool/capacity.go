@@ -1,0 +1,123 @@
+package nodepool
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/cozystack/function-worker-image/internal/capacity"
+	"github.com/cozystack/function-worker-image/internal/config"
+)
+
+// reqStorageCapacities are the CSIStorageCapacity objects of every driver,
+// in every namespace: a driver publishes them in its own namespace, and
+// only their storageClassName says which class they are of.
+const reqStorageCapacities = "csistoragecapacities"
+
+// ReasonInsufficientStorageCapacity: the clones the pool would start do
+// not fit in the free capacity its class publishes.
+const ReasonInsufficientStorageCapacity = "InsufficientStorageCapacity"
+
+// capacityPlan is the capacity prediction of the clones this call starts.
+type capacityPlan struct {
+	capacity.Prediction
+	// Published is what the class publishes.
+	Published capacity.Published
+	// Golden is the size of the golden each clone starts from.
+	Golden resource.Quantity
+	// Disk is the worker disk's size.
+	Disk resource.Quantity
+	// Limited is true when fewer clones start than the budget allowed.
+	Limited bool
+}
+
+// predictCapacity predicts the transient peak of the clones the budget's
+// decision starts on this call (a fixed pool's growth, an autoscaled
+// pool's new headroom under its max, a roll's surge beyond what already
+// runs) and, where fewer fit in what the class publishes, lowers the
+// decision to what fits: the budget's rule, with room = what fits.
+func (pl plan) predictCapacity(cfg config.Config, b *budgetPlan) capacityPlan {
+	p, d := b.Pool, &b.Decision
+	current := derefOr(p.Current, 0)
+	var starting int32
+	switch {
+	case p.Autoscaled:
+		current = derefOr(p.Current, p.Min)
+		starting = max(d.MaxSize-current, 0)
+	case d.Replicas > current:
+		starting = d.Replicas - current
+	}
+	rollStarting := int32(0)
+	if p.Rolling {
+		rollStarting = max(min(d.MaxSurge+p.Unavailable, p.Wanted)-d.InFlight.Own, 0)
+	}
+	sc := findClass(pl.World.StorageClasses, b.Class)
+	replicas, from := capacity.Replicas(sc)
+	cp := capacityPlan{Published: capacity.Of(b.Class, pl.World.StorageCapacities), Golden: pl.goldenSize(cfg), Disk: pl.Shape.DiskSize}
+	cp.Prediction = capacity.Predict(starting+rollStarting, cp.Disk, cp.Golden, replicas, from, cp.Published)
+	if cp.Fit >= cp.Starting {
+		return cp
+	}
+	cp.Limited = true
+	// What fits goes to the growth first, the roll's surge after it.
+	grow := min(cp.Fit, starting)
+	surgeRoom := cp.Fit - grow
+	switch {
+	case p.Autoscaled:
+		d.MaxSize = min(p.Max, max(current+grow, current, p.Min))
+		d.Waiting = p.Max - d.MaxSize
+	case starting > 0:
+		d.Replicas = current + grow
+		d.Waiting = p.Wanted - d.Replicas
+	}
+	if rollStarting > surgeRoom {
+		floor := int32(0)
+		if p.Unavailable == 0 {
+			floor = 1
+		}
+		d.MaxSurge = min(d.MaxSurge, max(d.InFlight.Own+surgeRoom-p.Unavailable, floor))
+		d.SurgeLowered = d.MaxSurge < p.Surge
+	}
+	return cp
+}
+
+// goldenSize is what a clone of the golden starts at: its claim's
+// capacity, else its DataVolume's request, else the Input's golden
+// storage.
+func (pl plan) goldenSize(cfg config.Config) resource.Quantity {
+	if pvc := pl.World.GoldenPVC; pvc != nil {
+		if c, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok {
+			return c
+		}
+	}
+	if dv := pl.World.GoldenDV; dv != nil && dv.Spec.Storage != nil {
+		if r, ok := dv.Spec.Storage.Resources.Requests[corev1.ResourceStorage]; ok {
+			return r
+		}
+	}
+	return cfg.GoldenStorage
+}
+
+// capacityText says what the prediction found, for CloneCapacity.
+func (cp capacityPlan) capacityText(class string) string {
+	if class == "" {
+		return "the default class's free capacity is unknown"
+	}
+	if !cp.Known {
+		return fmt.Sprintf("the free capacity of class %s is unknown: its driver publishes no CSIStorageCapacity for it", class)
+	}
+	free := fmt.Sprintf("class %s publishes %s free in %d CSIStorageCapacity segment(s)", class, cp.Free.String(), cp.Published.Segments)
+	if cp.Starting == 0 {
+		return free
+	}
+	per := fmt.Sprintf("each clone needs (disk %s + golden %s) × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Golden.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
+	if cp.TooLarge {
+		return fmt.Sprintf("%s, but the disk of %s is larger than the largest volume it takes (maximumVolumeSize %s)", free, cp.Disk.String(), cp.Published.LargestVolume.String())
+	}
+	if cp.Limited {
+		return fmt.Sprintf("%s; %s; %d clone(s) were to start and %d fit", free, per, cp.Starting, cp.Fit)
+	}
+	h := cp.Headroom()
+	return fmt.Sprintf("%s; %s; the %d starting need %s, leaving %s", free, per, cp.Starting, cp.Need.String(), h.String())
+}
