@@ -327,18 +327,21 @@ func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed 
 // raw is the worker DataVolumes and PVCs as the request carries them:
 // protobuf Structs, read from the wire.
 func (w worldFixture) raw(t testing.TB) required.Raw {
-	structs := func(us []*unstructured.Unstructured) []*structpb.Struct {
-		out := make([]*structpb.Struct, 0, len(us))
-		for _, u := range us {
-			s, err := structpb.NewStruct(u.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
+	return required.Raw{reqWorkerDVs: wire(t, w.dvs...), reqWorkerPVCs: wire(t, w.pvcs...)}
+}
+
+// wire is us as the request carries them: protobuf Structs.
+func wire(t testing.TB, us ...*unstructured.Unstructured) []*structpb.Struct {
+	t.Helper()
+	out := make([]*structpb.Struct, 0, len(us))
+	for _, u := range us {
+		s, err := structpb.NewStruct(u.Object)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		out = append(out, s)
 	}
-	return required.Raw{reqWorkerDVs: structs(w.dvs), reqWorkerPVCs: structs(w.pvcs)}
+	return out
 }
 
 type unstructuredT = unstructured.Unstructured
