@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +45,62 @@ func pinsSelector(hash string) *fnv1.ResourceSelector {
 		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"workerimage.cozystack.io/golden": hash}}},
 	}
 }
+
+// grantsSelector selects, in every namespace, the pools' Usages that ask the
+// catalog to bind their namespace for the golden of hash.
+func grantsSelector(hash string) *fnv1.ResourceSelector {
+	return &fnv1.ResourceSelector{
+		ApiVersion: "protection.crossplane.io/v1beta1",
+		Kind:       "Usage",
+		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"workerimage.cozystack.io/clone-grant-request": hash}}},
+	}
+}
+
+// checkKey names the requirement that checks whether namespace ns still
+// pins the golden of key name golden.
+func checkKey(ns, golden string) string { return "check-" + ns + "." + golden }
+
+// checkSelector selects the templates in namespace ns that clone the golden
+// of hash: whether ns still pins it.
+func checkSelector(ns, hash string) *fnv1.ResourceSelector {
+	return &fnv1.ResourceSelector{
+		ApiVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
+		Kind:       "KubevirtMachineTemplate",
+		Namespace:  &ns,
+		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"workerimage.cozystack.io/golden": hash}}},
+	}
+}
+
+// poolUsage is the Usage of golden (in cozy-public) by template in namespace
+// ns as a node pool composes it: labelled with the golden's hash and, when
+// ask, with the grant request of a pool whose VM service account may not
+// clone it yet.
+func poolUsage(ns, template, golden string, ask bool) *fnv1.Resource {
+	hash := labels.GoldenHash("cozy-public", golden)
+	req := ""
+	if ask {
+		req = `,"workerimage.cozystack.io/clone-grant-request":"` + hash + `"`
+	}
+	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"` + template + `-datavolume","namespace":"` + ns + `",
+		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + hash + `"` + req + `},
+		"annotations":{"workerimage.cozystack.io/golden":"cozy-public/` + golden + `"}},
+		"spec":{"of":{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","resourceRef":{"name":"` + golden + `","namespace":"cozy-public"}},
+		"by":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1alpha1","kind":"KubevirtMachineTemplate","resourceRef":{"name":"` + template + `"}},"replayDeletion":true}}`)}
+}
+
+// allServiceAccounts is the RoleBinding subject of the AllServiceAccounts
+// scope.
+const allServiceAccounts = `{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:serviceaccounts"}`
+
+// withStatus sets the status of a composite, as the previous call left it.
+func withStatus(r *fnv1.Resource, status string) *fnv1.Resource {
+	r.Resource.Fields["status"] = structpb.NewStructValue(resource.MustStructJSON(status))
+	return r
+}
+
+// usagesOff is the Input that turns Crossplane Usages off: the catalog then
+// reads the templates that pin its goldens.
+const usagesOff = `{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","usages":{"enabled":false}}`
 
 func goldenJSON(name, sid, version, url, storage, class string) string {
 	cls := ""
@@ -118,7 +177,61 @@ func cond(typ string, status fnv1.Status, reason, msg string) *fnv1.Condition {
 
 func TestRunFunctionCatalog(t *testing.T) {
 	oneEntry := `{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`
-	pinsA := map[string]*fnv1.ResourceSelector{"pins-" + goldenA: pinsSelector(hashA)}
+	urlB := "https://mirror.example/image/" + sidB + "/v1.12.4/openstack-amd64.raw.xz"
+	grantsA := map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA)}
+	statusA := `{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","inUse":true,"ready":true}`
+	// Golden A in use, with the clone RBAC it keeps, as observed and as
+	// composed again.
+	observedA := func(subjects string, more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
+		out := map[string]*fnv1.Resource{
+			"golden-" + goldenA:       inUse(observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")),
+			"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA))},
+			"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(subjects))},
+			"clone-usage-" + hashA:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenA))},
+			"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
+		}
+		maps.Copy(out, more)
+		return out
+	}
+	desiredA := func(subjects string) map[string]*fnv1.Resource {
+		return map[string]*fnv1.Resource{
+			"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+			"clone-clusterrole":       desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_TRUE),
+			"clone-rolebinding":       desired(roleBindingJSON(subjects), fnv1.Ready_READY_TRUE),
+			"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+			"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+		}
+	}
+	conditionsA := []*fnv1.Condition{
+		cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
+		cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_FALSE, "NoneRetiring", "Every composed golden image is in the catalog."),
+	}
+
+	// A RoleBinding that binds tenant-00 to tenant-19, and a previous status
+	// whose check stopped before tenant-02: this call checks the
+	// catalogCheckWindow namespaces from tenant-02 on. In tenant-05 no
+	// template clones golden A any more; tenant-19, outside the window, has
+	// none either, but is not looked at.
+	var windowBound, windowKept []string
+	windowGot := map[string]*fnv1.Resources{"grants-" + goldenA: {}}
+	windowAsks := map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA)}
+	windowNext := fmt.Sprintf("tenant-%02d", 2+catalogCheckWindow)
+	for i := range 20 {
+		ns := fmt.Sprintf("tenant-%02d", i)
+		windowBound = append(windowBound, vmServiceAccount(ns))
+		if ns != "tenant-05" {
+			windowKept = append(windowKept, vmServiceAccount(ns))
+		}
+		if i < 2 || i >= 2+catalogCheckWindow {
+			continue
+		}
+		windowAsks[checkKey(ns, goldenA)] = checkSelector(ns, hashA)
+		windowGot[checkKey(ns, goldenA)] = &fnv1.Resources{}
+		if ns != "tenant-05" {
+			windowGot[checkKey(ns, goldenA)].Items = []*fnv1.Resource{kmt(ns, ns+"-md0-1", hashA)}
+		}
+	}
+
 	type args struct {
 		req *fnv1.RunFunctionRequest
 	}
@@ -131,7 +244,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 		want   want
 	}{
 		"FirstCallReturnsRequirementsAndNoFatal": {
-			reason: "Before Crossplane has fetched the pinning templates the function must only ask for them: no fatal, no desired change.",
+			reason: "Before Crossplane has fetched the Usages that ask for a clone grant the function must only ask for them: no fatal, no desired change. No RoleBinding is observed yet, so no bound namespace is checked.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Meta:     &fnv1.RequestMeta{Tag: "t"},
 				Input:    resource.MustStructJSON(inputCat),
@@ -139,21 +252,21 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Tag: "t", Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: pinsA},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
 			}},
 		},
 		"SecondCallComposesGoldenAndRBAC": {
-			reason: "Once the (empty) pins are fetched, the golden and the clone RBAC are composed; the golden is not ready yet, so the TTL drops.",
+			reason: "Once the (empty) grant requests are fetched, the golden and the clone RBAC are composed, binding no namespace; the golden is not ready yet, so the TTL drops.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:             resource.MustStructJSON(inputCat),
 				Observed:          &fnv1.State{Composite: catalogXR(oneEntry)},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: pinsA},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{},"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_FALSE),
@@ -174,11 +287,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","storage":"8Gi"}]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated")},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: pinsA},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
@@ -187,14 +300,68 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while a template pins it; the RoleBinding grants exactly the pinning namespaces, sorted. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
+			reason: "A golden that left the catalog stays while it carries Crossplane's in-use label (every template that clones it has a Usage of it), reported in use; no template is read for it across the fleet. The RoleBinding keeps the namespaces it binds where a template still clones a golden of the catalog (both are checked on this call, each for each golden, sorted), and no check goes on to a next call. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(oneEntry),
 					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA:       inUse(observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")),
+						"golden-" + goldenB:       inUse(observedGolden(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated")),
+						"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
+					},
+				},
+				RequiredResources: map[string]*fnv1.Resources{
+					"grants-" + goldenA:           {},
+					"grants-" + goldenB:           {},
+					checkKey("tenant-a", goldenA): {},
+					checkKey("tenant-a", goldenB): {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
+					checkKey("tenant-b", goldenA): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					checkKey("tenant-b", goldenB): {},
+				},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+					"grants-" + goldenA:           grantsSelector(hashA),
+					"grants-" + goldenB:           grantsSelector(hashB),
+					checkKey("tenant-a", goldenA): checkSelector("tenant-a", hashA),
+					checkKey("tenant-a", goldenB): checkSelector("tenant-a", hashB),
+					checkKey("tenant-b", goldenA): checkSelector("tenant-b", hashA),
+					checkKey("tenant-b", goldenB): checkSelector("tenant-b", hashB),
+				}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
+						` + statusA + `]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (in use: the Usages of the templates that clone it protect it; kubectl get usages.protection.crossplane.io -A -l workerimage.cozystack.io/golden="+hashB+" lists them). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"UsagesOffTemplatesPinGoldensAndBindTheirNamespaces": {
+			reason: "With Usages off there is no Usage to read: the catalog reads the templates that clone each golden. A golden that left the catalog stays while a template pins it, listed with its pinning templates, and the RoleBinding grants exactly the pinning namespaces, sorted. The Usages that keep the clone RBAC are kept while observed but no new one is composed.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(usagesOff),
+				Observed: &fnv1.State{
+					Composite: catalogXR(oneEntry),
+					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
-						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
+						"golden-" + goldenB:       observedGolden(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"),
 						"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
 						"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
 						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
@@ -218,10 +385,9 @@ func TestRunFunctionCatalog(t *testing.T) {
 						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
 						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
-						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
 						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
 						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
 					},
@@ -233,36 +399,40 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"NewlyPinningNamespaceIsBoundAndCheckedSoon": {
-			reason: "A namespace whose template pins a golden for the first time is bound now; its pool waits for the binding, so the catalog calls again after the in-progress TTL instead of the steady one.",
+			reason: "A namespace whose pool asks for a clone grant (its Usage of the golden carries the grant request) is bound now, next to the namespaces already bound where a template still clones a golden; its pool waits for the binding, so the catalog calls again after the in-progress TTL instead of the steady one.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(oneEntry),
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
-						"golden-" + goldenB: observedGolden(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"),
+						"golden-" + goldenA: inUse(observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")),
+						"golden-" + goldenB: inUse(observedGolden(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated")),
 						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
 						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-b")))},
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
-					"pins-" + goldenA: {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
-					"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
+					"grants-" + goldenA:           {},
+					"grants-" + goldenB:           {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-2", goldenB, true), poolUsage("tenant-a", "a-gpu-1", goldenB, true)}},
+					checkKey("tenant-b", goldenA): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					checkKey("tenant-b", goldenB): {},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
-					"pins-" + goldenA: pinsSelector(hashA),
-					"pins-" + goldenB: pinsSelector(hashB),
+					"grants-" + goldenA:           grantsSelector(hashA),
+					"grants-" + goldenB:           grantsSelector(hashB),
+					checkKey("tenant-b", goldenA): checkSelector("tenant-b", hashA),
+					checkKey("tenant-b", goldenB): checkSelector("tenant-b", hashB),
 				}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
-						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
+						` + statusA + `]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
-						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", "https://mirror.example/image/"+sidB+"/v1.12.4/openstack-amd64.raw.xz", "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
 						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
 						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
@@ -272,26 +442,100 @@ func TestRunFunctionCatalog(t *testing.T) {
 				},
 				Conditions: []*fnv1.Condition{
 					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
-					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (pinned by tenant-a/a-gpu-1, tenant-a/a-gpu-2). Each is deleted once no template pins it; move those pools to another image to retire it."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (in use: the Usages of the templates that clone it protect it; kubectl get usages.protection.crossplane.io -A -l workerimage.cozystack.io/golden="+hashB+" lists them). Each is deleted once no template pins it; move those pools to another image to retire it."),
 				},
 			}},
 		},
+		"GrantRequestBindsItsNamespace": {
+			reason: "A pool in tenant-x whose VM service account may not clone its golden labels its Usage of the golden with the grant request: the catalog reads those requests alone (no template) and binds tenant-x. The RoleBinding bound nothing, so there is nothing to check, and the pool waits for the binding: the in-progress TTL.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:    resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA("", nil)},
+				RequiredResources: map[string]*fnv1.Resources{
+					"grants-" + goldenA: {Items: []*fnv1.Resource{poolUsage("tenant-x", "x-md0-1", goldenA, true)}},
+				},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[` + statusA + `]}}`)},
+					Resources: desiredA(vmServiceAccount("tenant-x")),
+				},
+				Conditions: conditionsA,
+			}},
+		},
+		"NamespaceLeftWithoutPinsIsUnboundWithinItsWindow": {
+			reason: "Each call checks a window of the bound namespaces (catalogCheckWindow of them), from where the previous one stopped (status.cloneGrants.checkFrom), reading their templates that clone a golden of the catalog: tenant-05, in this window, where none does any more, is unbound; tenant-19, outside it, is kept though nothing pins from it, until a later call checks it. The next check starts right after the window (" + windowNext + "); the RoleBinding changes, so the catalog calls again after the in-progress TTL.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: withStatus(catalogXR(oneEntry), `{"cloneGrants":{"namespaces":20,"checkFrom":"tenant-02"}}`),
+					Resources: observedA(strings.Join(windowBound, ","), nil),
+				},
+				RequiredResources: windowGot,
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: windowAsks},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":19,"checkFrom":"` + windowNext + `"},"goldens":[` + statusA + `]}}`)},
+					Resources: desiredA(strings.Join(windowKept, ",")),
+				},
+				Conditions: conditionsA,
+			}},
+		},
+		"NamespaceOfAPoolNotReconciledSinceTheUpgradeStaysBound": {
+			reason: "A pool not reconciled since this release asks for no grant and its Usages carry no golden label, but its template carries the golden label every clone template has carried since the first release: the check finds it, and its namespace stays bound (an upgrade must not take the clone grant away from running pools). The window reached the end of the bound namespaces, so no checkFrom is kept, and nothing changed: the steady TTL.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:    resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-old"), nil)},
+				RequiredResources: map[string]*fnv1.Resources{
+					"grants-" + goldenA:             {},
+					checkKey("tenant-old", goldenA): {Items: []*fnv1.Resource{kmt("tenant-old", "old-md0-1", hashA)}},
+				},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA), checkKey("tenant-old", goldenA): checkSelector("tenant-old", hashA)}},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[` + statusA + `]}}`)},
+					Resources: desiredA(vmServiceAccount("tenant-old")),
+				},
+				Conditions: conditionsA,
+			}},
+		},
+		"AllServiceAccountsScopeAsksForNoGrants": {
+			reason: "With the AllServiceAccounts scope the RoleBinding binds every service account: the catalog asks for no grant request and checks no namespace, so with Usages on it requires nothing and composes on its first call, with no cloneGrants in its status.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input:    resource.MustStructJSON(`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","cloneRBAC":{"scope":"AllServiceAccounts"}}`),
+				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(allServiceAccounts, nil)},
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
+					Resources: desiredA(allServiceAccounts),
+				},
+				Conditions: conditionsA,
+			}},
+		},
 		"PinnedGoldenStaysUnderTheKeyItWasObservedWith": {
-			reason: "A crafted request: the golden under key golden-<B> is a DataVolume of another name. It left the catalog and a template pins it, so it is kept, under the key it was observed with: a new key would drop the observed one, and Crossplane would delete the pinned golden. Its pins are looked up by the name of the DataVolume itself, the one templates clone.",
+			reason: "A crafted request: the golden under key golden-<B> is a DataVolume of another name. It left the catalog and is in use, so it is kept, under the key it was observed with: a new key would drop the observed one, and Crossplane would delete the pinned golden. Its grant requests are looked up by the name of the DataVolume itself, the one templates clone, and the namespace asking is bound.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"images":[]}`),
-					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", "")},
+					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""))},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-1", labels.GoldenHash("cozy-public", renamedB))}}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-1", renamedB, true)}}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(labels.GoldenHash("cozy-public", renamedB))}},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(labels.GoldenHash("cozy-public", renamedB))}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","pinnedBy":["tenant-a/a-gpu-1"],"retiring":true,"ready":true}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[
+						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
@@ -302,14 +546,14 @@ func TestRunFunctionCatalog(t *testing.T) {
 				},
 				Conditions: []*fnv1.Condition{
 					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "NoImages", "The catalog lists no images."),
-					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+renamedB+" (pinned by tenant-a/a-gpu-1). Each is deleted once no template pins it; move those pools to another image to retire it."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+renamedB+" (in use: the Usages of the templates that clone it protect it; kubectl get usages.protection.crossplane.io -A -l workerimage.cozystack.io/golden="+labels.GoldenHash("cozy-public", renamedB)+" lists them). Each is deleted once no template pins it; move those pools to another image to retire it."),
 				},
 			}},
 		},
 		"GoldenInUseIsKeptRetiringThoughNoTemplatePinsIt": {
-			reason: "A golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, here one the catalog knows nothing of), is kept and reported retiring: leaving it out would make Crossplane delete it, the webhook refuse, and the whole composition stop before anything is applied.",
+			reason: "With Usages off, a golden that left the catalog and that no template pins, but that carries Crossplane's in-use label (a Usage protects it, here one the catalog knows nothing of), is kept and reported retiring: leaving it out would make Crossplane delete it, the webhook refuse, and the whole composition stop before anything is applied.",
 			args: args{req: &fnv1.RunFunctionRequest{
-				Input: resource.MustStructJSON(inputCat),
+				Input: resource.MustStructJSON(usagesOff),
 				Observed: &fnv1.State{
 					Composite: catalogXR(`{"images":[]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""))},
@@ -321,13 +565,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","retiring":true,"ready":true}]}}`)},
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
-						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
-						"clone-clusterrole":       desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
-						"clone-rolebinding":       desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
-						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
-						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),
+						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
 					},
 				},
 				Conditions: []*fnv1.Condition{
@@ -337,7 +579,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"UnpinnedRemovedGoldenIsRetired": {
-			reason: "A golden that left the catalog and that no template pins is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing, and the Usages that kept the clone RBAC while it was pinned are left out too (Crossplane strips their composite label, so they let go at once). The RoleBinding is not observed yet, so the catalog checks again soon.",
+			reason: "A golden that left the catalog and that no Usage protects any more (Crossplane's usage controller took its in-use label away) is left out of the desired state, which deletes it; the clone role then names no golden and grants nothing, and the Usages that kept the clone RBAC while it was pinned are left out too (Crossplane strips their composite label, so they let go at once). The RoleBinding is not observed yet, so the catalog checks again soon.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -348,13 +590,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(hashB)}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{},"goldens":[]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"clone-clusterrole": desired(clusterRoleJSON(), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),
@@ -375,11 +617,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")},
 				},
 				Desired:           &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenA: pinsSelector(labels.GoldenHash("golden-images", goldenA))}},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(labels.GoldenHash("golden-images", goldenA))}},
 				Desired:      &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
@@ -446,7 +688,7 @@ func TestEarlierPipelineStepsPassThrough(t *testing.T) {
 	req := &fnv1.RunFunctionRequest{
 		Input:             resource.MustStructJSON(inputCat),
 		Observed:          &fnv1.State{Composite: catalogXR(oneEntry)},
-		RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenA: {}},
+		RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
 		Desired: &fnv1.State{
 			Composite: &fnv1.Resource{
 				Resource:          resource.MustStructJSON(`{"status":{"fromEarlier":"kept"}}`),

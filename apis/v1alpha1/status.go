@@ -12,6 +12,19 @@ type WorkerImageCatalogStatus struct {
 	// Goldens lists every golden the catalog keeps, including retiring ones.
 	// +listType=atomic
 	Goldens []GoldenStatus `json:"goldens,omitempty"`
+	// CloneGrants says which namespaces the clone RoleBinding binds, with
+	// Usages on and the PinningNamespaces scope.
+	CloneGrants *CloneGrantsStatus `json:"cloneGrants,omitempty"`
+}
+
+// CloneGrantsStatus is how the catalog keeps its clone RoleBinding: the
+// namespaces it binds, and where its next check of them starts.
+type CloneGrantsStatus struct {
+	// Namespaces is how many namespaces the RoleBinding binds.
+	Namespaces int32 `json:"namespaces,omitempty"`
+	// CheckFrom is the bound namespace the next reconcile checks first for
+	// Usages of the catalog's goldens; a namespace with none is unbound.
+	CheckFrom string `json:"checkFrom,omitempty"`
 }
 
 // GoldenStatus is one golden in the catalog's status.goldens.
@@ -34,9 +47,14 @@ type GoldenStatus struct {
 	Storage string `json:"storage,omitempty"`
 	// StorageClass is the golden's class (declared, else its PVC's).
 	StorageClass string `json:"storageClass,omitempty"`
-	// PinnedBy lists the pools (<namespace>/<cluster>-<pool>) whose templates clone this golden.
+	// PinnedBy lists the templates (<namespace>/<name>) that clone this
+	// golden; only with Usages off, when the catalog reads them (with
+	// Usages on, InUse says it is pinned).
 	// +listType=atomic
 	PinnedBy []string `json:"pinnedBy,omitempty"`
+	// InUse is true while a Crossplane Usage protects the golden: with
+	// Usages on, every template that clones it has one.
+	InUse bool `json:"inUse,omitempty"`
 	// Retiring is true when the entry was removed but pools still pin the golden.
 	Retiring bool `json:"retiring,omitempty"`
 	// Ready is true when the golden's import succeeded.

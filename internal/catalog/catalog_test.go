@@ -485,7 +485,7 @@ func TestGoldenKeepsTooSmallRecord(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := emit("catalog", "cozy-public", []planned{{Golden: g, Key: goldenKey(g.Name), Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t))
+			out := emit("catalog", "cozy-public", []planned{{Golden: g, Key: goldenKey(g.Name), Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t), grantees{})
 			if out.Fatal != nil {
 				t.Fatal(out.Fatal)
 			}

@@ -2,9 +2,7 @@ package catalog
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,8 +21,9 @@ import (
 
 // previousStatus is what the last call reported, to find transitions.
 type previousStatus struct {
-	Goldens    []v1alpha1.GoldenStatus     `json:"goldens"`
-	Conditions []compose.ObservedCondition `json:"conditions"`
+	Goldens     []v1alpha1.GoldenStatus     `json:"goldens"`
+	Conditions  []compose.ObservedCondition `json:"conditions"`
+	CloneGrants v1alpha1.CloneGrantsStatus  `json:"cloneGrants"`
 }
 
 // goldenSignal is a golden's state for the metrics.
@@ -39,17 +38,12 @@ func goldenSignal(p planned) compose.GoldenSignal {
 const stateUnreadable = "Unreadable"
 
 // emit turns the plan into the Output.
-func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config) compose.Output {
+func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config, grants grantees) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
 	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
 	inProgress := false
-	pinning := map[string]bool{}
 	keptReady := map[fresource.Name]fresource.Ready{}
 	for _, p := range plan {
-		for _, ref := range p.PinnedBy {
-			ns, _, _ := strings.Cut(ref, "/")
-			pinning[ns] = true
-		}
 		st := statusOf(p)
 		statuses = append(statuses, st)
 		out.Signals.Goldens = append(out.Signals.Goldens, goldenSignal(p))
@@ -82,7 +76,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 
 	subjects := clonerbac.AllServiceAccounts()
 	if cfg.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts {
-		subjects = clonerbac.VMServiceAccounts(cfg.VMServiceAccount, slices.Collect(maps.Keys(pinning)))
+		subjects = clonerbac.VMServiceAccounts(cfg.VMServiceAccount, grants.Namespaces)
 	}
 	goldenNames := make([]string, 0, len(plan))
 	for _, p := range plan {
@@ -115,7 +109,10 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	obs.Keep(out.Resources, compose.RetireAll, func(n fresource.Name) fresource.Ready { return keptReady[n] })
 
 	out.Status = map[string]any{"goldens": statuses}
-	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan)}
+	if grants.Plan.ByUsages && grants.Plan.Namespaces {
+		out.Status["cloneGrants"] = v1alpha1.CloneGrantsStatus{Namespaces: int32(len(grants.Namespaces)), CheckFrom: grants.Plan.Next}
+	}
+	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan, grants.Plan.ByUsages)}
 	out.Results = transitions(prev.Goldens, statuses)
 	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("XWorkerImageCatalog %q", xrName), obs.Problems(), prev.Conditions)
 	if report {
@@ -139,6 +136,7 @@ func statusOf(p planned) v1alpha1.GoldenStatus {
 		Storage:      p.StorageText,
 		StorageClass: p.StorageClass,
 		PinnedBy:     p.PinnedBy,
+		InUse:        p.InUse,
 		Retiring:     p.Retiring,
 	}
 	switch {

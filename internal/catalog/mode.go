@@ -1,11 +1,14 @@
 package catalog
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/decode"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -35,6 +38,9 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 	if c.spec, c.err = decodeSpec(r); c.err == nil {
 		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config)
 	}
+	c.obs = readObserved(r.Observed)
+	c.prev = compose.PreviousStatus[previousStatus](r.Composite)
+	c.grants = planGrants(r.Config.Usages, r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts, c.obs.Binding, c.prev.CloneGrants.CheckFrom)
 	return c
 }
 
@@ -45,6 +51,9 @@ type call struct {
 	spec       v1alpha1.WorkerImageCatalogSpec
 	goldens    []Golden
 	goldensErr error
+	obs        observedState
+	prev       previousStatus
+	grants     grantsPlan
 }
 
 // Raw implements compose.Call; the catalog reads no requirement raw.
@@ -75,9 +84,16 @@ func (c *call) Requirements() (required.Selectors, error) {
 			goldens[name] = golden{oc.Resource.GetNamespace(), objectName(oc.Resource.GetName(), name)}
 		}
 	}
-	sel := required.Selectors{}
+	hashes := map[string]string{}
 	for name, g := range goldens {
-		sel[pinsKeyPrefix+name] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, "", map[string]string{labels.Golden: labels.GoldenHash(g.namespace, g.name)})
+		hashes[name] = labels.GoldenHash(g.namespace, g.name)
+	}
+	sel := c.grants.selectors(hashes)
+	if !c.grants.ByUsages {
+		// Without Usages, the templates themselves say what pins a golden.
+		for name, hash := range hashes {
+			sel[pinsKeyPrefix+name] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, "", map[string]string{labels.Golden: hash})
+		}
 	}
 	return sel, nil
 }
@@ -94,8 +110,7 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 		return compose.Output{Fatal: c.goldensErr}
 	}
 	ns := resolveNamespace(c.spec, r.Config)
-	obs := readObserved(r.Observed)
-	prev := compose.PreviousStatus[previousStatus](r.Composite)
+	obs, prev := c.obs, c.prev
 
 	if err := checkNamespace(xrName, ns, obs); err != nil {
 		return compose.Output{Fatal: err}
@@ -105,5 +120,36 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	}
 	plan := planGoldens(c.goldens, obs, got)
 
-	return emit(xrName, ns.Name, plan, obs, prev, r.Config)
+	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got))
+}
+
+// grantees are the namespaces whose VM service accounts the RoleBinding
+// binds: read from the templates that pin a golden, or with Usages on from
+// the grants plan (grants.go).
+func (c *call) grantees(plan []planned, got required.Resolved) grantees {
+	out := grantees{Plan: c.grants}
+	if !c.grants.ByUsages {
+		set := map[string]bool{}
+		for _, p := range plan {
+			for _, ref := range p.PinnedBy {
+				ns, _, _ := strings.Cut(ref, "/")
+				set[ns] = true
+			}
+		}
+		out.Namespaces = slices.Sorted(maps.Keys(set))
+		return out
+	}
+	// Each golden by the key name its requirements were asked under.
+	goldens := make([]string, 0, len(plan))
+	for _, p := range plan {
+		goldens = append(goldens, strings.TrimPrefix(string(p.Key), goldenKeyPrefix))
+	}
+	out.Namespaces = c.grants.namespaces(goldens, got)
+	return out
+}
+
+// grantees are the namespaces to bind and how they were learned.
+type grantees struct {
+	Plan       grantsPlan
+	Namespaces []string
 }

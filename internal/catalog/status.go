@@ -132,7 +132,9 @@ func waitingText(s cdistate.State) string {
 	return text
 }
 
-func retiringCondition(entries []planned) compose.Condition {
+// retiringCondition says why each retiring golden stays; byUsages is true
+// when pins are read from Usages, not templates (grants.go).
+func retiringCondition(entries []planned, byUsages bool) compose.Condition {
 	var retiring []string
 	for _, e := range entries {
 		if e.Retiring {
@@ -142,6 +144,8 @@ func retiringCondition(entries []planned) compose.Condition {
 			case e.Raw != nil:
 				// The function never deletes what it cannot read.
 				why = "not a DataVolume the function can read, so it is never deleted by it; remove it by hand once nothing clones it"
+			case byUsages:
+				why = fmt.Sprintf("in use: the Usages of the templates that clone it protect it; kubectl get usages.protection.crossplane.io -A -l %s=%s lists them", labels.Golden, labels.GoldenHash(e.Namespace, e.Name))
 			default:
 				// Kept while a Usage protects it: a refused delete would
 				// stop the catalog applying anything.

@@ -22,6 +22,10 @@ const (
 	// CloneRBAC marks the clone ClusterRole and RoleBinding of a catalog, so
 	// that node pools can read them to know whether their VMs may clone.
 	CloneRBAC = Prefix + "clone-rbac"
+	// CloneGrantRequest labels a pool's Usage of a golden DataVolume with
+	// GoldenHash while the pool's VM service account may not clone that
+	// golden: the catalog binds the namespaces that ask.
+	CloneGrantRequest = Prefix + "clone-grant-request"
 	// ManagedBy marks objects this function composes.
 	ManagedBy      = "app.kubernetes.io/managed-by"
 	ManagedByValue = "function-worker-image"

@@ -51,6 +51,9 @@ type budgetPlan struct {
 	// Golden is "namespace/name".
 	Golden string
 	Pool   clonebudget.Pool
+	// OthersRead is false when other pools' clones were not read: the pool
+	// starts none on this call (reads.go).
+	OthersRead bool
 	// Capacity is the prediction of the clones this call starts against
 	// the class's published free capacity (capacity.go).
 	Capacity capacityPlan
@@ -67,7 +70,7 @@ func (pl *plan) decideBudget(cfg config.Config, rd reads) {
 	if class == "" {
 		class = storageclass.Default(pl.World.StorageClasses).Name
 	}
-	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool()}
+	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool(), OthersRead: rd.Budget}
 	in := clonebudget.InFlight{Own: pl.ownClones(rd), Others: othersClones(pl.World.CloneClaims, class)}
 	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
 	b.Capacity = pl.predictCapacity(cfg, &b)
@@ -224,6 +227,9 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 		on = "on the default class"
 	}
 	running := fmt.Sprintf("%d clone(s) of golden %s run %s (%d of this pool's, %d of other pools')", b.InFlight.Total(), b.Golden, on, b.InFlight.Own, b.InFlight.Others)
+	if !b.OthersRead {
+		running = fmt.Sprintf("%d clone(s) of golden %s of this pool run %s (other pools' are read only while the pool may start clones)", b.InFlight.Own, b.Golden, on)
+	}
 	var held []string
 	if b.Waiting > 0 && !b.Pool.Autoscaled {
 		held = append(held, fmt.Sprintf("%d of %d worker(s) wait: replicas are %d for now", b.Waiting, b.Pool.Wanted, b.Replicas))

@@ -313,7 +313,7 @@ func TestPlanReadsForTheBudget(t *testing.T) {
 			reason:   "A settled, healthy pool whose spec asks for more workers starts clones: its disks and the golden's clone claims are read.",
 			in:       in(5),
 			observed: settledAt3,
-			want:     reads{Workers: true, Budget: true, WorkerDisks: 5},
+			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
 		},
 		"SettledPoolAskedToShrink": {
 			reason:   "A scale-down starts no clone: nothing is read for the budget.",
@@ -325,7 +325,7 @@ func TestPlanReadsForTheBudget(t *testing.T) {
 			reason:   "A deployment not settled (its last clones finishing) is read: its Machines may still be cloning.",
 			in:       in(3),
 			observed: composeOnce(t, spec, succeeded, scaledTo(3, 1)),
-			want:     reads{Workers: true, Budget: true, WorkerDisks: 3},
+			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"NewPool": {
 			reason: "A pool without a deployment grows from nothing.",
@@ -336,7 +336,7 @@ func TestPlanReadsForTheBudget(t *testing.T) {
 			reason:   "Above maxWorkerDisks the disks are not read, but the golden's clone claims still are: the own clones are counted from the Machines not ready.",
 			in:       func() readsInput { i := in(5); i.MaxWorkerDisks = 2; return i }(),
 			observed: settledAt3,
-			want:     reads{Budget: true, WorkerDisks: 5},
+			want:     reads{Grant: true, Budget: true, WorkerDisks: 5},
 		},
 		"HTTPPoolAskedToGrow": {
 			reason:   "An HTTP pool clones nothing: no clone claims are read for it.",
@@ -571,7 +571,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 	fix := ` They start as clones finish; to start more at once, raise cloneBudget.storageClasses[replicated] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, "Clone budget and capacity").`
 	unknown := "the free capacity of class replicated is unknown: its driver publishes no CSIStorageCapacity for it"
 	budgeted := func(budget int32, in clonebudget.InFlight, p clonebudget.Pool) budgetPlan {
-		return budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: p, Decision: clonebudget.Decide(budget, in, p)}
+		return budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: p, Decision: clonebudget.Decide(budget, in, p), OthersRead: true}
 	}
 	cases := map[string]struct {
 		reason string
@@ -590,6 +590,13 @@ func TestCloneCapacityCondition(t *testing.T) {
 			image:  img,
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonNotCloning,
 				Message: pool + " starts no clone on this reconcile."},
+		},
+		"OtherPoolsNotRead": {
+			reason: "A settled pool starts no clone and reads no other pool's: the message says so instead of a count it did not take.",
+			image:  img,
+			budget: budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}, Decision: clonebudget.Decide(10, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1})},
+			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+				Message: pool + ": 0 clone(s) of golden " + golden + " of this pool run on class replicated (other pools' are read only while the pool may start clones), of a budget of 10; no worker waits for it; " + unknown + "."},
 		},
 		"Unbounded": {
 			reason: "A class without a budget says so, with what runs.",

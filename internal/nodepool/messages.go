@@ -64,7 +64,7 @@ func msgDiskTooSmall(p pool, img image, diskSize resource.Quantity, goldenStorag
 }
 
 func msgCloneNotAuthorized(p pool, img image, serviceAccount string) string {
-	return fmt.Sprintf("Node pool %q: its worker VMs run as service account %q of namespace %s, which may not clone golden image %q yet: no clone RoleBinding in namespace %s grants it create on cdi.kubevirt.io datavolumes/source for that golden, and KubeVirt would refuse every worker disk (UnauthorizedDataVolumeCreate). The worker template is composed, so the XWorkerImageCatalog that lists the golden binds the namespace on its next reconcile; the MachineDeployment is held until then. If this persists, check that a catalog lists the golden, or set the Input's cloneRBAC.waitForGrant to false when the platform grants the clone permission itself.",
+	return fmt.Sprintf("Node pool %q: its worker VMs run as service account %q of namespace %s, which may not clone golden image %q yet: no clone RoleBinding in namespace %s grants it create on cdi.kubevirt.io datavolumes/source for that golden, and KubeVirt would refuse every worker disk (UnauthorizedDataVolumeCreate). The worker template is composed, and its Usage of the golden asks for the grant (label workerimage.cozystack.io/clone-grant-request), so the XWorkerImageCatalog that lists the golden binds the namespace on its next reconcile; the MachineDeployment is held until then. If this persists, check that a catalog lists the golden, or set the Input's cloneRBAC.waitForGrant to false when the platform grants the clone permission itself.",
 		p.Ref(), serviceAccount, p.Namespace, img.GoldenNamespace+"/"+img.GoldenName, img.GoldenNamespace)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
@@ -40,6 +41,10 @@ type plan struct {
 	ClonePlan cloneplan.Plan
 	// Budget is the clone budget's bound on the deployment (budget.go).
 	Budget budgetPlan
+	// GrantRequest is true when the pool read the catalogs' clone RBAC and
+	// its VM service account may not clone its golden: its Usage of the
+	// golden asks the catalog for the grant (usage.go).
+	GrantRequest bool
 
 	SupportMatrix compose.Condition
 	CloneHealth   compose.Condition
@@ -106,6 +111,8 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		return plan{}, err
 	}
 	pl.Hold, pl.ClonePlan = decideHold(c, pl, gate, w.SizeHold)
+	pl.GrantRequest = img.Source == SourceClone && r.Config.WaitForCloneGrant && c.reads.Grant &&
+		!clonerbac.Allows(world.CloneBindings, world.CloneRoles, img.GoldenNamespace, p.Namespace, r.Config.VMServiceAccount, img.GoldenName)
 	if adoptHold != nil {
 		// Nothing is composed: the existing pool runs on as it is.
 		pl.Hold = adoptHold

@@ -27,7 +27,9 @@ type reads struct {
 	// pre-flight read, and then maybe the golden's PV (goldenVolumeToRead).
 	Clone bool
 	// Grant: the catalogs' clone RBAC, for a deployment that does not run
-	// the current clone template yet.
+	// the current clone template yet (the grant gate), and while the pool
+	// may start clones (a scale-up, a replaced Machine): an unbound
+	// namespace then asks the catalog again (GrantRequest).
 	Grant bool
 	// Workers: the pool's worker DataVolumes, for clone health and for
 	// whether the pool already cloned its golden (the gates).
@@ -88,6 +90,7 @@ func planReads(in readsInput) reads {
 	// A fixed pool asked to grow starts clones, which the budget counts
 	// the pool's own disks for.
 	growing := in.Image.Source == SourceClone && growingPool(in.Observed.Deployment, in.Ceiling)
+	rd.Grant = rd.Grant || in.WaitForGrant && in.Image.Source == SourceClone && (growing || !settled(in.Observed))
 	rd.Workers = forHealth || rd.Clone || rd.Grant || growing
 	rd.Budget = in.Image.Source == SourceClone && rd.Workers
 	if rd.WorkerDisks > in.MaxWorkerDisks {

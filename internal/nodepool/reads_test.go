@@ -112,10 +112,10 @@ func TestPlanReads(t *testing.T) {
 			want:     reads{Clone: true, Grant: true, Budget: true, WorkerDisks: 3},
 		},
 		"RollingPoolReadsItsDisks": {
-			reason:   "A rollout makes new disks: they are read for clone health.",
+			reason:   "A rollout makes new disks: they are read for clone health, and the grant is checked (an unbound namespace asks again).",
 			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: composeOnce(t, builtinSpec, succeeded, rollingMD),
-			want:     reads{Workers: true, Budget: true, WorkerDisks: 3},
+			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"UnhealthyPoolReadsItsDisksUntilTheyClear": {
 			reason:   "A pool reported unhealthy reads its disks, settled or not, so that the condition clears.",
@@ -127,7 +127,7 @@ func TestPlanReads(t *testing.T) {
 			reason:   "A settled, healthy pool asked for more workers starts clones: its disks, the golden's running clones and the published capacity are read.",
 			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 5},
 			observed: running,
-			want:     reads{Workers: true, Budget: true, WorkerDisks: 5},
+			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
 		},
 		"TooLargeToRead": {
 			reason: "Above maxWorkerDisks the disks are never read: the request would not fit.",

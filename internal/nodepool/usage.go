@@ -106,8 +106,11 @@ func (pl plan) emitUsage(into map[resource.Name]*resource.DesiredComposed, n res
 }
 
 // renderUsages are the Usages of one clone template's golden, one per
-// protected object of the golden, in the template's namespace.
-func renderUsages(p pool, template, goldenNamespace, golden string) []*protectionv1beta1.Usage {
+// protected object of the golden, in the template's namespace. The Usage of
+// the golden DataVolume is also what the catalog reads the pool's pin from:
+// it carries the golden's label, and the grant request while requestGrant
+// (catalog/grants.go).
+func renderUsages(p pool, template, goldenNamespace, golden string, requestGrant bool) []*protectionv1beta1.Usage {
 	out := make([]*protectionv1beta1.Usage, 0, len(usageTargets))
 	for _, t := range usageTargets {
 		reason := fmt.Sprintf("node pool %s clones its worker disks from golden image %s/%s through template %s", p.Ref(), goldenNamespace, golden, template)
@@ -123,6 +126,13 @@ func renderUsages(p pool, template, goldenNamespace, golden string) []*protectio
 				ResourceRef: &protectionv1beta1.ResourceRef{Name: template},
 			})
 		u.Annotations[labels.AnnGolden] = labels.GoldenRef(goldenNamespace, golden)
+		if t.kind == observed.KindDataVolume {
+			hash := labels.GoldenHash(goldenNamespace, golden)
+			u.Labels[labels.Golden] = hash
+			if requestGrant {
+				u.Labels[labels.CloneGrantRequest] = hash
+			}
+		}
 		u.Spec.Reason = &reason
 		out = append(out, u)
 	}
@@ -144,7 +154,10 @@ func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, e
 		if !ok || !enabled {
 			continue
 		}
-		for i, u := range renderUsages(pl.Pool, d.Resource.GetName(), ns, golden) {
+		// The grant is asked for on the Usages of the golden the pool
+		// clones now, which is what the catalog must bind it for.
+		ask := pl.GrantRequest && ns == pl.Image.GoldenNamespace && golden == pl.Image.GoldenName
+		for i, u := range renderUsages(pl.Pool, d.Resource.GetName(), ns, golden, ask) {
 			want[usageResource(d.Resource.GetName(), usageTargets[i])] = u
 		}
 	}
