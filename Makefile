@@ -135,6 +135,13 @@ e2e-oldest:
 E2E_MEASURE_WORKERS ?= 50
 E2E_MEASURE_WINDOW ?= 10m
 E2E_MEASURE_STEADY ?= 1m
+## e2e-measure-budget: opt-in; a pool scaled 0 -> 30 on the real CDI and Cluster API with a clone budget of 5 and unbounded, 5 s CSI clones: clones in flight over time and the time to all Succeeded (docs/performance.md, "Clones in flight").
+.PHONY: e2e-measure-budget
+e2e-measure-budget:
+	test/e2e/hack/build-binaries.sh > /dev/null
+	@mkdir -p _output
+	set -o pipefail; cd test/e2e && E2E_MEASURE_BUDGET=1 $(GO) test -count=1 -timeout 60m -v -run '^TestMeasureCloneBudget$$' . 2>&1 | tee $(CURDIR)/_output/e2e-measure-budget.log
+
 .PHONY: e2e-measure
 e2e-measure:
 	test/e2e/hack/build-binaries.sh > /dev/null

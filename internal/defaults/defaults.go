@@ -74,7 +74,8 @@ const MaxWorkerDisks int32 = 256
 // 250-snapshot flattening threshold (minsnapshotsonimage), a temporary
 // snapshot per RBD clone; on LINSTOR it keeps the transient peak (golden +
 // disk per clone, times the replicas) to ten disks' worth; a 30-worker pool
-// comes up in three waves (docs/platform.md, "Clone budget and capacity").
+// comes up ten clones at a time, a new one starting as one finishes
+// (docs/platform.md, "Clone budget and capacity").
 const CloneBudget int32 = 10
 
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's

@@ -2,11 +2,15 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The stand-ins play, as goroutines of the test binary, the parts of a
@@ -30,7 +34,9 @@ import (
 //     provisioned only when the source exists in the claim's namespace, is
 //     Bound, has the same class, and is no larger than the request (the
 //     checks external-provisioner makes before CreateVolume with a volume
-//     content source); otherwise it waits, as external-provisioner retries;
+//     content source); otherwise it waits, as external-provisioner retries.
+//     By default the clone's PV is made as soon as the checks pass; with
+//     SetCSICloneDuration it is made that long after (see there);
 //   - a claim whose dataSourceRef is another kind (CDI's VolumeImportSource
 //     or VolumeCloneSource) is left to its populator, as external-
 //     provisioner leaves it;
@@ -96,6 +102,12 @@ const (
 type standIns struct {
 	cp *ControlPlane
 	*loop
+	// cloneDuration is SetCSICloneDuration's, in nanoseconds.
+	cloneDuration atomic.Int64
+	// cloneStarted is when each clone claim (by UID) passed
+	// external-provisioner's checks: its CreateVolume call began. Only the
+	// loop's goroutine reads and writes it.
+	cloneStarted map[types.UID]time.Time
 }
 
 // StartStandIns starts the provisioner and kubelet stand-ins. They log what
@@ -105,9 +117,30 @@ func (cp *ControlPlane) StartStandIns() error {
 	if err != nil {
 		return err
 	}
-	s := &standIns{cp: cp, loop: l}
+	s := &standIns{cp: cp, loop: l, cloneStarted: map[types.UID]time.Time{}}
 	cp.standIns = s
 	l.start(s.provision, s.kubelet)
+	return nil
+}
+
+// SetCSICloneDuration makes the provisioner stand-in take d to provision a
+// CSI clone: a claim whose data source is a PVC gets its PV d after it
+// passed external-provisioner's checks, and stays Pending until then. It
+// imitates a CSI driver's CreateVolume from a volume content source, which
+// copies or clones the source's data before it returns (ceph-csi RBD: a
+// snapshot and a clone of the image, flattened past a depth; a LINSTOR or
+// LVM driver: a copy of the volume) while external-provisioner waits on
+// the call (pkg/controller/controller.go Provision, retried past its
+// --timeout) and the claim stays Pending; CDI's DataVolume of such a clone
+// says CSICloneInProgress meanwhile. 0, the default, provisions it at once,
+// as before; a scenario that sets it resets it when it ends. It fails when
+// the stand-ins are not running.
+func (cp *ControlPlane) SetCSICloneDuration(d time.Duration) error {
+	if cp.standIns == nil {
+		return fmt.Errorf("the provisioner stand-in is not running")
+	}
+	cp.standIns.cloneDuration.Store(int64(d))
+	cp.standIns.logf("clone-duration", "provisioner: a CSI clone takes %s from now on", d)
 	return nil
 }
 
@@ -130,8 +163,15 @@ func (s *standIns) provision(ctx context.Context) {
 		return
 	}
 	byName := map[string]*corev1.PersistentVolumeClaim{}
+	live := map[types.UID]bool{}
 	for i := range pvcs.Items {
 		byName[pvcs.Items[i].Namespace+"/"+pvcs.Items[i].Name] = &pvcs.Items[i]
+		live[pvcs.Items[i].UID] = true
+	}
+	for uid := range s.cloneStarted {
+		if !live[uid] {
+			delete(s.cloneStarted, uid)
+		}
 	}
 	for i := range pvcs.Items {
 		pvc := &pvcs.Items[i]
@@ -195,6 +235,18 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 			s.logf(key, "provisioner: PVC %s/%s requests %s, less than its clone source %s (%s); external-provisioner refuses that", pvc.Namespace, pvc.Name, request.String(), src, capacity.String())
 			return
 		}
+		// The driver's CreateVolume from the source (SetCSICloneDuration).
+		if d := time.Duration(s.cloneDuration.Load()); d > 0 {
+			began, ok := s.cloneStarted[pvc.UID]
+			if !ok {
+				began = time.Now()
+				s.cloneStarted[pvc.UID] = began
+			}
+			if time.Since(began) < d {
+				s.logf(key, "provisioner: PVC %s/%s: CreateVolume cloning PVC %s in progress (%s)", pvc.Namespace, pvc.Name, src, d)
+				return
+			}
+		}
 	} else if ref := pvc.Spec.DataSourceRef; ref != nil && !(ref.Kind == "VolumeSnapshot" || (ref.Kind == "PersistentVolumeClaim" && (ref.APIGroup == nil || *ref.APIGroup == ""))) {
 		return // a populator's claim
 	}
@@ -226,9 +278,12 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	if _, err := s.cp.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		if !strings.Contains(err.Error(), "already exists") {
 			s.logf(key, "provisioner: cannot create PV %s for PVC %s/%s: %v", pv.Name, pvc.Namespace, pvc.Name, err)
+		} else {
+			delete(s.cloneStarted, pvc.UID)
 		}
 		return
 	}
+	delete(s.cloneStarted, pvc.UID)
 	what := "a new volume"
 	if src := cloneSource(pvc); src != "" {
 		what = "a CSI clone of PVC " + src
