@@ -160,7 +160,7 @@ func fleetCatalogRequest(t testing.TB, pools, namespaces int, usages bool) *fnv1
 		for i := n; i < pools; i += namespaces {
 			items = append(items, &fnv1.Resource{Resource: served(t, kmt, ns, fmt.Sprintf("c%05d-md0-0123456789", i), 3*i, true)})
 		}
-		req.RequiredResources["check-"+ns+"."+golden] = &fnv1.Resources{Items: items}
+		req.RequiredResources["check-"+ns] = &fnv1.Resources{Items: items}
 	}
 	return req
 }

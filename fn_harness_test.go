@@ -272,10 +272,12 @@ func modeOf(req *fnv1.RunFunctionRequest) string {
 // droppedOutput lists the observed composed resources this function owns
 // that a deciding (non-fatal) response leaves out of the desired state
 // without a documented rule retiring them. Leaving a key out deletes the
-// object. The rules: a catalog golden that no template pins (it is composed
-// whenever it is in the catalog, so a missing one has left it); a node-pool
-// template that neither a MachineSet nor the observed MachineDeployment
-// references; a tenant cluster's XNodePool whose pool left spec.nodePools.
+// object. The rules: a catalog golden that nothing pins (it is composed
+// whenever it is in the catalog, so a missing one has left it): with Usages
+// on, one without Crossplane's in-use label; with Usages off, one no template
+// pins. A node-pool template that neither a MachineSet nor the observed
+// MachineDeployment references. A tenant cluster's XNodePool whose pool left
+// spec.nodePools.
 func droppedOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []string {
 	if fatalMessage(rsp) != "" {
 		return nil // Crossplane applies nothing from a fatal response
@@ -315,6 +317,14 @@ func retired(req *fnv1.RunFunctionRequest, k string) string {
 				return ""
 			}
 			return "not owned"
+		}
+		if usagesOn(req) {
+			// Crossplane's usage controller labels the golden while any
+			// Usage names it, and every template that clones it has one.
+			if inUseLabel(req.GetObserved().GetResources()[k].GetResource()) {
+				return ""
+			}
+			return "golden that left the catalog and no Usage protects"
 		}
 		pins, fetched := req.GetRequiredResources()["pins-"+name]
 		if !fetched {
@@ -378,6 +388,25 @@ func retired(req *fnv1.RunFunctionRequest, k string) string {
 		return "pool left spec.nodePools"
 	}
 	return "not owned"
+}
+
+// usagesOn reports whether the request's Input leaves Crossplane Usages on
+// (usages.enabled, default true): the catalog then learns what pins a golden
+// from its in-use label, not from the templates.
+func usagesOn(req *fnv1.RunFunctionRequest) bool {
+	v, ok := req.GetInput().GetFields()["usages"].GetStructValue().GetFields()["enabled"]
+	if !ok {
+		return true
+	}
+	if _, isNull := v.GetKind().(*structpb.Value_NullValue); isNull {
+		return true
+	}
+	return v.GetBoolValue()
+}
+
+// inUseLabel reports whether an object carries Crossplane's in-use label.
+func inUseLabel(o *structpb.Struct) bool {
+	return field(o, "metadata", "labels", "crossplane.io/in-use") == "true"
 }
 
 // composedKind reports whether the observed object under k is the kind the

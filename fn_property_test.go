@@ -15,24 +15,36 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// Sizes of the randomized catalog histories.
+// Sizes of the randomized catalog histories. There are more tenant
+// namespaces than one call checks (catalogCheckWindow, the catalog's
+// grantCheckWindow), so that with Usages on the check of the bound
+// namespaces takes several calls.
 const (
 	catalogHistories     = 200
 	catalogStepsPerRun   = 12
-	catalogTenantSpaces  = 4
+	catalogTenantSpaces  = 20
 	catalogCandidateKeys = 5
+	catalogCheckWindow   = 8
 )
 
 // TestCatalogNeverLosesWhatItComposed replays randomized histories of a
-// catalog: entries come and go, goldens import, fail, succeed or vanish, and
-// templates in tenant namespaces start and stop pinning them. After every
-// step, what the function composed becomes what Crossplane observes next.
-// Invariants: no observed golden is missing from the desired state unless it
-// left the catalog and nothing pins it (the one documented retirement); the
-// clone RBAC is always composed; the RoleBinding grants exactly the
-// namespaces whose templates pin a golden, never one that pins nothing; and
-// an entry's golden keeps its name for as long as its (schematicID, version)
-// does.
+// catalog, half with Crossplane Usages on (the default) and half with them
+// off: entries come and go, goldens import, fail, succeed or vanish, and
+// pools in tenant namespaces start and stop pinning them: their templates
+// carry the golden's label and, with Usages on, their Usages of the golden
+// (some from before the golden label) protect it, some ask for the clone
+// grant, and Crossplane's usage controller labels the golden in use. After
+// every step, what the function composed becomes what Crossplane observes
+// next, status included. Invariants: no observed golden is missing from the
+// desired state unless it left the catalog and nothing pins it (the one
+// documented retirement); the clone RBAC is always composed; and an entry's
+// golden keeps its name for as long as its (schematicID, version) does. The
+// RoleBinding binds VM service accounts only: with Usages off, exactly those
+// of the namespaces whose templates pin a golden; with Usages on, those it
+// bound already, less the namespaces of this call's check window where no
+// template clones a golden of the catalog, plus those asking for a grant,
+// with status.cloneGrants counting them and saying where the next check
+// starts.
 func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1)) // fixed seed: failures reproduce
 	f := newTestFunction()
@@ -42,8 +54,15 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 		cands = append(cands, candidate{fmt.Sprintf("%064x", i+1), fmt.Sprintf("v1.1%d.%d", i%3, i)})
 	}
 	phases := []string{"", "Pending", "ImportInProgress", "Succeeded", "Failed"}
+	windowed := 0 // Usages-on steps whose check window did not cover every bound namespace
 	for run := range catalogHistories {
+		usages := run%2 == 0
+		input := map[string]any{"apiVersion": "workerimage.fn.crossplane.io/v1beta1", "kind": "Input"}
+		if !usages {
+			input["usages"] = map[string]any{"enabled": false}
+		}
 		observed := map[string]*fnv1.Resource{}
+		var status any
 		for step := range catalogStepsPerRun {
 			// The catalog this step.
 			var entries []any
@@ -54,33 +73,72 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 					inCatalog["talos-worker-"+c.sid+"-"+c.version] = true
 				}
 			}
-			xr, err := structpb.NewStruct(map[string]any{"apiVersion": "workerimage.cozystack.io/v1alpha1", "kind": "XWorkerImageCatalog", "metadata": map[string]any{"name": "default"},
-				"spec": map[string]any{"storageClass": "replicated", "images": entries}})
-			if err != nil {
-				t.Fatal(err)
+			composite := map[string]any{"apiVersion": "workerimage.cozystack.io/v1alpha1", "kind": "XWorkerImageCatalog", "metadata": map[string]any{"name": "default"},
+				"spec": map[string]any{"storageClass": "replicated", "images": entries}}
+			if status != nil {
+				composite["status"] = status
 			}
-			// Templates pinning goldens: any candidate golden, from any tenant namespace.
+			xr := mustStruct(t, composite)
+			// Pools pinning goldens: any candidate golden, from any tenant
+			// namespace.
 			var pool []*structpb.Struct
 			pinners := map[string]map[string]bool{} // golden -> namespaces
+			askers := map[string]map[string]bool{}  // golden -> namespaces asking for the grant
 			for _, c := range cands {
 				name := "talos-worker-" + c.sid + "-" + c.version
 				for ns := range catalogTenantSpaces {
 					if rng.IntN(4) != 0 {
 						continue
 					}
-					nsName := fmt.Sprintf("tenant-%d", ns)
-					if pinners[name] == nil {
-						pinners[name] = map[string]bool{}
+					nsName := fmt.Sprintf("tenant-%02d", ns)
+					addTo(pinners, name, nsName)
+					pool = append(pool, templateOf(t, nsName, "tmpl-"+c.version, goldenHashOf(name)))
+					if !usages {
+						continue
 					}
-					pinners[name][nsName] = true
-					pool = append(pool, mustStruct(t, map[string]any{"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "KubevirtMachineTemplate",
-						"metadata": map[string]any{"name": "tmpl-" + c.version, "namespace": nsName, "labels": map[string]any{"workerimage.cozystack.io/golden": goldenHashOf(name)}}}))
+					l := map[string]any{"app.kubernetes.io/managed-by": "function-worker-image", "workerimage.cozystack.io/golden": goldenHashOf(name)}
+					switch rng.IntN(4) {
+					case 0: // composed before the golden label
+						delete(l, "workerimage.cozystack.io/golden")
+					case 1:
+						l["workerimage.cozystack.io/clone-grant-request"] = goldenHashOf(name)
+						addTo(askers, name, nsName)
+					}
+					pool = append(pool, poolUsageOf(t, nsName, "tmpl-"+c.version, "cozy-public/"+name, l))
 				}
 			}
-			req := &fnv1.RunFunctionRequest{Input: mustStruct(t, map[string]any{"apiVersion": "workerimage.fn.crossplane.io/v1beta1", "kind": "Input"}),
+			if usages {
+				// Pools of a golden of another namespace, which pin nothing
+				// of this catalog.
+				for ns := range catalogTenantSpaces {
+					if rng.IntN(4) == 0 {
+						nsName, other := fmt.Sprintf("tenant-%02d", ns), "talos-worker-"+cands[0].sid+"-"+cands[0].version
+						pool = append(pool, templateOf(t, nsName, "other", labels.GoldenHash("golden-images", other)),
+							poolUsageOf(t, nsName, "other", "golden-images/"+other, map[string]any{"app.kubernetes.io/managed-by": "function-worker-image", "workerimage.cozystack.io/golden": labels.GoldenHash("golden-images", other)}))
+					}
+				}
+				// Crossplane's usage controller labels a golden while a
+				// Usage names it.
+				for k, o := range observed {
+					name, ok := strings.CutPrefix(k, "golden-")
+					if !ok {
+						continue
+					}
+					md := o.GetResource().GetFields()["metadata"].GetStructValue()
+					if md.GetFields()["labels"].GetStructValue() == nil {
+						md.Fields["labels"] = structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{}})
+					}
+					lbl := md.GetFields()["labels"].GetStructValue()
+					delete(lbl.Fields, "crossplane.io/in-use")
+					if len(pinners[name]) > 0 {
+						lbl.Fields["crossplane.io/in-use"] = structpb.NewStringValue("true")
+					}
+				}
+			}
+			req := &fnv1.RunFunctionRequest{Input: mustStruct(t, input),
 				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}, Resources: observed}}
 			final, rsp := settleRequest(t, f, req, pool)
-			where := fmt.Sprintf("history %d step %d", run, step)
+			where := fmt.Sprintf("history %d step %d (usages %t)", run, step, usages)
 			if m := fatalMessage(rsp); m != "" {
 				t.Fatalf("%s: a valid catalog gave a fatal result: %s", where, m)
 			}
@@ -93,12 +151,49 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 					t.Fatalf("%s: catalog entry's golden %s is not composed under its own name", where, name)
 				}
 			}
-			wantNS := map[string]bool{}
+			goldens := map[string]bool{} // the catalog's goldens: composed ones
 			for k := range desired {
 				if name, ok := strings.CutPrefix(k, "golden-"); ok {
+					goldens[name] = true
+				}
+			}
+			wantNS := map[string]bool{}
+			var wantGrants map[string]any
+			if !usages {
+				for name := range goldens {
 					for ns := range pinners[name] {
 						wantNS[ns] = true
 					}
+				}
+			} else {
+				bound := boundNamespacesOf(final.GetObserved().GetResources()["clone-rolebinding"].GetResource())
+				window, next := checkWindowOf(bound, field(final.GetObserved().GetComposite().GetResource(), "status", "cloneGrants", "checkFrom"))
+				if len(window) < len(bound) {
+					windowed++
+				}
+				for _, ns := range bound {
+					wantNS[ns] = true
+				}
+				for _, ns := range window {
+					pinned := false
+					for name := range goldens {
+						pinned = pinned || pinners[name][ns]
+					}
+					if !pinned {
+						delete(wantNS, ns)
+					}
+				}
+				for name := range goldens {
+					for ns := range askers[name] {
+						wantNS[ns] = true
+					}
+				}
+				wantGrants = map[string]any{}
+				if len(wantNS) > 0 {
+					wantGrants["namespaces"] = float64(len(wantNS))
+				}
+				if next != "" {
+					wantGrants["checkFrom"] = next
 				}
 			}
 			gotNS := []string{}
@@ -109,7 +204,12 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 				gotNS = append(gotNS, field(s.GetStructValue(), "namespace"))
 			}
 			if diff := cmp.Diff(sortedKeys(wantNS), gotNS); diff != "" {
-				t.Fatalf("%s: the clone RoleBinding must grant exactly the VM service account of each pinning namespace (-want, +got):\n%s", where, diff)
+				t.Fatalf("%s: the clone RoleBinding must grant exactly the VM service account of each namespace that pins a golden (-want, +got):\n%s", where, diff)
+			}
+			status = rsp.GetDesired().GetComposite().GetResource().AsMap()["status"]
+			gotGrants, _ := status.(map[string]any)["cloneGrants"].(map[string]any)
+			if diff := cmp.Diff(wantGrants, gotGrants); diff != "" {
+				t.Fatalf("%s: status.cloneGrants (-want, +got):\n%s", where, diff)
 			}
 
 			// What was composed is observed next, with a random import state;
@@ -133,6 +233,67 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 			observed = next
 		}
 	}
+	if windowed == 0 {
+		t.Fatal("no step bound more namespaces than one call checks: the histories do not exercise the check window")
+	}
+}
+
+// addTo adds v to the set m[k].
+func addTo(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+// templateOf is a pool's clone template in namespace ns, labelled with the
+// hash of the golden it clones.
+func templateOf(t *testing.T, ns, name, hash string) *structpb.Struct {
+	return mustStruct(t, map[string]any{"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "KubevirtMachineTemplate",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"workerimage.cozystack.io/golden": hash, "app.kubernetes.io/managed-by": "function-worker-image"}}})
+}
+
+// poolUsageOf is a pool's Usage of a golden DataVolume (ref is
+// "<namespace>/<name>") in namespace ns, with labels l.
+func poolUsageOf(t *testing.T, ns, template, ref string, l map[string]any) *structpb.Struct {
+	goldenNS, golden, _ := strings.Cut(ref, "/")
+	return mustStruct(t, map[string]any{"apiVersion": "protection.crossplane.io/v1beta1", "kind": "Usage",
+		"metadata": map[string]any{"name": template + "-datavolume", "namespace": ns, "labels": l, "annotations": map[string]any{"workerimage.cozystack.io/golden": ref}},
+		"spec": map[string]any{"of": map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "resourceRef": map[string]any{"name": golden, "namespace": goldenNS}},
+			"by": map[string]any{"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "KubevirtMachineTemplate", "resourceRef": map[string]any{"name": template}}, "replayDeletion": true}})
+}
+
+// boundNamespacesOf are the namespaces of the service accounts a RoleBinding
+// binds, sorted.
+func boundNamespacesOf(rb *structpb.Struct) []string {
+	set := map[string]bool{}
+	for _, s := range rb.GetFields()["subjects"].GetListValue().GetValues() {
+		if field(s.GetStructValue(), "kind") == "ServiceAccount" && field(s.GetStructValue(), "namespace") != "" {
+			set[field(s.GetStructValue(), "namespace")] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// checkWindowOf are the bound namespaces one call checks: up to
+// catalogCheckWindow of them in name order, from the first not before from,
+// wrapping around; next is the one after them, "" when they reach the last.
+func checkWindowOf(bound []string, from string) (window []string, next string) {
+	start := 0
+	for start < len(bound) && bound[start] < from {
+		start++
+	}
+	if start == len(bound) {
+		start = 0
+	}
+	n := min(catalogCheckWindow, len(bound))
+	for i := range n {
+		window = append(window, bound[(start+i)%len(bound)])
+	}
+	if start+n < len(bound) {
+		next = bound[start+n]
+	}
+	return window, next
 }
 
 // goldenHashOf is the golden label value of a golden in cozy-public.

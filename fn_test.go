@@ -56,18 +56,18 @@ func grantsSelector(hash string) *fnv1.ResourceSelector {
 	}
 }
 
-// checkKey names the requirement that checks whether namespace ns still
-// pins the golden of key name golden.
-func checkKey(ns, golden string) string { return "check-" + ns + "." + golden }
+// checkKey is the requirement of the function's templates in namespace ns:
+// one per namespace, whatever golden it is looked at for.
+func checkKey(ns string) string { return "check-" + ns }
 
-// checkSelector selects the templates in namespace ns that clone the golden
-// of hash: whether ns still pins it.
-func checkSelector(ns, hash string) *fnv1.ResourceSelector {
+// checkSelector selects the function's templates in namespace ns, whose
+// golden labels say whether ns still pins a golden of the catalog.
+func checkSelector(ns string) *fnv1.ResourceSelector {
 	return &fnv1.ResourceSelector{
 		ApiVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
 		Kind:       "KubevirtMachineTemplate",
 		Namespace:  &ns,
-		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"workerimage.cozystack.io/golden": hash}}},
+		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"app.kubernetes.io/managed-by": "function-worker-image"}}},
 	}
 }
 
@@ -225,10 +225,10 @@ func TestRunFunctionCatalog(t *testing.T) {
 		if i < 2 || i >= 2+catalogCheckWindow {
 			continue
 		}
-		windowAsks[checkKey(ns, goldenA)] = checkSelector(ns, hashA)
-		windowGot[checkKey(ns, goldenA)] = &fnv1.Resources{}
+		windowAsks[checkKey(ns)] = checkSelector(ns)
+		windowGot[checkKey(ns)] = &fnv1.Resources{}
 		if ns != "tenant-05" {
-			windowGot[checkKey(ns, goldenA)].Items = []*fnv1.Resource{kmt(ns, ns+"-md0-1", hashA)}
+			windowGot[checkKey(ns)].Items = []*fnv1.Resource{kmt(ns, ns+"-md0-1", hashA)}
 		}
 	}
 
@@ -300,7 +300,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while it carries Crossplane's in-use label (every template that clones it has a Usage of it), reported in use; no template is read for it across the fleet. The RoleBinding keeps the namespaces it binds where a template still clones a golden of the catalog (both are checked on this call, each for each golden, sorted), and no check goes on to a next call. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
+			reason: "A golden that left the catalog stays while it carries Crossplane's in-use label (every template that clones it has a Usage of it), reported in use; no template is read for it across the fleet. The RoleBinding keeps the namespaces it binds where a template still clones a golden of the catalog (both are checked on this call, one requirement each for the function's templates there), and no check goes on to a next call. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -317,10 +317,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 				RequiredResources: map[string]*fnv1.Resources{
 					"grants-" + goldenA:           {},
 					"grants-" + goldenB:           {},
-					checkKey("tenant-a", goldenA): {},
-					checkKey("tenant-a", goldenB): {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
-					checkKey("tenant-b", goldenA): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
-					checkKey("tenant-b", goldenB): {},
+					checkKey("tenant-a"): {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
+					checkKey("tenant-b"): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
@@ -328,10 +326,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
 					"grants-" + goldenA:           grantsSelector(hashA),
 					"grants-" + goldenB:           grantsSelector(hashB),
-					checkKey("tenant-a", goldenA): checkSelector("tenant-a", hashA),
-					checkKey("tenant-a", goldenB): checkSelector("tenant-a", hashB),
-					checkKey("tenant-b", goldenA): checkSelector("tenant-b", hashA),
-					checkKey("tenant-b", goldenB): checkSelector("tenant-b", hashB),
+					checkKey("tenant-a"): checkSelector("tenant-a"),
+					checkKey("tenant-b"): checkSelector("tenant-b"),
 				}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
@@ -414,8 +410,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				RequiredResources: map[string]*fnv1.Resources{
 					"grants-" + goldenA:           {},
 					"grants-" + goldenB:           {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-2", goldenB, true), poolUsage("tenant-a", "a-gpu-1", goldenB, true)}},
-					checkKey("tenant-b", goldenA): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
-					checkKey("tenant-b", goldenB): {},
+					checkKey("tenant-b"): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
@@ -423,8 +418,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
 					"grants-" + goldenA:           grantsSelector(hashA),
 					"grants-" + goldenB:           grantsSelector(hashB),
-					checkKey("tenant-b", goldenA): checkSelector("tenant-b", hashA),
-					checkKey("tenant-b", goldenB): checkSelector("tenant-b", hashB),
+					checkKey("tenant-b"): checkSelector("tenant-b"),
 				}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
@@ -492,12 +486,12 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-old"), nil)},
 				RequiredResources: map[string]*fnv1.Resources{
 					"grants-" + goldenA:             {},
-					checkKey("tenant-old", goldenA): {Items: []*fnv1.Resource{kmt("tenant-old", "old-md0-1", hashA)}},
+					checkKey("tenant-old"): {Items: []*fnv1.Resource{kmt("tenant-old", "old-md0-1", hashA)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA), checkKey("tenant-old", goldenA): checkSelector("tenant-old", hashA)}},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA), checkKey("tenant-old"): checkSelector("tenant-old")}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(vmServiceAccount("tenant-old")),

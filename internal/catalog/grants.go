@@ -35,10 +35,11 @@ import (
 //   - A bound namespace is dropped once no template in it clones one of the
 //     catalog's goldens. Each call checks a window of grantCheckWindow bound
 //     namespaces, in name order from where the previous call stopped
-//     (status.cloneGrants.checkFrom), reading the templates of those
-//     namespaces alone, by the golden label every clone template has carried
-//     since the first release (so a pool not reconciled since an upgrade is
-//     still seen); a namespace left without pins loses its grant within
+//     (status.cloneGrants.checkFrom), reading the function's templates of
+//     those namespaces alone (its managed-by label), and their golden label,
+//     which every clone template has carried since the first recorded
+//     release (testdata/releases), so a pool not reconciled since an upgrade
+//     is still seen; a namespace left without pins loses its grant within
 //     about (bound namespaces / grantCheckWindow) reconciles.
 //
 // With Usages off, the catalog reads the templates as before: there is no
@@ -51,9 +52,9 @@ const (
 )
 
 // grantCheckWindow is how many bound namespaces one call checks: each
-// costs the request the templates in it that clone the catalog's goldens
-// (~6 KB each as served), so that a catalog bound to 2,000 namespaces of
-// five pools each reads ~240 KB of them per call.
+// costs the request the function's templates in it (~6 KB each as served),
+// so that a catalog bound to 2,000 namespaces of five pools each reads
+// ~240 KB of them per call, in eight requirements.
 const grantCheckWindow = 8
 
 // usageAPIVersion and kindUsage are the pools' Usages.
@@ -135,29 +136,33 @@ func (g grantsPlan) selectors(goldens map[string]string) required.Selectors {
 	}
 	for name, hash := range goldens {
 		sel[grantsKeyPrefix+name] = required.ByLabels(usageAPIVersion, kindUsage, "", map[string]string{labels.CloneGrantRequest: hash})
-		for _, ns := range g.Window {
-			sel[checkKey(ns, name)] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, ns, map[string]string{labels.Golden: hash})
-		}
+	}
+	// One requirement per namespace, whatever the catalog's size: the
+	// function's templates there, told apart by their golden label.
+	for _, ns := range g.Window {
+		sel[checkKeyPrefix+ns] = required.ByLabels(observed.InfraAPIVersion, observed.KindKubevirtMachineTemplate, ns, map[string]string{labels.ManagedBy: labels.ManagedByValue})
 	}
 	return sel
 }
 
-func checkKey(namespace, golden string) string { return checkKeyPrefix + namespace + "." + golden }
-
-// namespaces decides the namespaces to bind from what the plan read: the
-// bound ones, less those of the window where no template clones one of
-// the goldens (key names), and those asking.
-func (g grantsPlan) namespaces(goldens []string, got required.Resolved) []string {
+// namespaces decides the namespaces to bind from what the plan read (the
+// goldens by key name, to their label hash): the bound ones, less those of
+// the window where no template clones one of the goldens, and those asking.
+func (g grantsPlan) namespaces(goldens map[string]string, got required.Resolved) []string {
+	hashes := map[string]bool{}
+	for _, hash := range goldens {
+		hashes[hash] = true
+	}
 	set := map[string]bool{}
 	for _, ns := range g.Bound {
 		set[ns] = true
 	}
 	for _, ns := range g.Window {
-		if !slices.ContainsFunc(goldens, func(name string) bool { return len(namespaced(got[checkKey(ns, name)], ns)) > 0 }) {
+		if !slices.ContainsFunc(namespaced(got[checkKeyPrefix+ns], ns), func(u *unstructured.Unstructured) bool { return hashes[u.GetLabels()[labels.Golden]] }) {
 			delete(set, ns)
 		}
 	}
-	for _, name := range goldens {
+	for _, name := range slices.Sorted(maps.Keys(goldens)) {
 		for _, u := range namespaced(got[grantsKeyPrefix+name], "") {
 			set[u.GetNamespace()] = true
 		}

@@ -71,7 +71,7 @@ func object(apiVersion, kind, ns, name string, lbls map[string]string) *unstruct
 }
 
 func TestGrantsNamespaces(t *testing.T) {
-	goldens := []string{"talos-a", "talos-b"}
+	goldens := map[string]string{"talos-a": "ha", "talos-b": "hb"}
 	bound := func(ns ...string) *rbacv1.RoleBinding {
 		rb := &rbacv1.RoleBinding{}
 		for _, n := range ns {
@@ -83,7 +83,7 @@ func TestGrantsNamespaces(t *testing.T) {
 		return object(usageAPIVersion, kindUsage, ns, "t1-datavolume", map[string]string{labels.CloneGrantRequest: "ha"})
 	}
 	template := func(ns string) *unstructured.Unstructured {
-		return object("infrastructure.cluster.x-k8s.io/v1alpha1", "KubevirtMachineTemplate", ns, "t1", map[string]string{labels.Golden: "hb"})
+		return object("infrastructure.cluster.x-k8s.io/v1alpha1", "KubevirtMachineTemplate", ns, "t1", map[string]string{labels.Golden: "hb", labels.ManagedBy: labels.ManagedByValue})
 	}
 	many := make([]string, 0, 12)
 	for i := range 12 {
@@ -104,19 +104,19 @@ func TestGrantsNamespaces(t *testing.T) {
 		"PinnedNamespaceStays": {
 			reason: "A checked namespace where a template clones a golden of the catalog stays bound.",
 			rb:     bound("tenant-a"),
-			got:    required.Resolved{checkKey("tenant-a", "talos-b"): {template("tenant-a")}},
+			got:    required.Resolved{checkKeyPrefix + "tenant-a": {template("tenant-a")}},
 			want:   []string{"tenant-a"},
 		},
 		"UnpinnedNamespaceGoes": {
-			reason: "A checked namespace where no template clones the catalog's goldens is unbound; one with a template stays.",
+			reason: "A checked namespace whose templates clone none of the catalog's goldens (an HTTP pool's) is unbound; one with a clone template stays.",
 			rb:     bound("tenant-a", "tenant-b"),
-			got:    required.Resolved{checkKey("tenant-b", "talos-a"): {template("tenant-b")}},
+			got:    required.Resolved{checkKeyPrefix + "tenant-a": {object("infrastructure.cluster.x-k8s.io/v1alpha1", "KubevirtMachineTemplate", "tenant-a", "http", map[string]string{labels.ManagedBy: labels.ManagedByValue})}, checkKeyPrefix + "tenant-b": {template("tenant-b")}},
 			want:   []string{"tenant-b"},
 		},
 		"AnotherNamespacesTemplateIsNoPin": {
 			reason: "crossplane render ignores a requirement's namespace: a template of another namespace does not keep this one.",
 			rb:     bound("tenant-a"),
-			got:    required.Resolved{checkKey("tenant-a", "talos-a"): {template("tenant-z")}},
+			got:    required.Resolved{checkKeyPrefix + "tenant-a": {template("tenant-z")}},
 		},
 		"OutsideTheWindowStays": {
 			reason: "Only the window is checked: of 12 bound namespaces with no template read, the 8 checked go and the 4 others stay.",
@@ -151,7 +151,7 @@ func TestGrantsSelectors(t *testing.T) {
 		"Usages": {
 			reason: "With Usages and pinning namespaces: each golden's grant requests and each checked namespace's Usages.",
 			g:      planGrants(true, true, rb, ""),
-			want:   []string{checkKey("tenant-a", "talos-a"), grantsKeyPrefix + "talos-a"},
+			want:   []string{checkKeyPrefix + "tenant-a", grantsKeyPrefix + "talos-a"},
 		},
 		"AllServiceAccounts": {
 			reason: "Binding every service account needs no namespace: nothing is read.",

@@ -139,10 +139,11 @@ func (c *call) grantees(plan []planned, got required.Resolved) grantees {
 		out.Namespaces = slices.Sorted(maps.Keys(set))
 		return out
 	}
-	// Each golden by the key name its requirements were asked under.
-	goldens := make([]string, 0, len(plan))
+	// Each golden by the key name its requirements were asked under, to
+	// its label hash.
+	goldens := map[string]string{}
 	for _, p := range plan {
-		goldens = append(goldens, strings.TrimPrefix(string(p.Key), goldenKeyPrefix))
+		goldens[strings.TrimPrefix(string(p.Key), goldenKeyPrefix)] = labels.GoldenHash(p.Namespace, p.Name)
 	}
 	out.Namespaces = c.grants.namespaces(goldens, got)
 	return out

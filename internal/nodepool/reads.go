@@ -77,22 +77,26 @@ type readsInput struct {
 // not fit.
 func planReads(in readsInput) reads {
 	rd := reads{WorkerDisks: workerDisks(in.Observed.Deployment, in.Ceiling)}
+	// starting: the pool may start clones on this call, a new template, a
+	// deployment not on it yet, a fixed pool asked to grow, or a deployment
+	// not settled (a scale, a roll, a replaced Machine). Then the grant is
+	// checked (an unbound namespace asks for it: GrantRequest), and what
+	// bounds the clones is read: the pool's disks, the golden's running
+	// clones and the published capacity (budget.go, capacity.go).
+	starting := false
 	if in.Image.Source == SourceClone {
 		_, newTemplate := in.Observed.Resources[machineTemplateResource(in.Desired)]
 		newTemplate = in.Desired == "" || !newTemplate
 		rd.Clone = newTemplate
 		running, _ := in.Observed.inEffect()
-		rd.Grant = in.WaitForGrant && (newTemplate || running != in.Desired)
 		rd.DiskClass = in.Desired == ""
+		starting = newTemplate || running != in.Desired || growingPool(in.Observed.Deployment, in.Ceiling) || !settled(in.Observed)
+		rd.Grant = in.WaitForGrant && starting
+		rd.Budget = starting
 	}
 	healthy := in.HasPrevious && in.PreviousHealth.Status == string(compose.StatusTrue)
 	forHealth := !healthy || !settled(in.Observed)
-	// A fixed pool asked to grow starts clones, which the budget counts
-	// the pool's own disks for.
-	growing := in.Image.Source == SourceClone && growingPool(in.Observed.Deployment, in.Ceiling)
-	rd.Grant = rd.Grant || in.WaitForGrant && in.Image.Source == SourceClone && (growing || !settled(in.Observed))
-	rd.Workers = forHealth || rd.Clone || rd.Grant || growing
-	rd.Budget = in.Image.Source == SourceClone && rd.Workers
+	rd.Workers = forHealth || starting
 	if rd.WorkerDisks > in.MaxWorkerDisks {
 		// Whatever would read them does without: clone health reports
 		// Unknown, the gates rely on the MachineSets alone.

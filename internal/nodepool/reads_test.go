@@ -118,10 +118,10 @@ func TestPlanReads(t *testing.T) {
 			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"UnhealthyPoolReadsItsDisksUntilTheyClear": {
-			reason:   "A pool reported unhealthy reads its disks, settled or not, so that the condition clears.",
+			reason:   "A pool reported unhealthy reads its disks, settled or not, so that the condition clears; settled, it starts no clone and reads nothing for the budget.",
 			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: unhealthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Workers: true, Budget: true, WorkerDisks: 3},
+			want:     reads{Workers: true, WorkerDisks: 3},
 		},
 		"GrowingPoolReadsWhatItsClonesAreBoundedBy": {
 			reason:   "A settled, healthy pool asked for more workers starts clones: its disks, the golden's running clones and the published capacity are read.",
