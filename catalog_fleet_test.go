@@ -117,9 +117,8 @@ func jsonAny(t testing.TB, b []byte) any {
 
 // fleetCatalogRequest is the settled catalog request of a catalog of one
 // golden pinned by pools pools spread over namespaces namespaces, every
-// namespace bound; with usages, what grants.go asks (no grant request, the
-// templates of a check window of 8 namespaces), else every pinning
-// template.
+// namespace bound; with usages, what grants.go asks (the Usages asking for
+// a grant: none, settled), else every pinning template.
 func fleetCatalogRequest(t testing.TB, pools, namespaces int, usages bool) *fnv1.RunFunctionRequest {
 	t.Helper()
 	kmt := composedOf(t, "KubevirtMachineTemplate")
@@ -154,14 +153,6 @@ func fleetCatalogRequest(t testing.TB, pools, namespaces int, usages bool) *fnv1
 		return req
 	}
 	req.RequiredResources["grants-"+golden] = &fnv1.Resources{}
-	for n := range min(8, namespaces) {
-		ns := fmt.Sprintf("tenant-%05d", n)
-		var items []*fnv1.Resource
-		for i := n; i < pools; i += namespaces {
-			items = append(items, &fnv1.Resource{Resource: served(t, kmt, ns, fmt.Sprintf("c%05d-md0-0123456789", i), 3*i, true)})
-		}
-		req.RequiredResources["check-"+ns] = &fnv1.Resources{Items: items}
-	}
 	return req
 }
 

@@ -17,14 +17,10 @@ type WorkerImageCatalogStatus struct {
 	CloneGrants *CloneGrantsStatus `json:"cloneGrants,omitempty"`
 }
 
-// CloneGrantsStatus is how the catalog keeps its clone RoleBinding: the
-// namespaces it binds, and where its next check of them starts.
+// CloneGrantsStatus is what the catalog's clone RoleBinding binds.
 type CloneGrantsStatus struct {
 	// Namespaces is how many namespaces the RoleBinding binds.
 	Namespaces int32 `json:"namespaces,omitempty"`
-	// CheckFrom is the bound namespace the next reconcile checks first for
-	// Usages of the catalog's goldens; a namespace with none is unbound.
-	CheckFrom string `json:"checkFrom,omitempty"`
 }
 
 // GoldenStatus is one golden in the catalog's status.goldens.

@@ -21,9 +21,8 @@ import (
 
 // previousStatus is what the last call reported, to find transitions.
 type previousStatus struct {
-	Goldens     []v1alpha1.GoldenStatus     `json:"goldens"`
-	Conditions  []compose.ObservedCondition `json:"conditions"`
-	CloneGrants v1alpha1.CloneGrantsStatus  `json:"cloneGrants"`
+	Goldens    []v1alpha1.GoldenStatus     `json:"goldens"`
+	Conditions []compose.ObservedCondition `json:"conditions"`
 }
 
 // goldenSignal is a golden's state for the metrics.
@@ -110,7 +109,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 
 	out.Status = map[string]any{"goldens": statuses}
 	if grants.Plan.ByUsages && grants.Plan.Namespaces {
-		out.Status["cloneGrants"] = v1alpha1.CloneGrantsStatus{Namespaces: int32(len(grants.Namespaces)), CheckFrom: grants.Plan.Next}
+		out.Status["cloneGrants"] = v1alpha1.CloneGrantsStatus{Namespaces: int32(len(grants.Namespaces))}
 	}
 	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan, grants.Plan.ByUsages)}
 	out.Results = transitions(prev.Goldens, statuses)

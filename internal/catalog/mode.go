@@ -40,7 +40,7 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 	}
 	c.obs = readObserved(r.Observed)
 	c.prev = compose.PreviousStatus[previousStatus](r.Composite)
-	c.grants = planGrants(r.Config.Usages, r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts, c.obs.Binding, c.prev.CloneGrants.CheckFrom)
+	c.grants = planGrants(r.Config.Usages, r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts, c.obs.Binding)
 	return c
 }
 
@@ -139,13 +139,14 @@ func (c *call) grantees(plan []planned, got required.Resolved) grantees {
 		out.Namespaces = slices.Sorted(maps.Keys(set))
 		return out
 	}
-	// Each golden by the key name its requirements were asked under, to
-	// its label hash.
-	goldens := map[string]string{}
+	// Each golden by the key name its requirements were asked under.
+	goldens := make([]string, 0, len(plan))
+	anyInUse := false
 	for _, p := range plan {
-		goldens[strings.TrimPrefix(string(p.Key), goldenKeyPrefix)] = labels.GoldenHash(p.Namespace, p.Name)
+		goldens = append(goldens, strings.TrimPrefix(string(p.Key), goldenKeyPrefix))
+		anyInUse = anyInUse || p.InUse
 	}
-	out.Namespaces = c.grants.namespaces(goldens, got)
+	out.Namespaces = c.grants.namespaces(goldens, anyInUse, got)
 	return out
 }
 
