@@ -15,16 +15,15 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
-// Sizes of the randomized catalog histories. There are more tenant
-// namespaces than one call checks (catalogCheckWindow, the catalog's
-// grantCheckWindow), so that with Usages on the check of the bound
-// namespaces takes several calls.
+// Sizes of the randomized catalog histories. One step in
+// catalogQuietSteps has no pool at all, so that with Usages on the goldens
+// lose their in-use label while the RoleBinding still binds namespaces.
 const (
 	catalogHistories     = 200
 	catalogStepsPerRun   = 12
 	catalogTenantSpaces  = 20
 	catalogCandidateKeys = 5
-	catalogCheckWindow   = 8
+	catalogQuietSteps    = 5
 )
 
 // TestCatalogNeverLosesWhatItComposed replays randomized histories of a
@@ -41,10 +40,8 @@ const (
 // golden keeps its name for as long as its (schematicID, version) does. The
 // RoleBinding binds VM service accounts only: with Usages off, exactly those
 // of the namespaces whose templates pin a golden; with Usages on, those it
-// bound already, less the namespaces of this call's check window where no
-// template clones a golden of the catalog, plus those asking for a grant,
-// with status.cloneGrants counting them and saying where the next check
-// starts.
+// bound already while any golden of the catalog carries the in-use label,
+// plus those asking for a grant, with status.cloneGrants counting them.
 func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1)) // fixed seed: failures reproduce
 	f := newTestFunction()
@@ -54,7 +51,9 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 		cands = append(cands, candidate{fmt.Sprintf("%064x", i+1), fmt.Sprintf("v1.1%d.%d", i%3, i)})
 	}
 	phases := []string{"", "Pending", "ImportInProgress", "Succeeded", "Failed"}
-	windowed := 0 // Usages-on steps whose check window did not cover every bound namespace
+	// Usages-on steps where a bound namespace that asks for no grant stayed
+	// bound (a golden in use) or was unbound (none in use).
+	keptBound, unbound := 0, 0
 	for run := range catalogHistories {
 		usages := run%2 == 0
 		input := map[string]any{"apiVersion": "workerimage.fn.crossplane.io/v1beta1", "kind": "Input"}
@@ -84,10 +83,11 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 			var pool []*structpb.Struct
 			pinners := map[string]map[string]bool{} // golden -> namespaces
 			askers := map[string]map[string]bool{}  // golden -> namespaces asking for the grant
+			quiet := rng.IntN(catalogQuietSteps) == 0
 			for _, c := range cands {
 				name := "talos-worker-" + c.sid + "-" + c.version
 				for ns := range catalogTenantSpaces {
-					if rng.IntN(4) != 0 {
+					if quiet || rng.IntN(4) != 0 {
 						continue
 					}
 					nsName := fmt.Sprintf("tenant-%02d", ns)
@@ -166,34 +166,37 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 					}
 				}
 			} else {
-				bound := boundNamespacesOf(final.GetObserved().GetResources()["clone-rolebinding"].GetResource())
-				window, next := checkWindowOf(bound, field(final.GetObserved().GetComposite().GetResource(), "status", "cloneGrants", "checkFrom"))
-				if len(window) < len(bound) {
-					windowed++
-				}
-				for _, ns := range bound {
-					wantNS[ns] = true
-				}
-				for _, ns := range window {
-					pinned := false
-					for name := range goldens {
-						pinned = pinned || pinners[name][ns]
-					}
-					if !pinned {
-						delete(wantNS, ns)
+				// An observed golden in use is always composed again.
+				anyInUse := false
+				for k, o := range final.GetObserved().GetResources() {
+					if strings.HasPrefix(k, "golden-") && field(o.GetResource(), "metadata", "labels", "crossplane.io/in-use") == "true" {
+						anyInUse = true
 					}
 				}
+				asking := map[string]bool{}
 				for name := range goldens {
 					for ns := range askers[name] {
+						asking[ns] = true
+					}
+				}
+				for _, ns := range boundNamespacesOf(final.GetObserved().GetResources()["clone-rolebinding"].GetResource()) {
+					switch {
+					case asking[ns]:
+					case anyInUse:
+						keptBound++
+					default:
+						unbound++
+					}
+					if anyInUse {
 						wantNS[ns] = true
 					}
+				}
+				for ns := range asking {
+					wantNS[ns] = true
 				}
 				wantGrants = map[string]any{}
 				if len(wantNS) > 0 {
 					wantGrants["namespaces"] = float64(len(wantNS))
-				}
-				if next != "" {
-					wantGrants["checkFrom"] = next
 				}
 			}
 			gotNS := []string{}
@@ -233,8 +236,8 @@ func TestCatalogNeverLosesWhatItComposed(t *testing.T) {
 			observed = next
 		}
 	}
-	if windowed == 0 {
-		t.Fatal("no step bound more namespaces than one call checks: the histories do not exercise the check window")
+	if keptBound == 0 || unbound == 0 {
+		t.Fatalf("bound namespaces asking for no grant: %d kept while a golden was in use, %d unbound while none was; the histories must exercise both", keptBound, unbound)
 	}
 }
 
@@ -273,27 +276,6 @@ func boundNamespacesOf(rb *structpb.Struct) []string {
 		}
 	}
 	return sortedKeys(set)
-}
-
-// checkWindowOf are the bound namespaces one call checks: up to
-// catalogCheckWindow of them in name order, from the first not before from,
-// wrapping around; next is the one after them, "" when they reach the last.
-func checkWindowOf(bound []string, from string) (window []string, next string) {
-	start := 0
-	for start < len(bound) && bound[start] < from {
-		start++
-	}
-	if start == len(bound) {
-		start = 0
-	}
-	n := min(catalogCheckWindow, len(bound))
-	for i := range n {
-		window = append(window, bound[(start+i)%len(bound)])
-	}
-	if start+n < len(bound) {
-		next = bound[start+n]
-	}
-	return window, next
 }
 
 // goldenHashOf is the golden label value of a golden in cozy-public.

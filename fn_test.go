@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -56,21 +54,6 @@ func grantsSelector(hash string) *fnv1.ResourceSelector {
 	}
 }
 
-// checkKey is the requirement of the function's templates in namespace ns:
-// one per namespace, whatever golden it is looked at for.
-func checkKey(ns string) string { return "check-" + ns }
-
-// checkSelector selects the function's templates in namespace ns, whose
-// golden labels say whether ns still pins a golden of the catalog.
-func checkSelector(ns string) *fnv1.ResourceSelector {
-	return &fnv1.ResourceSelector{
-		ApiVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
-		Kind:       "KubevirtMachineTemplate",
-		Namespace:  &ns,
-		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"app.kubernetes.io/managed-by": "function-worker-image"}}},
-	}
-}
-
 // poolUsage is the Usage of golden (in cozy-public) by template in namespace
 // ns as a node pool composes it: labelled with the golden's hash and, when
 // ask, with the grant request of a pool whose VM service account may not
@@ -91,12 +74,6 @@ func poolUsage(ns, template, golden string, ask bool) *fnv1.Resource {
 // allServiceAccounts is the RoleBinding subject of the AllServiceAccounts
 // scope.
 const allServiceAccounts = `{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:serviceaccounts"}`
-
-// withStatus sets the status of a composite, as the previous call left it.
-func withStatus(r *fnv1.Resource, status string) *fnv1.Resource {
-	r.Resource.Fields["status"] = structpb.NewStructValue(resource.MustStructJSON(status))
-	return r
-}
 
 // usagesOff is the Input that turns Crossplane Usages off: the catalog then
 // reads the templates that pin its goldens.
@@ -207,31 +184,6 @@ func TestRunFunctionCatalog(t *testing.T) {
 		cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_FALSE, "NoneRetiring", "Every composed golden image is in the catalog."),
 	}
 
-	// A RoleBinding that binds tenant-00 to tenant-19, and a previous status
-	// whose check stopped before tenant-02: this call checks the
-	// catalogCheckWindow namespaces from tenant-02 on. In tenant-05 no
-	// template clones golden A any more; tenant-19, outside the window, has
-	// none either, but is not looked at.
-	var windowBound, windowKept []string
-	windowGot := map[string]*fnv1.Resources{"grants-" + goldenA: {}}
-	windowAsks := map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA)}
-	windowNext := fmt.Sprintf("tenant-%02d", 2+catalogCheckWindow)
-	for i := range 20 {
-		ns := fmt.Sprintf("tenant-%02d", i)
-		windowBound = append(windowBound, vmServiceAccount(ns))
-		if ns != "tenant-05" {
-			windowKept = append(windowKept, vmServiceAccount(ns))
-		}
-		if i < 2 || i >= 2+catalogCheckWindow {
-			continue
-		}
-		windowAsks[checkKey(ns)] = checkSelector(ns)
-		windowGot[checkKey(ns)] = &fnv1.Resources{}
-		if ns != "tenant-05" {
-			windowGot[checkKey(ns)].Items = []*fnv1.Resource{kmt(ns, ns+"-md0-1", hashA)}
-		}
-	}
-
 	type args struct {
 		req *fnv1.RunFunctionRequest
 	}
@@ -244,7 +196,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 		want   want
 	}{
 		"FirstCallReturnsRequirementsAndNoFatal": {
-			reason: "Before Crossplane has fetched the Usages that ask for a clone grant the function must only ask for them: no fatal, no desired change. No RoleBinding is observed yet, so no bound namespace is checked.",
+			reason: "Before Crossplane has fetched the Usages that ask for a clone grant the function must only ask for them: no fatal, no desired change. That is all it asks for: it reads no template, and the namespaces the RoleBinding binds come from the RoleBinding itself, not observed yet.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Meta:     &fnv1.RequestMeta{Tag: "t"},
 				Input:    resource.MustStructJSON(inputCat),
@@ -300,7 +252,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"RemovedButPinnedGoldenIsKeptAndBindsPinningNamespaces": {
-			reason: "A golden that left the catalog stays while it carries Crossplane's in-use label (every template that clones it has a Usage of it), reported in use; no template is read for it across the fleet. The RoleBinding keeps the namespaces it binds where a template still clones a golden of the catalog (both are checked on this call, one requirement each for the function's templates there), and no check goes on to a next call. Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
+			reason: "A golden that left the catalog stays while it carries Crossplane's in-use label (every template that clones it has a Usage of it), reported in use; no template is read for it across the fleet. The RoleBinding keeps the namespaces it binds, since a golden of the catalog is in use (which of them still pins one is not read: only each golden's grant requests are required, here none). Each pinned golden holds the RoleBinding with a Usage, and the RoleBinding the ClusterRole, so that deleting the catalog keeps the clone permission while they live; a Usage is ready at once, nothing waits for it.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -315,19 +267,15 @@ func TestRunFunctionCatalog(t *testing.T) {
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
-					"grants-" + goldenA:           {},
-					"grants-" + goldenB:           {},
-					checkKey("tenant-a"): {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
-					checkKey("tenant-b"): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					"grants-" + goldenA: {},
+					"grants-" + goldenB: {},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
-					"grants-" + goldenA:           grantsSelector(hashA),
-					"grants-" + goldenB:           grantsSelector(hashB),
-					checkKey("tenant-a"): checkSelector("tenant-a"),
-					checkKey("tenant-b"): checkSelector("tenant-b"),
+					"grants-" + goldenA: grantsSelector(hashA),
+					"grants-" + goldenB: grantsSelector(hashB),
 				}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
@@ -395,7 +343,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"NewlyPinningNamespaceIsBoundAndCheckedSoon": {
-			reason: "A namespace whose pool asks for a clone grant (its Usage of the golden carries the grant request) is bound now, next to the namespaces already bound where a template still clones a golden; its pool waits for the binding, so the catalog calls again after the in-progress TTL instead of the steady one.",
+			reason: "A namespace whose pool asks for a clone grant (its Usage of the golden carries the grant request) is bound now, next to the namespace already bound, which stays since a golden of the catalog is in use; its pool waits for the binding, so the catalog calls again after the in-progress TTL instead of the steady one.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
@@ -408,17 +356,15 @@ func TestRunFunctionCatalog(t *testing.T) {
 					},
 				},
 				RequiredResources: map[string]*fnv1.Resources{
-					"grants-" + goldenA:           {},
-					"grants-" + goldenB:           {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-2", goldenB, true), poolUsage("tenant-a", "a-gpu-1", goldenB, true)}},
-					checkKey("tenant-b"): {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
+					"grants-" + goldenA: {},
+					"grants-" + goldenB: {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-2", goldenB, true), poolUsage("tenant-a", "a-gpu-1", goldenB, true)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
-					"grants-" + goldenA:           grantsSelector(hashA),
-					"grants-" + goldenB:           grantsSelector(hashB),
-					checkKey("tenant-b"): checkSelector("tenant-b"),
+					"grants-" + goldenA: grantsSelector(hashA),
+					"grants-" + goldenB: grantsSelector(hashB),
 				}},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
@@ -441,7 +387,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"GrantRequestBindsItsNamespace": {
-			reason: "A pool in tenant-x whose VM service account may not clone its golden labels its Usage of the golden with the grant request: the catalog reads those requests alone (no template) and binds tenant-x. The RoleBinding bound nothing, so there is nothing to check, and the pool waits for the binding: the in-progress TTL.",
+			reason: "A pool in tenant-x whose VM service account may not clone its golden labels its Usage of the golden with the grant request: the catalog reads those requests alone (no template) and binds tenant-x. The RoleBinding bound nothing yet, and the pool waits for the binding: the in-progress TTL.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:    resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA("", nil)},
@@ -459,48 +405,53 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Conditions: conditionsA,
 			}},
 		},
-		"NamespaceLeftWithoutPinsIsUnboundWithinItsWindow": {
-			reason: "Each call checks a window of the bound namespaces (catalogCheckWindow of them), from where the previous one stopped (status.cloneGrants.checkFrom), reading their templates that clone a golden of the catalog: tenant-05, in this window, where none does any more, is unbound; tenant-19, outside it, is kept though nothing pins from it, until a later call checks it. The next check starts right after the window (" + windowNext + "); the RoleBinding changes, so the catalog calls again after the in-progress TTL.",
+		"BoundNamespacesStayWhileAGoldenIsInUse": {
+			reason: "While a golden of the catalog carries Crossplane's in-use label, the RoleBinding keeps every namespace it binds, tenant-a and tenant-b, though none asks for a grant: telling which of them still pins a golden would take reading their templates, and the catalog requires nothing but each golden's grant requests (no status cursor either: status.cloneGrants only counts the namespaces). This is also what keeps the grant of a pool not reconciled since the upgrade, which asks for none. Nothing changed: the steady TTL.",
 			args: args{req: &fnv1.RunFunctionRequest{
-				Input: resource.MustStructJSON(inputCat),
-				Observed: &fnv1.State{
-					Composite: withStatus(catalogXR(oneEntry), `{"cloneGrants":{"namespaces":20,"checkFrom":"tenant-02"}}`),
-					Resources: observedA(strings.Join(windowBound, ","), nil),
-				},
-				RequiredResources: windowGot,
+				Input:             resource.MustStructJSON(inputCat),
+				Observed:          &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b"), nil)},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: windowAsks},
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":19,"checkFrom":"` + windowNext + `"},"goldens":[` + statusA + `]}}`)},
-					Resources: desiredA(strings.Join(windowKept, ",")),
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[` + statusA + `]}}`)},
+					Resources: desiredA(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")),
 				},
 				Conditions: conditionsA,
 			}},
 		},
-		"NamespaceOfAPoolNotReconciledSinceTheUpgradeStaysBound": {
-			reason: "A pool not reconciled since this release asks for no grant and its Usages carry no golden label, but its template carries the golden label every clone template has carried since the first release: the check finds it, and its namespace stays bound (an upgrade must not take the clone grant away from running pools). The window reached the end of the bound namespaces, so no checkFrom is kept, and nothing changed: the steady TTL.",
+		"NamespacesUnboundOnceNoGoldenIsInUse": {
+			reason: "Once no golden of the catalog carries Crossplane's in-use label, no template clones one, so no bound namespace needs its grant: the RoleBinding binds only the namespaces asking, here tenant-b, whose pool's Usage asks before Crossplane's usage controller has labelled the golden; tenant-a is unbound. The golden is not in use, so no Usage keeps the clone RBAC. The RoleBinding changes, so the catalog calls again after the in-progress TTL.",
 			args: args{req: &fnv1.RunFunctionRequest{
-				Input:    resource.MustStructJSON(inputCat),
-				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-old"), nil)},
-				RequiredResources: map[string]*fnv1.Resources{
-					"grants-" + goldenA:             {},
-					checkKey("tenant-old"): {Items: []*fnv1.Resource{kmt("tenant-old", "old-md0-1", hashA)}},
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(oneEntry),
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"),
+						"clone-clusterrole": {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA))},
+						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
+					},
 				},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {Items: []*fnv1.Resource{poolUsage("tenant-b", "b-md0-1", goldenA, true)}}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA), checkKey("tenant-old"): checkSelector("tenant-old")}},
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
+				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[` + statusA + `]}}`)},
-					Resources: desiredA(vmServiceAccount("tenant-old")),
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding": desired(roleBindingJSON(vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+					},
 				},
 				Conditions: conditionsA,
 			}},
 		},
 		"AllServiceAccountsScopeAsksForNoGrants": {
-			reason: "With the AllServiceAccounts scope the RoleBinding binds every service account: the catalog asks for no grant request and checks no namespace, so with Usages on it requires nothing and composes on its first call, with no cloneGrants in its status.",
+			reason: "With the AllServiceAccounts scope the RoleBinding binds every service account: the catalog asks for no grant request, so with Usages on it requires nothing and composes on its first call, with no cloneGrants in its status.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:    resource.MustStructJSON(`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","cloneRBAC":{"scope":"AllServiceAccounts"}}`),
 				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(allServiceAccounts, nil)},

@@ -59,8 +59,10 @@ type call struct {
 // Raw implements compose.Call; the catalog reads no requirement raw.
 func (c *call) Raw() map[string]bool { return nil }
 
-// Requirements asks for the templates anywhere in the cluster that carry
-// each golden's label: they decide retention and who may clone.
+// Requirements asks, with Usages on, for the pools' Usages that ask for a
+// clone grant of each golden (grants.go); with Usages off, for the
+// templates anywhere in the cluster that carry each golden's label, which
+// decide retention and who may clone.
 func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
