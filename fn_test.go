@@ -54,16 +54,13 @@ func grantsSelector(hash string) *fnv1.ResourceSelector {
 	}
 }
 
-// poolUsage is the Usage of golden (in cozy-public) by template in namespace
-// ns as a node pool composes it: labelled with the golden's hash and, when
-// ask, with the grant request of a pool whose VM service account may not
-// clone it yet.
-func poolUsage(ns, template, golden string, ask bool) *fnv1.Resource {
+// askingUsage is the Usage of golden (in cozy-public) by template in
+// namespace ns as a node pool composes it while its VM service account may
+// not clone the golden yet: labelled with the golden's hash and the grant
+// request.
+func askingUsage(ns, template, golden string) *fnv1.Resource {
 	hash := labels.GoldenHash("cozy-public", golden)
-	req := ""
-	if ask {
-		req = `,"workerimage.cozystack.io/clone-grant-request":"` + hash + `"`
-	}
+	req := `,"workerimage.cozystack.io/clone-grant-request":"` + hash + `"`
 	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"protection.crossplane.io/v1beta1","kind":"Usage","metadata":{"name":"` + template + `-datavolume","namespace":"` + ns + `",
 		"labels":{"app.kubernetes.io/managed-by":"function-worker-image","workerimage.cozystack.io/golden":"` + hash + `"` + req + `},
 		"annotations":{"workerimage.cozystack.io/golden":"cozy-public/` + golden + `"}},
@@ -357,7 +354,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				},
 				RequiredResources: map[string]*fnv1.Resources{
 					"grants-" + goldenA: {},
-					"grants-" + goldenB: {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-2", goldenB, true), poolUsage("tenant-a", "a-gpu-1", goldenB, true)}},
+					"grants-" + goldenB: {Items: []*fnv1.Resource{askingUsage("tenant-a", "a-gpu-2", goldenB), askingUsage("tenant-a", "a-gpu-1", goldenB)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
@@ -392,7 +389,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Input:    resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA("", nil)},
 				RequiredResources: map[string]*fnv1.Resources{
-					"grants-" + goldenA: {Items: []*fnv1.Resource{poolUsage("tenant-x", "x-md0-1", goldenA, true)}},
+					"grants-" + goldenA: {Items: []*fnv1.Resource{askingUsage("tenant-x", "x-md0-1", goldenA)}},
 				},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
@@ -434,7 +431,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {Items: []*fnv1.Resource{poolUsage("tenant-b", "b-md0-1", goldenA, true)}}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {Items: []*fnv1.Resource{askingUsage("tenant-b", "b-md0-1", goldenA)}}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
@@ -473,7 +470,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: catalogXR(`{"images":[]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""))},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {Items: []*fnv1.Resource{poolUsage("tenant-a", "a-gpu-1", renamedB, true)}}},
+				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {Items: []*fnv1.Resource{askingUsage("tenant-a", "a-gpu-1", renamedB)}}},
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
