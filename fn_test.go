@@ -215,7 +215,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{},"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_FALSE),
@@ -275,7 +275,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 					"grants-" + goldenB: grantsSelector(hashB),
 				}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
 						` + statusA + `]}}`)},
 					Resources: map[string]*fnv1.Resource{
@@ -364,7 +364,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 					"grants-" + goldenB: grantsSelector(hashB),
 				}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
 						` + statusA + `]}}`)},
 					Resources: map[string]*fnv1.Resource{
@@ -396,14 +396,14 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[` + statusA + `]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(vmServiceAccount("tenant-x")),
 				},
 				Conditions: conditionsA,
 			}},
 		},
 		"BoundNamespacesStayWhileAGoldenIsInUse": {
-			reason: "While a golden of the catalog carries Crossplane's in-use label, the RoleBinding keeps every namespace it binds, tenant-a and tenant-b, though none asks for a grant: telling which of them still pins a golden would take reading their templates, and the catalog requires nothing but each golden's grant requests (no status cursor either: status.cloneGrants only counts the namespaces). This is also what keeps the grant of a pool not reconciled since the upgrade, which asks for none. Nothing changed: the steady TTL.",
+			reason: "While a golden of the catalog carries Crossplane's in-use label, the RoleBinding keeps every namespace it binds, tenant-a and tenant-b, though none asks for a grant: telling which of them still pins a golden would take reading their templates, and the catalog requires nothing but each golden's grant requests (and keeps no cursor in the status). This is also what keeps the grant of a pool not reconciled since the upgrade, which asks for none. Nothing changed: the steady TTL.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:             resource.MustStructJSON(inputCat),
 				Observed:          &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b"), nil)},
@@ -413,7 +413,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
 				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":2},"goldens":[` + statusA + `]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")),
 				},
 				Conditions: conditionsA,
@@ -437,7 +437,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_TRUE),
@@ -476,7 +476,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(labels.GoldenHash("cozy-public", renamedB))}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{"namespaces":1},"goldens":[
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
@@ -538,7 +538,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(hashB)}},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"cloneGrants":{},"goldens":[]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"clone-clusterrole": desired(clusterRoleJSON(), fnv1.Ready_READY_FALSE),
 						"clone-rolebinding": desired(roleBindingJSON(""), fnv1.Ready_READY_FALSE),

@@ -12,15 +12,6 @@ type WorkerImageCatalogStatus struct {
 	// Goldens lists every golden the catalog keeps, including retiring ones.
 	// +listType=atomic
 	Goldens []GoldenStatus `json:"goldens,omitempty"`
-	// CloneGrants says which namespaces the clone RoleBinding binds, with
-	// Usages on and the PinningNamespaces scope.
-	CloneGrants *CloneGrantsStatus `json:"cloneGrants,omitempty"`
-}
-
-// CloneGrantsStatus is what the catalog's clone RoleBinding binds.
-type CloneGrantsStatus struct {
-	// Namespaces is how many namespaces the RoleBinding binds.
-	Namespaces int32 `json:"namespaces,omitempty"`
 }
 
 // GoldenStatus is one golden in the catalog's status.goldens.

@@ -108,9 +108,10 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	obs.Keep(out.Resources, compose.RetireAll, func(n fresource.Name) fresource.Ready { return keptReady[n] })
 
 	out.Status = map[string]any{"goldens": statuses}
-	if grants.Plan.ByUsages && grants.Plan.Namespaces {
-		out.Status["cloneGrants"] = v1alpha1.CloneGrantsStatus{Namespaces: int32(len(grants.Namespaces))}
-	}
+	// No new top-level status field: a composite whose XRD predates it
+	// (a function upgraded before its configuration) would refuse the
+	// status, and nothing else of the catalog would apply. The RoleBinding
+	// itself lists what is bound.
 	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan, grants.Plan.ByUsages)}
 	out.Results = transitions(prev.Goldens, statuses)
 	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("XWorkerImageCatalog %q", xrName), obs.Problems(), prev.Conditions)

@@ -290,10 +290,17 @@ func TestCloneWithoutSourceSurfacesInCloneHealthy(t *testing.T) {
 // XNodePool Composition whose Input sets usages.enabled: false, as a
 // platform whose Crossplane runs without Usages configures it, and returns
 // its name. The XRD's defaultCompositionRef keeps every other pool on the
-// shipped one; a pool opts in by spec.crossplane.compositionRef.
+// shipped one; a pool opts in by spec.crossplane.compositionRef. Such a
+// pool composes no Usage, so it cannot ask the suite's catalog (Usages on)
+// for its clone grant (docs/platform.md: both Compositions must agree on
+// usages.enabled); its tests grant the clone as a platform does
+// (platformCloneGrant), so it does not wait for the grant either.
 func compositionWithoutUsages(t *testing.T) string {
 	t.Helper()
 	return compositionWith(t, harness.NodePool, "e2e-xnodepools-without-usages", func(input map[string]any) error {
+		if err := unstructured.SetNestedField(input, false, "cloneRBAC", "waitForGrant"); err != nil {
+			return err
+		}
 		return unstructured.SetNestedField(input, false, "usages", "enabled")
 	})
 }

@@ -432,7 +432,10 @@ func TestCatalogKeepsPinnedGoldenUntilThePoolMovesAway(t *testing.T) {
 
 	// The entry goes; the pool still pins its golden.
 	cp.MustApply(t, catalogXR(catalog, sidNew+" "+talosVersion))
-	retiring := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "True", goldenOld, ns+"/")
+	// The catalog reads no pool's template: the golden is kept because it
+	// is in use (Crossplane's usage controller labels it for the
+	// template's Usage), and the message says how to list the Usages.
+	retiring := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesRetiring", "True", goldenOld, "in use", "kubectl get usages.protection.crossplane.io")
 	cp.WaitEvent(t, reconcileTimeout, retiring, "Normal", goldenOld, "left the catalog and is kept")
 	cp.Consistently(t, 2*functionTTL, "golden "+goldenOld+" is kept while "+kmtOld.GetName()+" pins it", func(ctx context.Context) error {
 		dv, err := cp.Get(ctx, harness.DataVolume, goldenNamespace, goldenOld)
