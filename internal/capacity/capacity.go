@@ -70,8 +70,10 @@ type Published struct {
 	Free resource.Quantity
 	// Segments is how many objects were summed.
 	Segments int
-	// LargestVolume is the largest maximumVolumeSize published, zero when
-	// none is.
+	// LargestVolume is the largest volume one segment takes: its
+	// maximumVolumeSize, or its capacity where it publishes none (as the
+	// scheduler compares, volumebinding capacitySufficient); zero when no
+	// segment publishes either.
 	LargestVolume resource.Quantity
 }
 
@@ -87,7 +89,14 @@ func Of(class string, objs []storagev1.CSIStorageCapacity) Published {
 		if c.Capacity != nil {
 			p.Free.Add(*c.Capacity)
 		}
-		if m := c.MaximumVolumeSize; m != nil && m.Cmp(p.LargestVolume) > 0 {
+		// A segment without maximumVolumeSize takes a volume up to its
+		// capacity: another segment's smaller maximum must not make a disk
+		// it takes fit nowhere.
+		m := c.MaximumVolumeSize
+		if m == nil {
+			m = c.Capacity
+		}
+		if m != nil && m.Cmp(p.LargestVolume) > 0 {
 			p.LargestVolume = m.DeepCopy()
 		}
 	}
@@ -107,8 +116,9 @@ type Prediction struct {
 	Starting, Fit int32
 	// Need is Starting × PerClone; Free what is published.
 	Need, Free resource.Quantity
-	// TooLarge is true when one disk exceeds every segment's
-	// maximumVolumeSize: no clone fits, whatever is free.
+	// TooLarge is true when one disk is larger than any segment takes
+	// (its maximumVolumeSize, else its capacity): no clone fits, whatever
+	// the sum.
 	TooLarge bool
 }
 

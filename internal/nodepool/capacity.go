@@ -50,7 +50,14 @@ func (pl plan) predictCapacity(cfg config.Config, b *budgetPlan) capacityPlan {
 	}
 	rollStarting := int32(0)
 	if p.Rolling {
-		rollStarting = max(min(d.MaxSurge+p.Unavailable, p.Wanted)-d.InFlight.Own, 0)
+		// A roll replaces at most the deployment's Machines: a fixed
+		// pool's count, an autoscaled pool's current one (its Wanted is
+		// the spec's replicas, which it does not set).
+		size := p.Wanted
+		if p.Autoscaled {
+			size = current
+		}
+		rollStarting = max(min(d.MaxSurge+p.Unavailable, size)-d.InFlight.Own, 0)
 	}
 	sc := findClass(pl.World.StorageClasses, b.Class)
 	replicas, from := capacity.Replicas(sc)
@@ -113,7 +120,7 @@ func (cp capacityPlan) capacityText(class string) string {
 	}
 	per := fmt.Sprintf("each clone needs (disk %s + golden %s) × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Golden.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
 	if cp.TooLarge {
-		return fmt.Sprintf("%s, but the disk of %s is larger than the largest volume it takes (maximumVolumeSize %s)", free, cp.Disk.String(), cp.Published.LargestVolume.String())
+		return fmt.Sprintf("%s, but the disk of %s is larger than the largest volume one of its segments takes (%s, its maximumVolumeSize or, where it publishes none, its capacity)", free, cp.Disk.String(), cp.Published.LargestVolume.String())
 	}
 	if cp.Limited {
 		return fmt.Sprintf("%s; %s; %d clone(s) were to start and %d fit", free, per, cp.Starting, cp.Fit)
