@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
@@ -251,7 +252,7 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 		return c
 	}
 	waiting := b.Budget > 0 && (b.Waiting > 0 && !b.Pool.Autoscaled ||
-		b.Pool.Autoscaled && b.MaxSize <= max(derefOr(b.Pool.Current, b.Pool.Min), b.Pool.Min) && b.MaxSize < b.Pool.Max ||
+		b.Pool.Autoscaled && b.MaxSize <= max(ptr.Deref(b.Pool.Current, b.Pool.Min), b.Pool.Min) && b.MaxSize < b.Pool.Max ||
 		b.Pool.Rolling && b.SurgeLowered)
 	if !waiting {
 		c.Status, c.Reason = compose.StatusTrue, ReasonWithinCloneBudget
@@ -265,13 +266,6 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 	c.Status, c.Reason = compose.StatusFalse, ReasonWaitingForCloneBudget
 	c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s; %s. They start as clones finish; to start more at once, raise cloneBudget.storageClasses[%s] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, strings.Join(held, "; "), storage, budgetClassKey(b.Class))
 	return c
-}
-
-func derefOr(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
 }
 
 // budgetClassKey names the class in the fix: the default class's budget is

@@ -18,7 +18,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -396,18 +395,7 @@ type budgetWorld struct {
 // a clone budget of budget on every class.
 func decideWith(t *testing.T, spec map[string]any, w budgetWorld, observed map[resource.Name]resource.ObservedComposed, budget int32) plan {
 	t.Helper()
-	r := request(t, nodePoolXR(spec), w.worldFixture, observed)
-	r.Config.CloneBudget = config.CloneBudget{Default: budget}
-	r.Raw[reqCloneClaims] = wire(t, w.claims...)
-	c := prepare(r.Request)
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	pl, err := decide(c, r.Required, r.Raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
+	return decideWithCapacity(t, spec, w, observed, budget, nil)
 }
 
 // cloningDisks are n worker disks of the fixture golden in phase, as

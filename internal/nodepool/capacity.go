@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 
 	"github.com/cozystack/function-worker-image/internal/capacity"
 	"github.com/cozystack/function-worker-image/internal/config"
@@ -39,11 +40,11 @@ type capacityPlan struct {
 // decision to what fits: the budget's rule, with room = what fits.
 func (pl plan) predictCapacity(cfg config.Config, b *budgetPlan) capacityPlan {
 	p, d := b.Pool, &b.Decision
-	current := derefOr(p.Current, 0)
+	current := ptr.Deref(p.Current, 0)
 	var starting int32
 	switch {
 	case p.Autoscaled:
-		current = derefOr(p.Current, p.Min)
+		current = ptr.Deref(p.Current, p.Min)
 		starting = max(d.MaxSize-current, 0)
 	case d.Replicas > current:
 		starting = d.Replicas - current
