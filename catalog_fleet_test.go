@@ -142,7 +142,9 @@ func fleetCatalogRequest(t testing.TB, pools, namespaces int, usages bool) *fnv1
 				"clone-rolebinding": {Resource: rb},
 			},
 		},
-		RequiredResources: map[string]*fnv1.Resources{},
+		// The imported golden's class and its profile decide its snapshot
+		// (internal/catalog/snapshot.go): here a class without one.
+		RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{}),
 	}
 	if !usages {
 		items := make([]*fnv1.Resource, 0, pools)

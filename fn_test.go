@@ -149,6 +149,23 @@ func cond(typ string, status fnv1.Status, reason, msg string) *fnv1.Condition {
 	return &fnv1.Condition{Type: typ, Status: status, Reason: reason, Message: &msg, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()}
 }
 
+// withSnapshotReads answers, besides m, the StorageClasses and
+// StorageProfiles a catalog reads once a golden has imported (snapshot
+// goldens, internal/catalog/snapshot.go), with none: a cluster where no
+// class has a profile keeps every golden a PVC only.
+func withSnapshotReads(m map[string]*fnv1.Resources) map[string]*fnv1.Resources {
+	m["storageclasses"], m["storageprofiles"] = &fnv1.Resources{}, &fnv1.Resources{}
+	return m
+}
+
+// withSnapshotSelectors is m and the selectors of withSnapshotReads.
+func withSnapshotSelectors(m map[string]*fnv1.ResourceSelector) map[string]*fnv1.ResourceSelector {
+	out := maps.Clone(m)
+	out["storageclasses"] = &fnv1.ResourceSelector{ApiVersion: "storage.k8s.io/v1", Kind: "StorageClass", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}}}
+	out["storageprofiles"] = &fnv1.ResourceSelector{ApiVersion: "cdi.kubevirt.io/v1beta1", Kind: "StorageProfile", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}}}
+	return out
+}
+
 func TestRunFunctionCatalog(t *testing.T) {
 	oneEntry := `{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`
 	urlB := "https://mirror.example/image/" + sidB + "/v1.12.4/openstack-amd64.raw.xz"
@@ -236,11 +253,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","storage":"8Gi"}]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated")},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenA: {}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: grantsA},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(grantsA)},
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
@@ -263,17 +280,17 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{
 					"grants-" + goldenA: {},
 					"grants-" + goldenB: {},
-				},
+				}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{
 					"grants-" + goldenA: grantsSelector(hashA),
 					"grants-" + goldenB: grantsSelector(hashB),
-				}},
+				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
@@ -309,17 +326,17 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{
 					"pins-" + goldenA: {Items: []*fnv1.Resource{kmt("tenant-b", "b-md0-1", hashA)}},
 					"pins-" + goldenB: {Items: []*fnv1.Resource{kmt("tenant-a", "a-gpu-2", hashB), kmt("tenant-a", "a-gpu-1", hashB)}},
-				},
+				}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{
 					"pins-" + goldenA: pinsSelector(hashA),
 					"pins-" + goldenB: pinsSelector(hashB),
-				}},
+				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
@@ -352,17 +369,17 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-b")))},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{
 					"grants-" + goldenA: {},
 					"grants-" + goldenB: {Items: []*fnv1.Resource{askingUsage("tenant-a", "a-gpu-2", goldenB), askingUsage("tenant-a", "a-gpu-1", goldenB)}},
-				},
+				}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{
 					"grants-" + goldenA: grantsSelector(hashA),
 					"grants-" + goldenB: grantsSelector(hashB),
-				}},
+				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
@@ -388,13 +405,13 @@ func TestRunFunctionCatalog(t *testing.T) {
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:    resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA("", nil)},
-				RequiredResources: map[string]*fnv1.Resources{
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{
 					"grants-" + goldenA: {Items: []*fnv1.Resource{askingUsage("tenant-x", "x-md0-1", goldenA)}},
-				},
+				}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: grantsA},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(grantsA)},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(vmServiceAccount("tenant-x")),
@@ -407,11 +424,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input:             resource.MustStructJSON(inputCat),
 				Observed:          &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b"), nil)},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenA: {}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: grantsA},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(grantsA)},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")),
@@ -431,11 +448,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-rolebinding": {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a") + "," + vmServiceAccount("tenant-b")))},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {Items: []*fnv1.Resource{askingUsage("tenant-b", "b-md0-1", goldenA)}}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenA: {Items: []*fnv1.Resource{askingUsage("tenant-b", "b-md0-1", goldenA)}}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: grantsA},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(grantsA)},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
@@ -448,13 +465,15 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"AllServiceAccountsScopeAsksForNoGrants": {
-			reason: "With the AllServiceAccounts scope the RoleBinding binds every service account: the catalog asks for no grant request, so with Usages on it requires nothing and composes on its first call, with no cloneGrants in its status.",
+			reason: "With the AllServiceAccounts scope the RoleBinding binds every service account: the catalog asks for no grant request, so with Usages on it requires only what the snapshot goldens read (the classes and profiles), with no cloneGrants in its status.",
 			args: args{req: &fnv1.RunFunctionRequest{
-				Input:    resource.MustStructJSON(`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","cloneRBAC":{"scope":"AllServiceAccounts"}}`),
-				Observed: &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(allServiceAccounts, nil)},
+				Input:             resource.MustStructJSON(`{"apiVersion":"workerimage.fn.crossplane.io/v1beta1","kind":"Input","cloneRBAC":{"scope":"AllServiceAccounts"}}`),
+				Observed:          &fnv1.State{Composite: catalogXR(oneEntry), Resources: observedA(allServiceAccounts, nil)},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[` + statusA + `]}}`)},
 					Resources: desiredA(allServiceAccounts),
@@ -470,11 +489,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: catalogXR(`{"images":[]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""))},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {Items: []*fnv1.Resource{askingUsage("tenant-a", "a-gpu-1", renamedB)}}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenB: {Items: []*fnv1.Resource{askingUsage("tenant-a", "a-gpu-1", renamedB)}}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(labels.GoldenHash("cozy-public", renamedB))}},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(labels.GoldenHash("cozy-public", renamedB))})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
@@ -500,11 +519,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Composite: catalogXR(`{"images":[]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenB: inUse(observedGolden(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""))},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"pins-" + goldenB: {}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"pins-" + goldenB: {}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)}},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
 						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
@@ -532,11 +551,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
 					},
 				},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenB: {}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenB: {}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(hashB)}},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(hashB)})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[]}}`)},
 					Resources: map[string]*fnv1.Resource{
@@ -559,11 +578,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")},
 				},
 				Desired:           &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
-				RequiredResources: map[string]*fnv1.Resources{"grants-" + goldenA: {}},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenA: {}}),
 			}},
 			want: want{rsp: &fnv1.RunFunctionResponse{
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
-				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(labels.GoldenHash("golden-images", goldenA))}},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(labels.GoldenHash("golden-images", goldenA))})},
 				Desired:      &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": desired(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"default"}}`, fnv1.Ready_READY_TRUE)}},
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,

@@ -46,6 +46,24 @@ type GoldenStatus struct {
 	Retiring bool `json:"retiring,omitempty"`
 	// Ready is true when the golden's import succeeded.
 	Ready bool `json:"ready"`
+	// Snapshot is the golden's VolumeSnapshot, kept where its
+	// StorageClass's StorageProfile prefers snapshot sources; new clone
+	// templates restore their worker disks from it.
+	Snapshot *GoldenSnapshotStatus `json:"snapshot,omitempty"`
+}
+
+// GoldenSnapshotStatus is a golden's VolumeSnapshot.
+type GoldenSnapshotStatus struct {
+	// Name of the VolumeSnapshot, in the golden's namespace: the golden's.
+	Name string `json:"name"`
+	// VolumeSnapshotClass it is taken with.
+	VolumeSnapshotClass string `json:"volumeSnapshotClass,omitempty"`
+	// State is Missing (not taken yet), Pending, Ready, Failed or Deleting.
+	State string `json:"state"`
+	// RestoreSize is the size a restore of it needs at least.
+	RestoreSize string `json:"restoreSize,omitempty"`
+	// Message is the snapshot's status.error, when Failed.
+	Message string `json:"message,omitempty"`
 }
 
 // TenantClusterStatus is the status of an XTenantCluster.

@@ -96,6 +96,12 @@ type Input struct {
 	// +optional
 	CloneBudget CloneBudgetOptions `json:"cloneBudget,omitempty"`
 
+	// SnapshotGoldens keeps each golden also as a VolumeSnapshot where its
+	// StorageClass's CDI StorageProfile prefers snapshot sources, and clones
+	// new worker disks from it (docs/platform.md, "Snapshot goldens").
+	// +optional
+	SnapshotGoldens SnapshotGoldenOptions `json:"snapshotGoldens,omitempty"`
+
 	// Polling sets how soon Crossplane calls the function again.
 	// +optional
 	Polling PollingOptions `json:"polling,omitempty"`
@@ -424,6 +430,25 @@ type CloneBudgetOptions struct {
 	// Default; 0 means unbounded.
 	// +optional
 	StorageClasses map[string]int32 `json:"storageClasses,omitempty"`
+}
+
+// SnapshotGoldenOptions configure the snapshot goldens. Where the golden's
+// StorageClass has a CDI StorageProfile whose
+// status.dataImportCronSourceFormat is snapshot (CDI sets it for the
+// provisioners it knows to prefer snapshots, such as Ceph RBD, or from the
+// profile's spec, and only while a VolumeSnapshotClass of the driver
+// exists), the catalog takes one VolumeSnapshot of each imported golden,
+// named as the golden, and a new clone template restores its worker disks
+// from it: one snapshot and N restores instead of one temporary snapshot
+// of the golden per clone. A running template is never changed for it.
+type SnapshotGoldenOptions struct {
+	// Enabled follows the StorageProfiles; false keeps every golden a PVC
+	// only, as before. The catalog's and the pools' Compositions must
+	// agree: a pool that expects a snapshot waits for it. It needs
+	// clonePreflight.readVolumeSnapshotClasses (the snapshot API).
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // PollingOptions sets the response TTL: how soon Crossplane calls again.

@@ -52,6 +52,9 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		}
 		if p.Raw != nil {
 			keptReady[p.Key] = ready
+			if _, err := emitSnapshot(out.Resources, p); err != nil {
+				return compose.Output{Fatal: err}
+			}
 			continue
 		}
 		if !p.Retiring {
@@ -71,6 +74,11 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
 		}
 		out.Resources[p.Key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
+		waiting, err := emitSnapshot(out.Resources, p)
+		if err != nil {
+			return compose.Output{Fatal: err}
+		}
+		inProgress = inProgress || waiting
 	}
 
 	subjects := clonerbac.AllServiceAccounts()
@@ -113,6 +121,9 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	// status, and nothing else of the catalog would apply. The RoleBinding
 	// itself lists what is bound.
 	out.Conditions = []compose.Condition{goldensCondition(plan), retiringCondition(plan, grants.Plan.ByUsages)}
+	if c, ok := snapshotsCondition(plan); ok {
+		out.Conditions = append(out.Conditions, c)
+	}
 	out.Results = transitions(prev.Goldens, statuses)
 	readable, report := compose.ReadableWhenNeeded(fmt.Sprintf("XWorkerImageCatalog %q", xrName), obs.Problems(), prev.Conditions)
 	if report {
@@ -138,6 +149,7 @@ func statusOf(p planned) v1alpha1.GoldenStatus {
 		PinnedBy:     p.PinnedBy,
 		InUse:        p.InUse,
 		Retiring:     p.Retiring,
+		Snapshot:     snapshotStatus(p),
 	}
 	switch {
 	case p.Raw != nil:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/decode"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -91,6 +92,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 		hashes[name] = labels.GoldenHash(g.namespace, g.name)
 	}
 	sel := c.grants.selectors(hashes)
+	if c.r.Config.SnapshotGoldens && c.snapshotDecisions() {
+		snapshotSelectors(sel)
+	}
 	if !c.grants.ByUsages {
 		// Without Usages, the templates themselves say what pins a golden.
 		for name, hash := range hashes {
@@ -98,6 +102,23 @@ func (c *call) Requirements() (required.Selectors, error) {
 		}
 	}
 	return sel, nil
+}
+
+// snapshotDecisions reports whether this call decides a golden snapshot:
+// a golden has imported (one may be taken of it) or a snapshot exists (it
+// may have to go). Until then the classes and profiles are not read.
+func (c *call) snapshotDecisions() bool {
+	for _, dv := range c.obs.Live {
+		if cdistate.Of(dv, nil).Ready() {
+			return true
+		}
+	}
+	for _, key := range c.obs.Names() {
+		if strings.HasPrefix(string(key), snapshotKeyPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Compose validates the catalog, its golden namespace and drift, decides
@@ -120,7 +141,7 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	if err := detectDrift(xrName, c.goldens, obs.Live); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	plan := planGoldens(c.goldens, obs, got)
+	plan := planGoldens(c.goldens, obs, got, readSnapshotWorld(r.Config.SnapshotGoldens, got))
 
 	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got))
 }

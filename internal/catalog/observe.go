@@ -10,11 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+
 	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
@@ -23,8 +26,10 @@ import (
 // come and go independently.
 const (
 	goldenKeyPrefix = "golden-"
-	keyClusterRole  = "clone-clusterrole"
-	keyRoleBinding  = "clone-rolebinding"
+	// snapshotKeyPrefix and a golden's name key its VolumeSnapshot.
+	snapshotKeyPrefix = "snapshot-"
+	keyClusterRole    = "clone-clusterrole"
+	keyRoleBinding    = "clone-rolebinding"
 	// usageKeyPrefix and a golden's label hash key the RoleBinding's Usage
 	// by that golden; keyRoleUsage keys the ClusterRole's.
 	usageKeyPrefix = "clone-usage-"
@@ -33,12 +38,16 @@ const (
 
 func goldenKey(name string) fresource.Name { return fresource.Name(goldenKeyPrefix + name) }
 
+func snapshotKey(name string) fresource.Name { return fresource.Name(snapshotKeyPrefix + name) }
+
 // owns is the catalog's part of the observed composed resources: its goldens
 // and its clone RBAC, with the kind each is composed as.
 func owns(n fresource.Name) (apiVersion, kind string, ok bool) {
 	switch {
 	case strings.HasPrefix(string(n), goldenKeyPrefix):
 		return observed.CDIAPIVersion, observed.KindDataVolume, true
+	case strings.HasPrefix(string(n), snapshotKeyPrefix):
+		return goldensnapshot.APIVersion, goldensnapshot.Kind, true
 	case n == keyClusterRole:
 		return rbacv1.SchemeGroupVersion.String(), "ClusterRole", true
 	case n == keyRoleBinding:
@@ -54,20 +63,27 @@ type observedState struct {
 	compose.Observed
 	// Live holds the goldens the function can read, by name.
 	Live map[string]*cdiv1.DataVolume
+	// Snapshots holds the goldens' VolumeSnapshots the function can read,
+	// by golden name.
+	Snapshots map[string]*snapshotv1.VolumeSnapshot
 	// Binding is the observed clone RoleBinding, nil unless readable.
 	Binding *rbacv1.RoleBinding
 }
 
 func readObserved(obs map[fresource.Name]fresource.ObservedComposed) observedState {
-	s := observedState{Observed: compose.ReadObserved(obs, owns), Live: map[string]*cdiv1.DataVolume{}}
+	s := observedState{Observed: compose.ReadObserved(obs, owns), Live: map[string]*cdiv1.DataVolume{}, Snapshots: map[string]*snapshotv1.VolumeSnapshot{}}
 	for _, key := range s.Names() {
-		name, ok := strings.CutPrefix(string(key), goldenKeyPrefix)
-		if !ok {
-			continue
+		if name, ok := strings.CutPrefix(string(key), goldenKeyPrefix); ok {
+			dv := &cdiv1.DataVolume{}
+			if s.Read(key, dv) {
+				s.Live[name] = dv
+			}
 		}
-		dv := &cdiv1.DataVolume{}
-		if s.Read(key, dv) {
-			s.Live[name] = dv
+		if name, ok := strings.CutPrefix(string(key), snapshotKeyPrefix); ok {
+			vs := &snapshotv1.VolumeSnapshot{}
+			if s.Read(key, vs) {
+				s.Snapshots[name] = vs
+			}
 		}
 	}
 	rb := &rbacv1.RoleBinding{}

@@ -2,12 +2,16 @@ package catalog
 
 import (
 	"sort"
+	"strings"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	fresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
@@ -30,6 +34,12 @@ type planned struct {
 	// Usage protects it).
 	InUse    bool
 	Retiring bool
+	// Snapshot is the golden's observed VolumeSnapshot, SnapshotInUse
+	// whether a Usage protects it, and SnapshotPref whether its class keeps
+	// goldens as snapshots (snapshot.go).
+	Snapshot      *snapshotv1.VolumeSnapshot
+	SnapshotInUse bool
+	SnapshotPref  goldensnapshot.Preference
 }
 
 // inUse reports whether an object carries Crossplane's in-use label. Its
@@ -39,10 +49,17 @@ type planned struct {
 // FunctionComposer.Compose, GarbageCollectComposedResources).
 func inUse(l map[string]string) bool { return l[labels.CrossplaneInUse] == "true" }
 
+// snapshotInUse reports whether the golden's observed VolumeSnapshot, even
+// one the function cannot read, carries Crossplane's in-use label.
+func snapshotInUse(obs observedState, name string) bool {
+	u, ok := obs.Resources[snapshotKey(name)]
+	return ok && inUse(u.GetLabels())
+}
+
 // planGoldens composes every catalog entry and every golden that left the
 // catalog while a template pins it or any Usage protects it; a readable one
 // held by nothing is left out, which deletes it.
-func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
+func planGoldens(goldens []Golden, obs observedState, req required.Resolved, snaps snapshotWorld) []planned {
 	inCatalog := map[string]bool{}
 	raw := obs.unreadableGoldens()
 	out := make([]planned, 0, len(goldens))
@@ -57,12 +74,13 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 		}
 		out = append(out, p)
 	}
-	// Its pins were asked for under its key (Requirements).
+	// Its pins were asked for under its key (Requirements). A golden whose
+	// snapshot is in use is held as much as one in use itself.
 	for name, dv := range obs.Live {
 		if inCatalog[name] {
 			continue
 		}
-		if pins, used := pinsFrom(req[pinsKeyPrefix+name]), inUse(dv.Labels); len(pins) > 0 || used {
+		if pins, used := pinsFrom(req[pinsKeyPrefix+name]), inUse(dv.Labels) || snapshotInUse(obs, name); len(pins) > 0 || used {
 			out = append(out, planned{Golden: goldenFromLive(name, dv), Key: goldenKey(name), Live: dv, PinnedBy: pins, InUse: used, Retiring: true})
 		}
 	}
@@ -72,6 +90,11 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []p
 		}
 		g := Golden{Index: -1, Name: objectName(u.GetName(), name), Namespace: u.GetNamespace()}
 		out = append(out, planned{Golden: g, Key: goldenKey(name), Raw: u, Unreadable: obs.Problem(goldenKey(name)), PinnedBy: pinsFrom(req[pinsKeyPrefix+name]), InUse: inUse(u.GetLabels()), Retiring: true})
+	}
+	for i := range out {
+		name := strings.TrimPrefix(string(out[i].Key), goldenKeyPrefix)
+		out[i].Snapshot, out[i].SnapshotInUse = obs.Snapshots[name], snapshotInUse(obs, name)
+		out[i].SnapshotPref = snaps.preference(out[i].Golden)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {

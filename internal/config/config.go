@@ -59,6 +59,10 @@ type Config struct {
 	AllowHostAssistedCopy bool
 	// ReadSnapshotClasses requires the VolumeSnapshotClasses.
 	ReadSnapshotClasses bool
+	// SnapshotGoldens keeps goldens also as VolumeSnapshots where the
+	// StorageProfile prefers them, and clones new disks from those; off
+	// without the snapshot API (ReadSnapshotClasses).
+	SnapshotGoldens bool
 	// MaxWorkerDisks is the largest pool whose disks are read for clone health.
 	MaxWorkerDisks int32
 	// CloneBudget bounds the clones of one golden in flight per class.
@@ -166,6 +170,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		Usages:                in.Usages.Enabled == nil || *in.Usages.Enabled,
 		AllowHostAssistedCopy: in.ClonePreflight.AllowHostAssistedCopy,
 		ReadSnapshotClasses:   in.ClonePreflight.ReadVolumeSnapshotClasses == nil || *in.ClonePreflight.ReadVolumeSnapshotClasses,
+		SnapshotGoldens:       in.SnapshotGoldens.Enabled == nil || *in.SnapshotGoldens.Enabled,
 		MaxWorkerDisks:        defaults.MaxWorkerDisks,
 		CloneBudget:           CloneBudget{Default: defaults.CloneBudget},
 		SteadyTTL:             steadyTTL,
@@ -180,6 +185,13 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		}
 	}
 	errs = append(errs, c.CloneBudget.from(in.CloneBudget)...)
+	if !c.ReadSnapshotClasses {
+		// Without the snapshot API there is nothing to keep a golden as.
+		if in.SnapshotGoldens.Enabled != nil && *in.SnapshotGoldens.Enabled {
+			errs = append(errs, field.Invalid(field.NewPath("snapshotGoldens", "enabled"), true, "needs the snapshot.storage.k8s.io API, which clonePreflight.readVolumeSnapshotClasses: false says the cluster does not serve; set one of them to the other's value"))
+		}
+		c.SnapshotGoldens = false
+	}
 	switch c.Mode {
 	case "", v1beta1.ModeCatalog, v1beta1.ModeTenantCluster, v1beta1.ModeNodePool:
 	default:

@@ -685,9 +685,9 @@ func TestRequirements(t *testing.T) {
 			want:   []string{reqExistingDeployment, reqMachineSets, reqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
-			reason: "A new clone pool reads the golden by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig), the catalogs' clone RBAC by label, its disks and their claims of this golden (whether it already cloned, and on which class), CDI's claims of the golden's running clones (the clone budget) and the published CSIStorageCapacity (the capacity prediction).",
+			reason: "A new clone pool reads the golden and its VolumeSnapshot (snapshot goldens) by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig), the catalogs' clone RBAC by label, its disks and their claims of this golden (whether it already cloned, and on which class), CDI's claims of the golden's running clones (the clone budget) and the published CSIStorageCapacity (the capacity prediction).",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneClaims, reqCloneRoles, reqStorageCapacities, reqExistingDeployment, reqGoldenDataVolume, reqGoldenPVC, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
+			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneClaims, reqCloneRoles, reqStorageCapacities, reqExistingDeployment, reqGoldenDataVolume, reqGoldenPVC, reqGoldenSnapshot, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
 		},
 	}
 	for name, tc := range cases {

@@ -87,7 +87,7 @@ func prepare(r compose.Request) *call {
 			c.known = &k
 		}
 		if c.known != nil {
-			t, err := machineTemplateFor(c, c.shape, c.known.Name)
+			t, err := machineTemplateFor(c, c.shape, c.known.Name, false)
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
 			if err == nil {
 				in.Desired = t.Name
@@ -131,6 +131,9 @@ func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 	}
 	if pv := c.goldenVolume(got); pv != nil {
 		maps.Copy(sel, pv)
+	}
+	if content := c.goldenSnapshotContent(got); content != nil {
+		maps.Copy(sel, content)
 	}
 	if len(sel) == 0 {
 		return nil

@@ -37,6 +37,9 @@ type plan struct {
 	// nothing new.
 	Hold *hold
 
+	// Snapshot is whether a new clone template restores from the golden's
+	// VolumeSnapshot (snapshot.go).
+	Snapshot snapshotDecision
 	// ClonePlan is CDI's predicted clone of a new template's worker disks.
 	ClonePlan cloneplan.Plan
 	// Budget is the clone budget's bound on the deployment (budget.go).
@@ -96,7 +99,8 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	}
 	gate := decideGate(c, s, world)
 	pl.StorageClass = decideStorageClass(s, img, gate)
-	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name); err != nil {
+	pl.Snapshot = decideSnapshot(r.Config, img, pl.StorageClass.Name, world)
+	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name, pl.Snapshot.Use); err != nil {
 		return plan{}, err
 	}
 	w, err := decideWorkers(c, s, world, join, pl.StorageClass.Name, pl.MachineTemplate.Name)
@@ -161,16 +165,19 @@ func decideStorageClass(s shape, img image, gate gateInput) class {
 // decideMachineTemplate is the disk template for the class: the running one
 // when it records what the pool asks for now (keptFor), else the one this
 // release renders, reusing what Requirements decided when the class is the
-// one it knew.
-func decideMachineTemplate(c *call, s shape, storageClass string) (machineTemplate, error) {
-	if d := c.desired; d != nil && d.Class == storageClass {
+// one it knew and the disk clones the golden's PVC, as Requirements
+// renders it (it has not read whether the class prefers snapshots).
+func decideMachineTemplate(c *call, s shape, storageClass string, fromSnapshot bool) (machineTemplate, error) {
+	if d := c.desired; d != nil && d.Class == storageClass && !fromSnapshot {
 		return d.Template, d.err
 	}
-	return machineTemplateFor(c, s, storageClass)
+	return machineTemplateFor(c, s, storageClass, fromSnapshot)
 }
 
 // machineTemplateFor keeps or renders the disk template on storageClass.
-func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate, error) {
+// A kept template is kept whatever its disk's source: which source a new
+// template takes is no part of the pool's request (snapshot.go).
+func machineTemplateFor(c *call, s shape, storageClass string, fromSnapshot bool) (machineTemplate, error) {
 	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, nil)
 	if err != nil {
 		return machineTemplate{}, err
@@ -179,7 +186,7 @@ func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate,
 	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
 		return machineTemplateFrom(u)
 	}
-	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision)
+	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision, fromSnapshot)
 	if err != nil {
 		return machineTemplate{}, err
 	}
@@ -201,10 +208,11 @@ func machineTemplateFor(c *call, s shape, storageClass string) (machineTemplate,
 // spec is that template (the name hashes the whole spec): the pool asked for
 // nothing new, so it keeps it, recorded with the rendering that made it, and
 // RenderingCurrent names it. nil when no earlier rendering makes it: the
-// spec changed, and the pool rolls as it would have on any release.
+// spec changed, and the pool rolls as it would have on any release. No
+// earlier rendering restored a disk from a snapshot.
 func earlierMachineTemplate(c *call, s shape, storageClass string, running *composed.Unstructured, request string) (*machineTemplate, error) {
 	for rendering := renderingRevision - 1; rendering >= firstRendering; rendering-- {
-		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering)
+		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering, false)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +311,14 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed && pl.Adopted == nil {
 		h = gateClone(gate)
 		if h == nil {
-			cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
+			h = gateOnGoldenSnapshot(p, img, pl.Snapshot)
+		}
+		if h == nil {
+			if pl.Snapshot.Use {
+				cp = predictSnapshotClone(img, pl.StorageClass.Name, s.DiskSize, w)
+			} else {
+				cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
+			}
 			h = gateOnClonePlan(preflightInput{
 				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
 				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,

@@ -35,6 +35,20 @@ type cloneTarget struct {
 	Overhead        *cdiv1.FilesystemOverhead
 }
 
+// cloneTargetFor is a worker disk of diskSize on class as CDI renders it:
+// its volume and access modes from the class's StorageProfile (render.go
+// sets none).
+func cloneTargetFor(class string, diskSize resource.Quantity, w world) cloneplan.Target {
+	size := diskSize.DeepCopy()
+	return cloneplan.Target{
+		StorageClassName:   class,
+		StorageClass:       findClass(w.StorageClasses, class),
+		Profile:            findProfile(w.Clone.Profiles, class),
+		Size:               &size,
+		FilesystemOverhead: overheadFor(w.Clone.Overhead, class),
+	}
+}
+
 // predictClone is what CDI's clone planner will do with a worker disk: a
 // clone of the golden's PVC into diskSize on class, its volume and access
 // modes from the class's StorageProfile (render.go sets none). The golden
@@ -46,14 +60,7 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 		CloneStrategyOverride: w.Clone.Override,
 		SnapshotClasses:       w.Clone.SnapshotClasses,
 	}
-	size := diskSize.DeepCopy()
-	in.Target = cloneplan.Target{
-		StorageClassName:   class,
-		StorageClass:       findClass(w.StorageClasses, class),
-		Profile:            findProfile(w.Clone.Profiles, class),
-		Size:               &size,
-		FilesystemOverhead: overheadFor(w.Clone.Overhead, class),
-	}
+	in.Target = cloneTargetFor(class, diskSize, w)
 	if pvc := w.GoldenPVC; pvc != nil {
 		src := &cloneplan.Source{Name: pvc.Namespace + "/" + pvc.Name, VolumeMode: pvc.Spec.VolumeMode, Phase: pvc.Status.Phase, VolumeName: pvc.Spec.VolumeName}
 		src.CSIDriver, src.VolumeClaimedByOther = volumeDriver(pvc, w.GoldenPV)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
@@ -113,12 +114,17 @@ func dataVolumeAnnotations(p pool, img image, rendering int) map[string]string {
 
 // renderMachineTemplate builds the KubevirtMachineTemplate as
 // RenderingRevision rendering renders it. storageClass is the resolved class
-// ("" leaves the choice to CDI at bind time).
-func renderMachineTemplate(p pool, img image, s shape, storageClass string, rendering int) (machineTemplate, error) {
+// ("" leaves the choice to CDI at bind time); fromSnapshot restores a clone
+// disk from the golden's VolumeSnapshot instead of cloning its PVC
+// (snapshot.go), named as the golden.
+func renderMachineTemplate(p pool, img image, s shape, storageClass string, rendering int, fromSnapshot bool) (machineTemplate, error) {
 	source := &cdiv1.DataVolumeSource{}
-	if img.Source == SourceClone {
+	switch {
+	case img.Source == SourceClone && fromSnapshot:
+		source = goldensnapshot.Source(img.GoldenNamespace, img.GoldenName)
+	case img.Source == SourceClone:
 		source.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: img.GoldenNamespace, Name: img.GoldenName}
-	} else {
+	default:
 		source.HTTP = &cdiv1.DataVolumeSourceHTTP{URL: img.URL}
 	}
 	storage := &cdiv1.StorageSpec{Resources: corev1.VolumeResourceRequirements{

@@ -338,7 +338,10 @@ func TestRequestClassifiesEverySpecField(t *testing.T) {
 // TestRequestedCoversTheTemplateInputs: every Input field is classified as
 // entering a pool's templates (config.Requested) or not.
 func TestRequestedCoversTheTemplateInputs(t *testing.T) {
-	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "polling", "clusterAPI"}
+	// snapshotGoldens decides what a NEW template's disk restores from,
+	// like the golden's readiness, and so is no part of the request:
+	// turning it on or off rolls no pool (snapshot.go).
+	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "snapshotGoldens", "polling", "clusterAPI"}
 	requested := specKeys(reflect.TypeFor[config.Requested]())
 	// Requested flattens storage.diskSize; the Input holds it in storage,
 	// whose other fields size the goldens, not a pool.

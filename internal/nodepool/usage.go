@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,7 +38,8 @@ import (
 // cloning it exists.
 //
 // The golden's PVC is protected too: a clone reads it, and it can be
-// deleted apart from its DataVolume.
+// deleted apart from its DataVolume. So is the golden's VolumeSnapshot,
+// for a template that restores its disks from it (snapshot.go).
 
 // Usage identity.
 const (
@@ -105,14 +107,24 @@ func (pl plan) emitUsage(into map[resource.Name]*resource.DesiredComposed, n res
 	return nil
 }
 
+// targetsOf are the objects of a golden a template uses: its DataVolume
+// and PVC, and its VolumeSnapshot when the template restores from it
+// (snapshot.go).
+func targetsOf(fromSnapshot bool) []usageTarget {
+	if !fromSnapshot {
+		return usageTargets
+	}
+	return append(slices.Clone(usageTargets), snapshotUsageTarget)
+}
+
 // renderUsages are the Usages of one clone template's golden, one per
-// protected object of the golden, in the template's namespace. The Usage of
-// the golden DataVolume is also what the catalog reads the pool's pin from:
-// it carries the golden's label, and the grant request while requestGrant
-// (catalog/grants.go).
-func renderUsages(p pool, template, goldenNamespace, golden string, requestGrant bool) []*protectionv1beta1.Usage {
-	out := make([]*protectionv1beta1.Usage, 0, len(usageTargets))
-	for _, t := range usageTargets {
+// protected object of the golden (targets), in the template's namespace.
+// The Usage of the golden DataVolume is also what the catalog reads the
+// pool's pin from: it carries the golden's label, and the grant request
+// while requestGrant (catalog/grants.go).
+func renderUsages(p pool, template, goldenNamespace, golden string, requestGrant bool, targets []usageTarget) []*protectionv1beta1.Usage {
+	out := make([]*protectionv1beta1.Usage, 0, len(targets))
+	for _, t := range targets {
 		reason := fmt.Sprintf("node pool %s clones its worker disks from golden image %s/%s through template %s", p.Ref(), goldenNamespace, golden, template)
 		u := poolUsage(p, template+"-"+t.suffix,
 			protectionv1beta1.NamespacedResource{
@@ -157,8 +169,12 @@ func (pl plan) protectClones(into map[resource.Name]*resource.DesiredComposed, e
 		// The grant is asked for on the Usages of the golden the pool
 		// clones now, which is what the catalog must bind it for.
 		ask := pl.GrantRequest && ns == pl.Image.GoldenNamespace && golden == pl.Image.GoldenName
-		for i, u := range renderUsages(pl.Pool, d.Resource.GetName(), ns, golden, ask) {
-			want[usageResource(d.Resource.GetName(), usageTargets[i])] = u
+		// A template restoring from the golden's snapshot protects it too;
+		// the catalog names it as the golden (goldensnapshot.Golden).
+		snapNS, snap, fromSnapshot := restoresSnapshot(d.Resource)
+		targets := targetsOf(fromSnapshot && snapNS == ns && snap == golden)
+		for i, u := range renderUsages(pl.Pool, d.Resource.GetName(), ns, golden, ask, targets) {
+			want[usageResource(d.Resource.GetName(), targets[i])] = u
 		}
 	}
 	for n := range into {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
@@ -98,6 +100,10 @@ func selectors(p pool, img image, instanceType string, cfg config.Config, rd rea
 		if cfg.ReadSnapshotClasses {
 			sel[reqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
 		}
+		if cfg.SnapshotGoldens {
+			// The golden's VolumeSnapshot, by its name (snapshot.go).
+			sel[reqGoldenSnapshot] = required.ByName(goldensnapshot.APIVersion, goldensnapshot.Kind, img.GoldenNamespace, img.GoldenName)
+		}
 		sel[reqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
 		sel[reqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
 	}
@@ -135,6 +141,10 @@ type world struct {
 	CloneRoles    []rbacv1.ClusterRole
 	// Clone is what the clone pre-flight reads.
 	Clone cloneTarget
+	// GoldenSnapshot is the golden's VolumeSnapshot and GoldenSnapshotContent
+	// the content it is bound to; nil unless read (snapshot.go).
+	GoldenSnapshot        *snapshotv1.VolumeSnapshot
+	GoldenSnapshotContent *snapshotv1.VolumeSnapshotContent
 	// Instancetype is nil when the pool sets resources or it is missing.
 	Instancetype *instancetypev1beta1.VirtualMachineClusterInstancetype
 	// Unreadable lists, sorted, the objects that could not be converted.
@@ -200,6 +210,16 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 				w.Clone.Overhead = c.Status.FilesystemOverhead
 			}
 		})},
+		{reqGoldenSnapshot, golden, into(typed[snapshotv1.VolumeSnapshot](goldensnapshot.APIVersion, goldensnapshot.Kind), func(vs *snapshotv1.VolumeSnapshot) { w.GoldenSnapshot = vs })},
+		// Read after the golden's snapshot, which names it (chained).
+		{
+			reqGoldenSnapshotContent,
+			func(u *unstructured.Unstructured) bool {
+				name := goldensnapshot.StateOf(w.GoldenSnapshot).Content
+				return name != "" && is(u, "", name)
+			},
+			into(typed[snapshotv1.VolumeSnapshotContent](goldensnapshot.APIVersion, goldensnapshot.ContentKind), func(c *snapshotv1.VolumeSnapshotContent) { w.GoldenSnapshotContent = c }),
+		},
 		// Read after the golden PVC and the classes, which say whether it
 		// is needed at all (a chained requirement).
 		{
@@ -330,7 +350,7 @@ func is(u *unstructured.Unstructured, namespace, name string) bool {
 func asked(got required.Resolved, rd reads) required.Resolved {
 	out := maps.Clone(got)
 	if !rd.Clone {
-		for _, n := range []string{reqGoldenDataVolume, reqGoldenPV, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig} {
+		for _, n := range []string{reqGoldenDataVolume, reqGoldenPV, reqStorageProfiles, reqSnapshotClasses, reqCDI, reqCDIConfig, reqGoldenSnapshot, reqGoldenSnapshotContent} {
 			delete(out, n)
 		}
 		if !rd.Budget {

@@ -139,8 +139,8 @@ func run(m *testing.M) int {
 // share: CRDs (CDI's and the snapshot CRDs among them), namespaces, the
 // CSIDriver and default StorageClass, the default instance type, the
 // function and its registration, Crossplane and its webhook configurations,
-// the XRDs and Compositions, kube-controller-manager, and last CDI with the
-// stand-ins.
+// the XRDs and Compositions, kube-controller-manager, the CSI snapshot
+// controller, and last CDI with the stand-ins.
 func setUp(ctx context.Context, repoRoot string) error {
 	if err := cp.StartAPIServer(ctx); err != nil {
 		return err
@@ -240,6 +240,11 @@ func setUp(ctx context.Context, repoRoot string) error {
 		}
 	}
 	if err := cp.StartControllerManager(ctx); err != nil {
+		return err
+	}
+	// The CSI snapshot controller, once its CRDs are served (it lists
+	// them on start and exits without them).
+	if err := cp.StartSnapshotController(ctx); err != nil {
 		return err
 	}
 	// CDI last: its populators need the PV binder of kube-controller-

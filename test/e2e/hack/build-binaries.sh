@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the e2e suite runs (etcd, kube-apiserver,
-# kube-controller-manager, Crossplane core, CDI, the Cluster API core manager)
+# kube-controller-manager, Crossplane core, CDI, the Cluster API core manager
+# and its providers, the CSI snapshot controller)
 # from the Go module proxy at the versions pinned by test/e2e/tools/*/go.mod,
 # and caches them by version under the user cache dir. Idempotent: a cached
 # binary is never rebuilt, so a warm run takes well under a second.
 #
 # A cold run first downloads every tools module concurrently (the network,
 # not the CPU, is the limit there), then builds in two chains at once: the
-# Kubernetes binaries and CAPK in one, Crossplane, CDI, Cluster API and CABPT
-# in the other. Each `go build` keeps both cores busy while it compiles, but
-# links on one core for tens of seconds; the other chain fills that core.
-# The chains are balanced by their cold build time on 2 cores (kube-apiserver
-# ~8 min, each Cluster API manager ~4-5 min, CDI ~3.5 min). GOGC=400 unless
-# set: the compiler then spends less of its CPU collecting garbage (Makefile).
+# Kubernetes binaries and CAPK in one, Crossplane, CDI, Cluster API, CABPT
+# and the CSI snapshot controller in the other. Each `go build` keeps both
+# cores busy while it compiles, but links on one core for tens of seconds;
+# the other chain fills that core. The chains are balanced by their cold
+# build time on 2 cores (kube-apiserver ~11 min with kube-controller-manager
+# ~3 min after it, each Cluster API manager ~4-5 min, Crossplane ~4 min, CDI
+# ~3 min, the snapshot controller ~3.5 min: 400 s of CPU; the README's
+# Timing section): ~17 min against ~20. GOGC=400 unless set: the compiler
+# then spends less of its CPU collecting garbage (Makefile).
 #
 # Usage: test/e2e/hack/build-binaries.sh
 # Prints one NAME=PATH line per binary on stdout; progress goes to stderr.
@@ -262,6 +266,13 @@ build_loopback() {
   build_low "$name" "$tag" "$w/build" "$(printf -- "$ldflags" "$version")" "$module"
 }
 
+# The CSI snapshot controller, external-snapshotter's common controller
+# (cmd/snapshot-controller, tools/snapshotter), built unpatched: it serves
+# nothing unless --http-endpoint names an address (empty by default) and
+# elects no leader unless --leader-election, so nothing of it binds any
+# interface. main.version is what it logs and prints with --version.
+snapshot_version=$(pinned github.com/kubernetes-csi/external-snapshotter/v8 "$tools/snapshotter/go.mod")
+
 capi_minor=$(pinned sigs.k8s.io/cluster-api "$tools/capi/go.mod" | cut -d. -f2)
 # The two chains (see the top of this file).
 kubernetes_chain() {
@@ -282,13 +293,17 @@ providers_chain() {
   # The Talos bootstrap provider (CABPT), pinning its own cluster-api and
   # controller-runtime (tools/cabpt).
   build_loopback cabpt-manager cabpt github.com/siderolabs/cluster-api-bootstrap-provider-talos loopback1 "-s -w"
+  # The CSI snapshot controller (k8s.io v0.34.0, which no other binary
+  # pins exactly, so it shares little compiled), last: it is the newest.
+  build snapshot-controller "$snapshot_version" "$tools/snapshotter" "-s -w -X main.version=$snapshot_version" \
+    github.com/kubernetes-csi/external-snapshotter/v8/cmd/snapshot-controller
 }
 
 scratch=$(mktemp -d)
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
 # Download what the builds need once per set of pins, every module at once.
-modules=(k8s "crossplane/$xp_version" cdi capi cabpt capk)
+modules=(k8s "crossplane/$xp_version" cdi capi cabpt capk snapshotter)
 stamp="$cache/.downloaded-$(cd "$tools" && cat "${modules[@]/%//go.sum}" | sha256sum | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
   start=$SECONDS pids=()

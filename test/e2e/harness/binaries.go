@@ -22,6 +22,8 @@ type Binaries struct {
 	// bootstrap provider's and CAPKManager the KubeVirt infrastructure
 	// provider's.
 	CAPIManager, CABPTManager, CAPKManager string
+	// SnapshotController is external-snapshotter's common controller.
+	SnapshotController string
 	// Function is the function-worker-image binary built from the repository
 	// root for this run.
 	Function string
@@ -42,16 +44,17 @@ func BuildBinaries(ctx context.Context, repoRoot, binDir, logDir string) (Binari
 		return Binaries{}, err
 	}
 	b := Binaries{
-		Etcd:              paths["etcd"],
-		APIServer:         paths["kube-apiserver"],
-		ControllerManager: paths["kube-controller-manager"],
-		Crossplane:        paths["crossplane-core"],
-		CAPIManager:       paths["capi-manager"],
-		CABPTManager:      paths["cabpt-manager"],
-		CAPKManager:       paths["capk-manager"],
-		Function:          filepath.Join(binDir, "function-worker-image"),
+		Etcd:               paths["etcd"],
+		APIServer:          paths["kube-apiserver"],
+		ControllerManager:  paths["kube-controller-manager"],
+		Crossplane:         paths["crossplane-core"],
+		CAPIManager:        paths["capi-manager"],
+		CABPTManager:       paths["cabpt-manager"],
+		CAPKManager:        paths["capk-manager"],
+		SnapshotController: paths["snapshot-controller"],
+		Function:           filepath.Join(binDir, "function-worker-image"),
 	}
-	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane, "capi-manager": b.CAPIManager, "cabpt-manager": b.CABPTManager, "capk-manager": b.CAPKManager} {
+	for name, p := range map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager, "crossplane-core": b.Crossplane, "capi-manager": b.CAPIManager, "cabpt-manager": b.CABPTManager, "capk-manager": b.CAPKManager, "snapshot-controller": b.SnapshotController} {
 		if p == "" {
 			return Binaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}

@@ -111,8 +111,8 @@ func protectedGroup(group string) bool {
 // MinimalCRDs are the kinds the function composes or reads whose project
 // (the Talos control-plane provider, Kamaji's control plane, KubeVirt's
 // instance types) the suite does not pull in. CDI's
-// kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds the
-// ones CDI's module ships (SnapshotCRDs).
+// kinds are CDI's own CRDs (CDIBinaries.CRDs) and the snapshot kinds
+// external-snapshotter's (SnapshotCRDs, snapshot.go).
 func MinimalCRDs() []*unstructured.Unstructured {
 	return []*unstructured.Unstructured{
 		MinimalCRD("controlplane.cluster.x-k8s.io", "v1alpha3", "TalosControlPlane", "taloscontrolplanes", "Namespaced"),
@@ -126,30 +126,6 @@ func MinimalCRDs() []*unstructured.Unstructured {
 		// a reconcile whose required kind is not served.
 		MinimalCRD("instancetype.kubevirt.io", "v1beta1", "VirtualMachineClusterInstancetype", "virtualmachineclusterinstancetypes", "Cluster"),
 	}
-}
-
-// SnapshotCRDs reads the VolumeSnapshot, VolumeSnapshotContent and
-// VolumeSnapshotClass CRDs (external-snapshotter's, with its API approval)
-// that CDI's module ships for its own functional tests
-// (tests/manifests/snapshot/ at the pinned release). A node pool's clone
-// pre-flight reads VolumeSnapshotClasses, and Crossplane fails a reconcile
-// whose required kind is not served (internal/xfn/required_resources.go),
-// so the kind must exist even with no object of it, as it does wherever
-// CDI runs with snapshots; cdi-controller watches the snapshot kinds when
-// they are served.
-func SnapshotCRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
-	dir, err := ModuleDir(ctx, CDIModule, CDIVersion)
-	if err != nil {
-		return nil, err
-	}
-	objs, err := ReadYAMLFiles(filepath.Join(dir, "tests", "manifests", "snapshot"))
-	if err != nil {
-		return nil, err
-	}
-	if len(objs) != 3 {
-		return nil, fmt.Errorf("%s@%s/tests/manifests/snapshot holds %d objects, want the 3 snapshot CRDs; re-check it", CDIModule, CDIVersion, len(objs))
-	}
-	return objs, nil
 }
 
 // UpstreamCRDs reads the CRDs of Crossplane, Cluster API, the KubeVirt and

@@ -23,13 +23,15 @@ import (
 // claimRef), binds the target and marks PVC' Lost.
 //
 // Provisioner (external-provisioner and a CSI driver,
-// kubernetes-csi/external-provisioner pkg/controller/controller.go):
-//   - provisions a PVC of a class whose provisioner is CSIDriverName once
+// kubernetes-csi/external-provisioner pkg/controller/controller.go), for
+// both of the suite's drivers, CSIDriverName and SnapshotCSIDriverName,
+// with the same rules:
+//   - provisions a PVC of a class whose provisioner is one of them once
 //     the PV binder has annotated it volume.kubernetes.io/storage-provisioner
-//     (the claim is waiting for an external provisioner): a PV named
-//     pvc-<uid>, pre-bound by claimRef, with a csi source of the driver and
-//     capacity = the request, the class's reclaim policy, access and volume
-//     modes of the claim;
+//     with that name (the claim is waiting for an external provisioner): a
+//     PV named pvc-<uid>, pre-bound by claimRef, with a csi source of the
+//     class's driver and capacity = the request, the class's reclaim
+//     policy, access and volume modes of the claim;
 //   - a claim whose dataSourceRef (or dataSource) is a PVC is a CSI clone:
 //     provisioned only when the source exists in the claim's namespace, is
 //     Bound, has the same class, and is no larger than the request (the
@@ -37,13 +39,27 @@ import (
 //     content source); otherwise it waits, as external-provisioner retries.
 //     By default the clone's PV is made as soon as the checks pass; with
 //     SetCSICloneDuration it is made that long after (see there);
+//   - a claim whose dataSourceRef (or dataSource) is a VolumeSnapshot
+//     (snapshot.storage.k8s.io) is a restore: provisioned only when the
+//     checks of getSnapshotSource pass (external-provisioner v6.4.0; see
+//     restorable in snapshotter.go) and the snapshot driver knows the
+//     snapshot (so only SnapshotCSIDriverName restores one); meanwhile
+//     it waits, as external-provisioner retries. Like v6.4.0 it holds the
+//     snapshot with its source-protection finalizer while it provisions
+//     (setSnapshotFinalizer, removeSnapshotFinalizer, and the
+//     SnapshotFinalizerController's sweep of orphaned ones);
 //   - a claim whose dataSourceRef is another kind (CDI's VolumeImportSource
 //     or VolumeCloneSource) is left to its populator, as external-
 //     provisioner leaves it;
 //   - resizes (external-resizer, and the driver's node expansion, at once):
 //     a Bound claim of an expandable class whose request exceeds its
 //     capacity gets that capacity on its PV and in its status;
-//   - deletes a Released PV of the driver whose reclaim policy is Delete.
+//   - deletes a Released PV of either driver whose reclaim policy is
+//     Delete.
+//
+// Snapshotter (the csi-snapshotter sidecar and the snapshot driver's
+// CreateSnapshot, DeleteSnapshot and ListSnapshots), for
+// SnapshotCSIDriverName only: snapshotter.go.
 //
 // Kubelet (pkg/kubelet status manager: a pod's phase and container
 // statuses, with the termination message the container wrote):
@@ -98,7 +114,10 @@ const (
 	checksumMismatchMessage = `{"message":"Unable to process data: checksum mismatch"}`
 )
 
-// standIns is the running provisioner and kubelet stand-ins.
+// standInDrivers are the CSI drivers the provisioner stand-in answers to.
+var standInDrivers = map[string]bool{CSIDriverName: true, SnapshotCSIDriverName: true}
+
+// standIns is the running provisioner, snapshotter and kubelet stand-ins.
 type standIns struct {
 	cp *ControlPlane
 	*loop
@@ -106,20 +125,28 @@ type standIns struct {
 	cloneDuration atomic.Int64
 	// cloneStarted is when each clone claim (by UID) passed
 	// external-provisioner's checks: its CreateVolume call began. Only the
-	// loop's goroutine reads and writes it.
+	// loop's goroutine reads and writes it (as every field below).
 	cloneStarted map[types.UID]time.Time
+	// snapshotDuration is SetSnapshotDuration's, in nanoseconds.
+	snapshotDuration atomic.Int64
+	// snapshots are the snapshot driver's snapshots, by CSI name.
+	snapshots map[string]*driverSnapshot
+	// heldSnapshots are the VolumeSnapshots (namespace/name) the
+	// provisioner put its source-protection finalizer on.
+	heldSnapshots map[string]bool
 }
 
-// StartStandIns starts the provisioner and kubelet stand-ins. They log what
-// they do to logs/standins.log and stop with the control plane.
+// StartStandIns starts the provisioner, snapshotter and kubelet
+// stand-ins. They log what they do to logs/standins.log and stop with the
+// control plane.
 func (cp *ControlPlane) StartStandIns() error {
 	l, err := newLoop(cp.LogDir, "standins.log")
 	if err != nil {
 		return err
 	}
-	s := &standIns{cp: cp, loop: l, cloneStarted: map[types.UID]time.Time{}}
+	s := &standIns{cp: cp, loop: l, cloneStarted: map[types.UID]time.Time{}, snapshots: map[string]*driverSnapshot{}, heldSnapshots: map[string]bool{}}
 	cp.standIns = s
-	l.start(s.provision, s.kubelet)
+	l.start(s.provision, s.snapshotter, s.kubelet)
 	return nil
 }
 
@@ -153,7 +180,7 @@ func (s *standIns) provision(ctx context.Context) {
 	}
 	ours := map[string]storagev1.StorageClass{}
 	for _, c := range classes.Items {
-		if c.Provisioner == CSIDriverName {
+		if standInDrivers[c.Provisioner] {
 			ours[c.Name] = c
 		}
 	}
@@ -190,13 +217,14 @@ func (s *standIns) provision(ctx context.Context) {
 			s.resizeClaim(ctx, pvc, &sc)
 		}
 	}
+	s.releaseSnapshots(ctx, pvcs.Items)
 	pvs, err := kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		s.logf("list", "provisioner: cannot list PVs: %v", err)
 		return
 	}
 	for _, pv := range pvs.Items {
-		if pv.Spec.CSI == nil || pv.Spec.CSI.Driver != CSIDriverName || pv.Status.Phase != corev1.VolumeReleased || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete || pv.DeletionTimestamp != nil {
+		if pv.Spec.CSI == nil || !standInDrivers[pv.Spec.CSI.Driver] || pv.Status.Phase != corev1.VolumeReleased || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete || pv.DeletionTimestamp != nil {
 			continue
 		}
 		if err := kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
@@ -213,12 +241,17 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	// annotation (pkg/controller/volume/persistentvolume/pv_controller.go
 	// setClaimProvisioner); external-provisioner acts only on claims
 	// annotated with its name.
-	if pvc.Annotations[annStorageProvisioner] != CSIDriverName {
+	if pvc.Annotations[annStorageProvisioner] != sc.Provisioner {
 		s.logf(key, "provisioner: PVC %s/%s waits for the PV binder's %s annotation", pvc.Namespace, pvc.Name, annStorageProvisioner)
 		return
 	}
 	request := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
-	if src := cloneSource(pvc); src != "" {
+	restore, isRestore := restoreSource(pvc)
+	if isRestore {
+		if !s.restorable(ctx, key, pvc, sc, request, restore) {
+			return
+		}
+	} else if src := cloneSource(pvc); src != "" {
 		source := byName[pvc.Namespace+"/"+src]
 		switch {
 		case source == nil:
@@ -247,7 +280,7 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 				return
 			}
 		}
-	} else if ref := pvc.Spec.DataSourceRef; ref != nil && !(ref.Kind == "VolumeSnapshot" || (ref.Kind == "PersistentVolumeClaim" && (ref.APIGroup == nil || *ref.APIGroup == ""))) {
+	} else if ref := pvc.Spec.DataSourceRef; ref != nil && (ref.Kind != "PersistentVolumeClaim" || (ref.APIGroup != nil && *ref.APIGroup != "")) {
 		return // a populator's claim
 	}
 	reclaim := corev1.PersistentVolumeReclaimDelete
@@ -257,7 +290,7 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        "pvc-" + string(pvc.UID),
-			Annotations: map[string]string{annProvisionedBy: CSIDriverName},
+			Annotations: map[string]string{annProvisionedBy: sc.Provisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: request},
@@ -270,7 +303,7 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 				Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion,
 			},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
-				Driver:       CSIDriverName,
+				Driver:       sc.Provisioner,
 				VolumeHandle: "e2e-" + string(pvc.UID),
 			}},
 		},
@@ -287,6 +320,10 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	what := "a new volume"
 	if src := cloneSource(pvc); src != "" {
 		what = "a CSI clone of PVC " + src
+	}
+	if isRestore {
+		what = "restored from VolumeSnapshot " + restore.Name
+		s.releaseSnapshot(ctx, pvc.Namespace, restore.Name)
 	}
 	s.logf(key, "provisioner: created PV %s (%s, %s) for PVC %s/%s", pv.Name, request.String(), what, pvc.Namespace, pvc.Name)
 }
