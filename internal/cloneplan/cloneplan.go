@@ -195,12 +195,9 @@ func (p Plan) HostAssisted() bool { return p.Strategy == cdiv1.CloneStrategyHost
 // (clone/planner.go computeStrategyForSourcePVC).
 func Predict(in Input) Plan {
 	t := in.Target
-	mode, blocked := renderVolumeMode(t)
-	if blocked != nil {
-		return blockedPlan(blocked, claimFix(t, blocked))
-	}
-	if blocked := checkSize(t.Size); blocked != nil {
-		return blockedPlan(blocked, "request at least 1Mi")
+	mode, refused := renderTarget(t)
+	if refused != nil {
+		return *refused
 	}
 	src := in.Source
 	if src == nil {
@@ -248,6 +245,22 @@ func Predict(in Input) Plan {
 			fmt.Sprintf("set StorageProfile %s spec.cloneStrategy, or the StorageClass's cdi.kubevirt.io/clone-strategy annotation, to csi-clone, snapshot or copy", t.StorageClass.Name))
 	}
 	return advancedChecks(plan, src, t, mode, driver, request)
+}
+
+// renderTarget is the target PVC as datavolume/util.go renders it, the
+// first step of every clone whatever its source: its volume mode, or the
+// plan of a claim CDI cannot build.
+func renderTarget(t Target) (corev1.PersistentVolumeMode, *Plan) {
+	mode, blocked := renderVolumeMode(t)
+	if blocked != nil {
+		p := blockedPlan(blocked, claimFix(t, blocked))
+		return "", &p
+	}
+	if blocked := checkSize(t.Size); blocked != nil {
+		p := blockedPlan(blocked, "request at least 1Mi")
+		return "", &p
+	}
+	return mode, nil
 }
 
 // advancedChecks is planner.go validateAdvancedClonePVC: one CSI driver, one

@@ -92,12 +92,9 @@ type SnapshotInput struct {
 // (clone/planner.go computeStrategyForSourceSnapshot).
 func PredictSnapshot(in SnapshotInput) Plan {
 	t := in.Target
-	mode, blocked := renderVolumeMode(t)
-	if blocked != nil {
-		return blockedPlan(blocked, claimFix(t, blocked))
-	}
-	if blocked := checkSize(t.Size); blocked != nil {
-		return blockedPlan(blocked, "request at least 1Mi")
+	mode, refused := renderTarget(t)
+	if refused != nil {
+		return *refused
 	}
 	ref := snapshotRef(in)
 	if in.Snapshot == nil {

@@ -164,17 +164,7 @@ func (cs composedState) observedClone(name string) (templateClone, bool) {
 		return templateClone{}, false
 	}
 	tc := templateClone{Golden: labels.GoldenRef(ns, golden)}
-	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
-	for _, d := range dvts {
-		m, isMap := d.(map[string]any)
-		if !isMap {
-			continue
-		}
-		if n, _, _ := unstructured.NestedString(m, "metadata", "name"); n != diskTemplateName {
-			continue
-		}
-		tc.Class, _, _ = unstructured.NestedString(m, "spec", "storage", "storageClassName")
-	}
+	tc.Class, _, _ = unstructured.NestedString(systemDiskTemplate(u), "spec", "storage", "storageClassName")
 	return tc, true
 }
 

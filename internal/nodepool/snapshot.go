@@ -118,20 +118,26 @@ func (c *call) goldenSnapshotContent(got required.Resolved) required.Selectors {
 // restoresSnapshot reports whether a machine template's system disk
 // restores from a VolumeSnapshot, and which.
 func restoresSnapshot(u *composed.Unstructured) (namespace, name string, ok bool) {
+	m := systemDiskTemplate(u)
+	namespace, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "namespace")
+	name, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "name")
+	return namespace, name, name != ""
+}
+
+// systemDiskTemplate is a machine template's dataVolumeTemplate of the
+// system disk, nil when it has none.
+func systemDiskTemplate(u *composed.Unstructured) map[string]any {
 	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
 	for _, d := range dvts {
 		m, isMap := d.(map[string]any)
 		if !isMap {
 			continue
 		}
-		if n, _, _ := unstructured.NestedString(m, "metadata", "name"); n != diskTemplateName {
-			continue
+		if n, _, _ := unstructured.NestedString(m, "metadata", "name"); n == diskTemplateName {
+			return m
 		}
-		namespace, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "namespace")
-		name, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "name")
-		return namespace, name, name != ""
 	}
-	return "", "", false
+	return nil
 }
 
 // snapshotUsageTarget is the Usage of the golden's VolumeSnapshot that a
