@@ -25,8 +25,10 @@ type capacityPlan struct {
 	capacity.Prediction
 	// Published is what the class publishes.
 	Published capacity.Published
-	// Golden is the size of the golden each clone starts from.
-	Golden resource.Quantity
+	// Golden is the size of the golden each clone starts from; zero when
+	// the disks restore from the golden's snapshot (FromSnapshot).
+	Golden       resource.Quantity
+	FromSnapshot bool
 	// Disk is the worker disk's size.
 	Disk resource.Quantity
 	// Limited is true when fewer clones start than the budget allowed.
@@ -62,7 +64,14 @@ func (pl plan) predictCapacity(cfg config.Config, b *budgetPlan) capacityPlan {
 	}
 	sc := findClass(pl.World.StorageClasses, b.Class)
 	replicas, from := capacity.Replicas(sc)
-	cp := capacityPlan{Published: capacity.Of(b.Class, pl.World.StorageCapacities), Golden: pl.goldenSize(cfg), Disk: pl.Shape.DiskSize}
+	cp := capacityPlan{Published: capacity.Of(b.Class, pl.World.StorageCapacities), Disk: pl.Shape.DiskSize}
+	// A restore from the golden's snapshot makes the disk alone: CDI
+	// restores it into CDI's claim and grows it there (clone/planner.go
+	// planSmartCloneFromSnapshot), with no copy or snapshot of the golden
+	// per clone, which is what the golden's term counts.
+	if _, _, cp.FromSnapshot = restoresSnapshot(pl.MachineTemplate.Desired); !cp.FromSnapshot {
+		cp.Golden = pl.goldenSize(cfg)
+	}
 	cp.Prediction = capacity.Predict(starting+rollStarting, cp.Disk, cp.Golden, replicas, from, cp.Published)
 	if cp.Fit >= cp.Starting {
 		return cp
@@ -120,6 +129,9 @@ func (cp capacityPlan) capacityText(class string) string {
 		return free
 	}
 	per := fmt.Sprintf("each clone needs (disk %s + golden %s) × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Golden.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
+	if cp.FromSnapshot {
+		per = fmt.Sprintf("each restore from the golden's snapshot needs disk %s × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
+	}
 	if cp.TooLarge {
 		return fmt.Sprintf("%s, but the disk of %s is larger than the largest volume one of its segments takes (%s, its maximumVolumeSize or, where it publishes none, its capacity)", free, cp.Disk.String(), cp.Published.LargestVolume.String())
 	}

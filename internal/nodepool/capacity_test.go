@@ -12,6 +12,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	fnresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/capacity"
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
@@ -456,4 +457,52 @@ func decideWithCapacity(t *testing.T, spec map[string]any, w budgetWorld, observ
 		t.Fatal(err)
 	}
 	return pl
+}
+
+// TestCapacityOfSnapshotRestores: a template that restores its disks from
+// the golden's snapshot makes the disk alone per clone, no copy of the
+// golden; one that clones the golden's PVC counts both.
+func TestCapacityOfSnapshotRestores(t *testing.T) {
+	grow := clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](5), Surge: 30, Unavailable: 1}
+	template := func(source map[string]any) *composed.Unstructured {
+		u := composed.New()
+		u.Object = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"virtualMachineTemplate": map[string]any{"spec": map[string]any{
+			"dataVolumeTemplates": []any{map[string]any{"metadata": map[string]any{"name": diskTemplateName}, "spec": map[string]any{"source": source}}},
+		}}}}}}
+		return u
+	}
+	cases := map[string]struct {
+		reason string
+		source map[string]any
+		want   string
+	}{
+		"RestoreFromSnapshot": {
+			reason: "200Gi holds 3 restores of 20Gi × 3 (60Gi), where it held 2 clones of the PVC: 3 of the 5 start.",
+			source: map[string]any{"snapshot": map[string]any{"namespace": "cozy-public", "name": "golden"}},
+			want:   "class replicated publishes 200Gi free in 2 CSIStorageCapacity segment(s); each restore from the golden's snapshot needs disk 20Gi × 3 cop(ies) (the class's parameter linstor.csi.linbit.com/placementCount) = 60Gi; 5 clone(s) were to start and 3 fit",
+		},
+		"CloneOfThePVC": {
+			reason: "The same pool cloning the golden's PVC: (20Gi + 6Gi) × 3 each, 2 fit.",
+			source: map[string]any{"pvc": map[string]any{"namespace": "cozy-public", "name": "golden"}},
+			want:   "class replicated publishes 200Gi free in 2 CSIStorageCapacity segment(s); each clone needs (disk 20Gi + golden 6Gi) × 3 cop(ies) (the class's parameter linstor.csi.linbit.com/placementCount) = 78Gi; 5 clone(s) were to start and 2 fit",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pl := plan{
+				Shape:           shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
+				MachineTemplate: machineTemplate{Desired: template(tc.source)},
+				World: world{
+					StorageClasses:    []storagev1.StorageClass{linstorClass("3")},
+					StorageCapacities: []storagev1.CSIStorageCapacity{segment("csisc-a", "replicated", "120Gi", ""), segment("csisc-b", "replicated", "80Gi", "")},
+					GoldenPVC:         goldenClaimOf("6Gi"),
+				},
+			}
+			b := budgetPlan{Applies: true, Class: "replicated", Pool: grow, Decision: clonebudget.Decide(5, clonebudget.InFlight{}, grow)}
+			cp := pl.predictCapacity(testConfig(t), &b)
+			if diff := cmp.Diff(tc.want, cp.capacityText("replicated")); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

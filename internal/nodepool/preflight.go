@@ -149,9 +149,15 @@ func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 		if plan.Fallback != nil {
 			why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)
 		}
+		// Only a clone that must grow is fixed by a disk of the golden's
+		// size; a driver, snapshot class or volume mode is not.
+		sameSize := ""
+		if plan.Fallback != nil && plan.Fallback.Reason == cloneplan.ReasonNoVolumeExpansion {
+			sameSize = "; or set diskSize to the golden's size"
+		}
 		return &hold{Reason: ReasonHostAssistedCopy, Message: fmt.Sprintf(
-			"Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s; or set diskSize to the golden's size; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
-			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"))}
+			"Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s%s; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
+			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"), sameSize)}
 	}
 	return nil
 }

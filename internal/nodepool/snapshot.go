@@ -127,6 +127,9 @@ func restoresSnapshot(u *composed.Unstructured) (namespace, name string, ok bool
 // systemDiskTemplate is a machine template's dataVolumeTemplate of the
 // system disk, nil when it has none.
 func systemDiskTemplate(u *composed.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
 	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
 	for _, d := range dvts {
 		m, isMap := d.(map[string]any)
