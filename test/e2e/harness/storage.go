@@ -236,3 +236,30 @@ deletionPolicy: Delete
 		return nil
 	})
 }
+
+// InstallSnapshotDriverClass installs a StorageClass name of the snapshot
+// driver (Immediate binding, volume expansion allowed, not the default) and
+// sets its StorageProfile as a storage admin does: the claim property set,
+// cloneStrategy csi-clone (the provisioner stand-in clones PVCs of either
+// driver) and dataImportCronSourceFormat format, then waits until
+// cdi-controller (p) reports both in the profile's status. Called again
+// with another format it flips the profile of a class in use, which is how
+// a cluster comes to prefer snapshot sources under running pools. It needs
+// InstallSnapshotStorage's CSIDriver and VolumeSnapshotClass: without a
+// VolumeSnapshotClass CDI reports pvc whatever the spec says
+// (storageprofile-controller.go reconcileDataImportCronSourceFormat).
+func (cp *ControlPlane) InstallSnapshotDriverClass(ctx context.Context, p interface{ Exited() (bool, error) }, name, format string, timeout time.Duration) error {
+	if err := cp.ApplyAs(ctx, StorageAdminManager, storageClassOf(name, SnapshotCSIDriverName, false, true)); err != nil {
+		return err
+	}
+	spec := storageProfileSpec(name, "csi-clone")
+	_ = unstructured.SetNestedField(spec.Object, format, "spec", "dataImportCronSourceFormat")
+	return cp.configureStorageProfileUntil(ctx, p, name, timeout, spec, func(status map[string]any) error {
+		for field, want := range map[string]string{"cloneStrategy": "csi-clone", "dataImportCronSourceFormat": format, "provisioner": SnapshotCSIDriverName} {
+			if got, _ := status[field].(string); got != want {
+				return fmt.Errorf("status.%s %q, want %q", field, got, want)
+			}
+		}
+		return nil
+	})
+}
