@@ -92,10 +92,31 @@ func prepare(r compose.Request) *call {
 			if err == nil {
 				in.Desired = t.Name
 			}
+			in.Asked = c.askedAnew(c.known.Name)
 		}
 	}
 	c.reads = planReads(in)
 	return c
+}
+
+// askedAnew reports whether the pool asks for something its running
+// template was not rendered for: the template records another request.
+// The template this call renders then may differ from it in what no
+// request records (the disk's source: snapshot.go), so the call reads what
+// decides that. A template that records no request (an earlier release's)
+// is no such change: reading then would roll a pool on a release.
+func (c *call) askedAnew(class string) bool {
+	running, _ := c.obs.inEffect()
+	u, ok := c.obs.Resources[machineTemplateResource(running)]
+	if !ok || running == "" {
+		return false
+	}
+	recorded := u.GetAnnotations()[AnnRequest]
+	if recorded == "" {
+		return false
+	}
+	request, err := requestOf(c.request, c.r.Config.Requested, class, nil)
+	return err == nil && recorded != request
 }
 
 // Requirements asks for what this call's decisions read. An invalid spec

@@ -60,6 +60,10 @@ type readsInput struct {
 	// Desired is the machine template on the class known without the
 	// cluster; empty when only the StorageClasses tell the class.
 	Desired string
+	// Asked is true when the running template records another request
+	// than the pool's (askedAnew): what a new template would be made of is
+	// read even where Desired is composed.
+	Asked bool
 	// PreviousHealth is the CloneHealthy condition of the previous status.
 	PreviousHealth compose.ObservedCondition
 	HasPrevious    bool
@@ -68,7 +72,8 @@ type readsInput struct {
 }
 
 // planReads decides what a call reads: Clone for a new clone template (not
-// composed, or on today's default class); Grant for a deployment not yet on
+// composed, or on today's default class) or a request the running template
+// was not rendered for (Asked); Grant for a deployment not yet on
 // the current clone template; DiskClass when the class is not known without
 // the cluster (docs/platform.md's "class of its own disks"). Worker disks
 // are read for Clone or Grant, and while the deployment is unsettled or the
@@ -87,7 +92,7 @@ func planReads(in readsInput) reads {
 	if in.Image.Source == SourceClone {
 		_, newTemplate := in.Observed.Resources[machineTemplateResource(in.Desired)]
 		newTemplate = in.Desired == "" || !newTemplate
-		rd.Clone = newTemplate
+		rd.Clone = newTemplate || in.Asked
 		running, _ := in.Observed.inEffect()
 		rd.DiskClass = in.Desired == ""
 		starting = newTemplate || running != in.Desired || growingPool(in.Observed.Deployment, in.Ceiling) || !settled(in.Observed)

@@ -93,6 +93,12 @@ func TestPlanReads(t *testing.T) {
 			observed: running,
 			want:     reads{Clone: true, Grant: true, Workers: true, DiskClass: true, Budget: true, WorkerDisks: 3},
 		},
+		"AskedAnewReadsWhatANewTemplateIsMadeOf": {
+			reason:   "A request the running template was not rendered for, whose rendering is that very template (a templateRevision bump), reads what decides a new template's disk source (snapshot goldens); nothing else changes.",
+			in:       readsInput{Image: img, Desired: kmt, Asked: true, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			observed: running,
+			want:     reads{Clone: true, WorkerDisks: 3},
+		},
 		"ChangedTemplateIsGated": {
 			reason:   "A template not composed yet is gated (its disks say whether the pool already cloned) and the deployment waits for the grant.",
 			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},

@@ -273,7 +273,11 @@ func TestSnapshotGoldenRollsNoRunningPool(t *testing.T) {
 	_ = unstructured.SetNestedField(xr.Object, int64(1), "spec", "templateRevision")
 	cp.MustApply(t, xr)
 	var kmt2 *unstructured.Unstructured
-	cp.Eventually(t, reconcileTimeout, fmt.Sprintf("XNodePool %s/%s to compose a new template", ns, xr.GetName()), func(ctx context.Context) error {
+	// The scale-up's burst of watch events (MachineSets, Machines, disks)
+	// can open Crossplane v2.4's watch circuit breaker on the pool
+	// (Responsive=False, WatchCircuitOpen), which then lets events through
+	// only periodically: the spec change may wait for the next poll.
+	cp.Eventually(t, capiTimeout, fmt.Sprintf("XNodePool %s/%s to compose a new template", ns, xr.GetName()), func(ctx context.Context) error {
 		p, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
 		if err != nil {
 			return err

@@ -550,6 +550,10 @@ func TestKubectlDeleteOfAPinnedGoldenIsRefused(t *testing.T) {
 // the catalog, wakes the catalog at once under realtime compositions), so
 // the order is asserted on watch events, which miss no write, and the
 // delays are measured from them.
+// cloneGrantRequestLabel is the label by which a pool's Usage of its golden
+// asks the catalog for the clone grant (internal/labels CloneGrantRequest).
+const cloneGrantRequestLabel = "workerimage.cozystack.io/clone-grant-request"
+
 func TestFirstPoolOfANamespaceWaitsForTheCloneGrant(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
@@ -632,15 +636,26 @@ func TestFirstPoolOfANamespaceWaitsForTheCloneGrant(t *testing.T) {
 	if held == 0 {
 		t.Fatalf("the pool wrote no held status with its conditions before its MachineDeployment was created; timeline:\n%s", tl)
 	}
-	// The template and both its Usages existed before the grant and the
-	// MachineDeployment: the template is what makes the catalog bind. (A
-	// held new pool reports no status.template: that is the template in
-	// effect, which the MachineDeployment sets.)
+	// The template and both its Usages existed before the MachineDeployment,
+	// and the pool's request before the grant: with Usages on, what makes
+	// the catalog bind is the pool's Usage of the golden labelled with the
+	// grant request (internal/catalog/grants.go), not the template. Both
+	// are written in one apply of the pool's composed resources, in no
+	// order Crossplane fixes, and the catalog watches Usages, so it may
+	// bind a moment before the template is written. (A held new pool
+	// reports no status.template: that is the template in effect, which
+	// the MachineDeployment sets.)
 	kmt, ok := tl.first(func(s sighting) bool { return s.Kind() == "KubevirtMachineTemplate" && s.Type == watch.Added })
-	if !ok || kmt.Rev >= grant.Rev {
-		t.Fatalf("no template was created in %s before the grant (template %d, grant %d); timeline:\n%s", ns, kmt.Rev, grant.Rev, tl)
+	if !ok || kmt.Rev >= mdAdded.Rev {
+		t.Fatalf("no template was created in %s before the MachineDeployment (template %d, MachineDeployment %d); timeline:\n%s", ns, kmt.Rev, mdAdded.Rev, tl)
 	}
 	template := kmt.Obj.GetName()
+	request, ok := tl.first(func(s sighting) bool {
+		return s.Kind() == "Usage" && s.Obj.GetName() == template+"-datavolume" && s.Obj.GetLabels()[cloneGrantRequestLabel] != ""
+	})
+	if !ok || request.Rev >= grant.Rev {
+		t.Fatalf("the pool's Usage %s/%s-datavolume asked for no grant (label %s) before the grant (request %d, grant %d); timeline:\n%s", ns, template, cloneGrantRequestLabel, request.Rev, grant.Rev, tl)
+	}
 	for _, u := range usageNames(template) {
 		if s, ok := tl.first(func(s sighting) bool { return s.Kind() == "Usage" && s.Type == watch.Added && s.Obj.GetName() == u }); !ok || s.Rev >= mdAdded.Rev {
 			t.Errorf("Usage %s/%s was not created before the MachineDeployment (Usage %d, MachineDeployment %d)", ns, u, s.Rev, mdAdded.Rev)
