@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -43,7 +44,8 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	inProgress := false
 	keptReady := map[fresource.Name]fresource.Ready{}
 	for _, p := range plan {
-		st := statusOf(p)
+		snapshot := desiredSnapshot(p)
+		st := statusOf(p, snapshot)
 		statuses = append(statuses, st)
 		out.Signals.Goldens = append(out.Signals.Goldens, goldenSignal(p))
 		ready := fresource.ReadyFalse
@@ -52,7 +54,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		}
 		if p.Raw != nil {
 			keptReady[p.Key] = ready
-			if _, err := emitSnapshot(out.Resources, p); err != nil {
+			if _, err := emitSnapshot(out.Resources, p, snapshot); err != nil {
 				return compose.Output{Fatal: err}
 			}
 			continue
@@ -74,7 +76,7 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
 		}
 		out.Resources[p.Key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
-		waiting, err := emitSnapshot(out.Resources, p)
+		waiting, err := emitSnapshot(out.Resources, p, snapshot)
 		if err != nil {
 			return compose.Output{Fatal: err}
 		}
@@ -138,7 +140,8 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	return out
 }
 
-func statusOf(p planned) v1alpha1.GoldenStatus {
+// statusOf is the golden's status entry; snapshot is its desiredSnapshot.
+func statusOf(p planned, snapshot *snapshotv1.VolumeSnapshot) v1alpha1.GoldenStatus {
 	st := v1alpha1.GoldenStatus{
 		Name:         p.Name,
 		Namespace:    p.Namespace,
@@ -149,7 +152,7 @@ func statusOf(p planned) v1alpha1.GoldenStatus {
 		PinnedBy:     p.PinnedBy,
 		InUse:        p.InUse,
 		Retiring:     p.Retiring,
-		Snapshot:     snapshotStatus(p),
+		Snapshot:     snapshotStatus(p, snapshot),
 	}
 	switch {
 	case p.Raw != nil:

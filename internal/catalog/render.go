@@ -16,10 +16,7 @@ func goldenDataVolume(g Golden) *cdiv1.DataVolume {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      g.Name,
 			Namespace: g.Namespace,
-			Labels: map[string]string{
-				labels.Golden:    labels.GoldenHash(g.Namespace, g.Name),
-				labels.ManagedBy: labels.ManagedByValue,
-			},
+			Labels:    labels.OfGolden(g.Namespace, g.Name),
 			Annotations: map[string]string{
 				labels.AnnCDIBindImmediate: "true",
 				labels.AnnGolden:           labels.GoldenRef(g.Namespace, g.Name),

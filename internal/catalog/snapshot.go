@@ -124,11 +124,10 @@ func desiredSnapshot(p planned) *snapshotv1.VolumeSnapshot {
 	return goldensnapshot.Desired(g)
 }
 
-// emitSnapshot composes the golden's VolumeSnapshot, ready once readyToUse
-// (a retiring golden's at once, as the golden's); it reports whether the
-// catalog waits for one.
-func emitSnapshot(into map[fresource.Name]*fresource.DesiredComposed, p planned) (waiting bool, err error) {
-	vs := desiredSnapshot(p)
+// emitSnapshot composes vs, the golden's desiredSnapshot, ready once
+// readyToUse (a retiring golden's at once, as the golden's); it reports
+// whether the catalog waits for one.
+func emitSnapshot(into map[fresource.Name]*fresource.DesiredComposed, p planned, vs *snapshotv1.VolumeSnapshot) (waiting bool, err error) {
 	if vs == nil {
 		return false, nil
 	}
@@ -145,10 +144,9 @@ func emitSnapshot(into map[fresource.Name]*fresource.DesiredComposed, p planned)
 	return !ready && !p.Retiring, nil
 }
 
-// snapshotStatus is the golden's status.snapshot: nil unless it has or is
-// to have a snapshot.
-func snapshotStatus(p planned) *v1alpha1.GoldenSnapshotStatus {
-	vs := desiredSnapshot(p)
+// snapshotStatus is the golden's status.snapshot, vs its desiredSnapshot:
+// nil unless it has or is to have a snapshot.
+func snapshotStatus(p planned, vs *snapshotv1.VolumeSnapshot) *v1alpha1.GoldenSnapshotStatus {
 	if vs == nil {
 		if !p.SnapshotPref.Snapshot || p.Retiring || p.Raw != nil {
 			return nil
@@ -177,7 +175,8 @@ func snapshotsCondition(plan []planned) (compose.Condition, bool) {
 	var waiting, failed []string
 	total := 0
 	for _, p := range plan {
-		st := snapshotStatus(p)
+		vs := desiredSnapshot(p)
+		st := snapshotStatus(p, vs)
 		if st == nil || p.Retiring {
 			continue
 		}
@@ -191,7 +190,7 @@ func snapshotsCondition(plan []planned) (compose.Condition, bool) {
 			// Composed this call and not observed yet, or not taken
 			// before the golden has imported.
 			why := "the golden has not imported yet"
-			if desiredSnapshot(p) != nil {
+			if vs != nil {
 				why = "being taken"
 			}
 			waiting = append(waiting, fmt.Sprintf("%s (%s)", ref, why))

@@ -192,7 +192,7 @@ func TestSnapshotStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, snapshotStatus(tc.p)); diff != "" {
+			if diff := cmp.Diff(tc.want, snapshotStatus(tc.p, desiredSnapshot(tc.p))); diff != "" {
 				t.Errorf("%s\nsnapshotStatus(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -118,12 +118,9 @@ func Desired(g Golden) *snapshotv1.VolumeSnapshot {
 	vs := &snapshotv1.VolumeSnapshot{
 		TypeMeta: metav1.TypeMeta{APIVersion: APIVersion, Kind: Kind},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      g.Name,
-			Namespace: g.Namespace,
-			Labels: map[string]string{
-				labels.Golden:    labels.GoldenHash(g.Namespace, g.Name),
-				labels.ManagedBy: labels.ManagedByValue,
-			},
+			Name:        g.Name,
+			Namespace:   g.Namespace,
+			Labels:      labels.OfGolden(g.Namespace, g.Name),
 			Annotations: map[string]string{labels.AnnGolden: labels.GoldenRef(g.Namespace, g.Name)},
 		},
 		Spec: snapshotv1.VolumeSnapshotSpec{
@@ -229,14 +226,6 @@ func (s State) Describe(ref string) string {
 		size = ", restoreSize " + s.RestoreSize.String()
 	}
 	return fmt.Sprintf("VolumeSnapshot %s is readyToUse (content %s%s)", ref, s.Content, size)
-}
-
-// SourceOf is the snapshot a DataVolume source names, if any.
-func SourceOf(src *cdiv1.DataVolumeSource) (namespace, name string, ok bool) {
-	if src == nil || src.Snapshot == nil {
-		return "", "", false
-	}
-	return src.Snapshot.Namespace, src.Snapshot.Name, true
 }
 
 // Source is the DataVolume source that restores from a golden's snapshot.

@@ -303,13 +303,4 @@ func TestSource(t *testing.T) {
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("Source(): -want, +got:\n%s", diff)
 	}
-	ns, name, ok := SourceOf(src)
-	if diff := cmp.Diff([]any{goldenNS, goldenName, true}, []any{ns, name, ok}); diff != "" {
-		t.Errorf("SourceOf(Source()): -want, +got:\n%s", diff)
-	}
-	for _, s := range []*cdiv1.DataVolumeSource{nil, {PVC: &cdiv1.DataVolumeSourcePVC{Namespace: goldenNS, Name: goldenName}}} {
-		if _, _, ok := SourceOf(s); ok {
-			t.Errorf("SourceOf(%+v) names a snapshot", s)
-		}
-	}
 }

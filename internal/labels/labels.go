@@ -99,6 +99,13 @@ func GoldenRef(namespace, name string) string { return namespace + "/" + name }
 // GoldenHash is the Golden label value of a golden.
 func GoldenHash(namespace, name string) string { return Hash(GoldenRef(namespace, name)) }
 
+// OfGolden are the labels of what the catalog composes of a golden (its
+// DataVolume and its VolumeSnapshot): the golden's hash, which pools and
+// requirements select by, and the manager.
+func OfGolden(namespace, name string) map[string]string {
+	return map[string]string{Golden: GoldenHash(namespace, name), ManagedBy: ManagedByValue}
+}
+
 // PoolName is "<cluster>-<pool>", the name of a pool's XNodePool (when a
 // tenant cluster composes it) and of its MachineDeployment.
 func PoolName(cluster, pool string) string { return cluster + "-" + pool }

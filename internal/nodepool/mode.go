@@ -87,12 +87,18 @@ func prepare(r compose.Request) *call {
 			c.known = &k
 		}
 		if c.known != nil {
-			t, err := machineTemplateFor(c, c.shape, c.known.Name, false)
+			// Hashed once: the template is kept for it, and a running
+			// template recording another was not rendered for it.
+			var t machineTemplate
+			request, err := requestOf(c.request, r.Config.Requested, c.known.Name, nil)
+			if err == nil {
+				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, false)
+				in.Asked = c.askedAnew(request)
+			}
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
 			if err == nil {
 				in.Desired = t.Name
 			}
-			in.Asked = c.askedAnew(c.known.Name)
 		}
 	}
 	c.reads = planReads(in)
@@ -100,23 +106,20 @@ func prepare(r compose.Request) *call {
 }
 
 // askedAnew reports whether the pool asks for something its running
-// template was not rendered for: the template records another request.
+// template was not rendered for: the template records another request
+// than request, the pool's.
 // The template this call renders then may differ from it in what no
 // request records (the disk's source: snapshot.go), so the call reads what
 // decides that. A template that records no request (an earlier release's)
 // is no such change: reading then would roll a pool on a release.
-func (c *call) askedAnew(class string) bool {
+func (c *call) askedAnew(request string) bool {
 	running, _ := c.obs.inEffect()
 	u, ok := c.obs.Resources[machineTemplateResource(running)]
 	if !ok || running == "" {
 		return false
 	}
 	recorded := u.GetAnnotations()[AnnRequest]
-	if recorded == "" {
-		return false
-	}
-	request, err := requestOf(c.request, c.r.Config.Requested, class, nil)
-	return err == nil && recorded != request
+	return recorded != "" && recorded != request
 }
 
 // Requirements asks for what this call's decisions read. An invalid spec

@@ -182,6 +182,12 @@ func machineTemplateFor(c *call, s shape, storageClass string, fromSnapshot bool
 	if err != nil {
 		return machineTemplate{}, err
 	}
+	return machineTemplateOn(c, s, storageClass, request, fromSnapshot)
+}
+
+// machineTemplateOn is machineTemplateFor with the pool's request of the
+// template on storageClass already hashed.
+func machineTemplateOn(c *call, s shape, storageClass, request string, fromSnapshot bool) (machineTemplate, error) {
 	running, _ := c.obs.inEffect()
 	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
 		return machineTemplateFrom(u)
