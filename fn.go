@@ -70,6 +70,7 @@ func NewFunction(log logging.Logger, ttl time.Duration, opts ...Option) *Functio
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	rsp := response.To(req, f.ttl)
 	c := f.run(req, rsp)
+	compose.Redact(rsp)
 	if f.metrics != nil {
 		if fatal(rsp) {
 			c.Outcome = metrics.OutcomeFatal

@@ -170,7 +170,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 	oneEntry := `{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6"}]}`
 	urlB := "https://mirror.example/image/" + sidB + "/v1.12.4/openstack-amd64.raw.xz"
 	grantsA := map[string]*fnv1.ResourceSelector{"grants-" + goldenA: grantsSelector(hashA)}
-	statusA := `{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","inUse":true,"ready":true}`
+	statusA := `{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","source":"https://factory.talos.dev/image/` + sidA + `/v1.13.6/openstack-amd64.raw.xz","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","inUse":true,"ready":true}`
 	// Golden A in use, with the clone RBAC it keeps, as observed and as
 	// composed again.
 	observedA := func(subjects string, more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
@@ -232,7 +232,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: grantsA},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","source":"https://factory.talos.dev/image/` + sidA + `/v1.13.6/openstack-amd64.raw.xz","storage":"6Gi","storageClass":"replicated","ready":false}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_FALSE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_FALSE),
@@ -246,11 +246,11 @@ func TestRunFunctionCatalog(t *testing.T) {
 			}},
 		},
 		"DriftIsFatal": {
-			reason: "Raising storage on an entry whose golden exists would be rejected by CDI's webhook; the function refuses with old -> new.",
+			reason: "Raising storage on the entry of a golden that exists would be rejected by CDI's webhook; the function refuses, naming the entry's value, the golden's and the fix.",
 			args: args{req: &fnv1.RunFunctionRequest{
 				Input: resource.MustStructJSON(inputCat),
 				Observed: &fnv1.State{
-					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","storage":"8Gi"}]}`),
+					Composite: catalogXR(`{"storageClass":"replicated","images":[{"schematicID":"` + sidA + `","version":"v1.13.6","source":"https://factory.talos.dev/image/` + sidA + `/v1.13.6/openstack-amd64.raw.xz","storage":"8Gi"}]}`),
 					Resources: map[string]*fnv1.Resource{"golden-" + goldenA: observedGolden(goldenA, sidA, "v1.13.6", urlA, "6144Mi", "replicated")},
 				},
 				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{"grants-" + goldenA: {}}),
@@ -261,7 +261,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
-					Message:  `XWorkerImageCatalog "default": images[0] (` + sidA + `, v1.13.6) changed after its golden DataVolume cozy-public/` + goldenA + ` was created: storage "6Gi" -> "8Gi". A DataVolume spec is immutable, so the golden cannot be changed in place: revert the entry, or add a NEW entry with a different (schematicID, version), move the pools onto it, then remove the old entry (its golden is kept while any pool still pins it)`,
+					Message:  `XWorkerImageCatalog "default": images[0].storage is "8Gi", but golden DataVolume cozy-public/` + goldenA + ` was made with 6Gi and a DataVolume's size cannot change: remove images[0].storage or set it to 6Gi (the golden's size only bounds the pools' diskSize from below). A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
 				}},
 			}},
 		},
@@ -293,7 +293,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlB + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
 						` + statusA + `]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
@@ -339,8 +339,8 @@ func TestRunFunctionCatalog(t *testing.T) {
 				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
-						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlB + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","pinnedBy":["tenant-a/a-gpu-1","tenant-a/a-gpu-2"],"retiring":true,"ready":true},
+						{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","source":"https://factory.talos.dev/image/` + sidA + `/v1.13.6/openstack-amd64.raw.xz","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","pinnedBy":["tenant-b/b-md0-1"],"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
@@ -382,7 +382,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlB + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
 						` + statusA + `]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA:       desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
@@ -454,7 +454,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Meta:         &fnv1.ResponseMeta{Ttl: durationpb.New(15 * time.Second)},
 				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(grantsA)},
 				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[{"name":"` + goldenA + `","namespace":"cozy-public","schematicID":"` + sidA + `","version":"v1.13.6","source":"https://factory.talos.dev/image/` + sidA + `/v1.13.6/openstack-amd64.raw.xz","phase":"Succeeded","progress":"100.0%","storage":"6Gi","storageClass":"replicated","ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenA: desired(goldenJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenA), fnv1.Ready_READY_TRUE),
@@ -496,7 +496,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"grants-" + goldenB: grantsSelector(labels.GoldenHash("cozy-public", renamedB))})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
+						{"name":"` + renamedB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlA + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenB: desired(goldenJSON(renamedB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(renamedB), fnv1.Ready_READY_FALSE),
@@ -526,7 +526,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{"pins-" + goldenB: pinsSelector(hashB)})},
 				Desired: &fnv1.State{
 					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
-						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlA + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","inUse":true,"retiring":true,"ready":true}]}}`)},
 					Resources: map[string]*fnv1.Resource{
 						"golden-" + goldenB: desired(goldenJSON(goldenB, sidB, "v1.12.4", urlA, "8Gi", ""), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole": desired(clusterRoleJSON(goldenB), fnv1.Ready_READY_FALSE),

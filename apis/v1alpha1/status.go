@@ -34,6 +34,19 @@ type GoldenStatus struct {
 	Storage string `json:"storage,omitempty"`
 	// StorageClass is the golden's class (declared, else its PVC's).
 	StorageClass string `json:"storageClass,omitempty"`
+	// Source is the URL the golden imports from, as its DataVolume says
+	// (a golden keeps the source it was made with; a default changed
+	// since applies to new goldens only), any userinfo masked.
+	Source string `json:"source,omitempty"`
+	// Reason says why the golden is not ready when it needs someone to
+	// act: the import's cause as CDI reports it (UntrustedCertificate,
+	// Unauthorized, ImageNotFound, Unresolvable, Unreachable,
+	// ChecksumMismatch, TooSmall, CredentialsMissing, ...), or
+	// Recreating while the catalog re-creates a golden that never
+	// succeeded to give it the catalog's new CA, credentials or checksum.
+	Reason string `json:"reason,omitempty"`
+	// Message is the reason's detail and fix.
+	Message string `json:"message,omitempty"`
 	// PinnedBy lists the templates (<namespace>/<name>) that clone this
 	// golden; only with Usages off, when the catalog reads them (with
 	// Usages on, InUse says it is pinned).

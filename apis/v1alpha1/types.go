@@ -41,6 +41,37 @@ type WorkerImageCatalogSpec struct {
 	// +listMapKey=schematicID
 	// +listMapKey=version
 	Images []CatalogImage `json:"images,omitempty"`
+	// ImageFactoryCA is the CA bundle (PEM certificates) CDI trusts when a
+	// golden imports over HTTPS from the Image Factory or a mirror served
+	// by an internal CA. Default: the function Input's
+	// talos.imageFactoryCA. The catalog keeps it in the ConfigMap
+	// workerimage-factory-ca-<catalog> in the golden namespace, which new
+	// goldens name in source.http.certConfigMap; a rotation updates the
+	// ConfigMap in place, which an importer reads on its next start, and
+	// changes no golden. Private keys are refused.
+	// +kubebuilder:validation:MaxLength=65536
+	ImageFactoryCA string `json:"imageFactoryCA,omitempty"`
+	// ImageFactoryAuth names the Secrets, in the golden namespace, that
+	// authenticate new goldens' imports to an Image Factory that asks for
+	// credentials (an Enterprise or self-hosted factory). The function
+	// never reads them: CDI's importer does.
+	ImageFactoryAuth *ImageFactoryAuth `json:"imageFactoryAuth,omitempty"`
+}
+
+// ImageFactoryAuth names the Secrets CDI's importer authenticates with:
+// source.http.secretRef and source.http.secretExtraHeaders of each new
+// golden. A rotation keeps the Secrets' names, so it changes no golden.
+
+type ImageFactoryAuth struct {
+	// SecretRef is a Secret with the keys accessKeyId (user) and secretKey
+	// (password), sent as HTTP basic authentication.
+	SecretRef DNSSubdomain `json:"secretRef,omitempty"`
+	// SecretExtraHeaders are Secrets each of whose values is one HTTP
+	// header line sent with every request, such as
+	// "Authorization: Bearer <token>".
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
+	SecretExtraHeaders []DNSSubdomain `json:"secretExtraHeaders,omitempty"`
 }
 
 // CatalogImage is one golden image of the catalog. Kept apart from the
@@ -61,6 +92,12 @@ type CatalogImage struct {
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
 	// ImageFactoryURL overrides spec.imageFactoryURL for this golden.
 	ImageFactoryURL URL `json:"imageFactoryURL,omitempty"`
+	// Checksum is the image's expected digest, sha256:<64 hex> or
+	// sha512:<128 hex>, which CDI's importer verifies
+	// (source.http.checksum); a mismatch fails the import for good.
+	// +kubebuilder:validation:MaxLength=135
+	// +kubebuilder:validation:Pattern=`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`
+	Checksum string `json:"checksum,omitempty"`
 }
 
 // Talos holds the Talos defaults a tenant cluster hands to its pools.

@@ -3,7 +3,6 @@ package catalog
 import (
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +61,7 @@ func TestResolveGoldens(t *testing.T) {
 			spec: v1alpha1.WorkerImageCatalogSpec{GoldenNamespace: "images", Storage: "4Gi", StorageClass: "replicated", Images: []v1alpha1.CatalogImage{
 				{SchematicID: "abc", Version: "v1.12.0", Storage: "8Gi", StorageClass: "fast", ImageFactoryURL: "http://mirror.local/"},
 			}},
-			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast"}},
+			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast", Explicit: explicit{URL: true, Storage: true, StorageClass: true}}},
 		},
 		"MissingSchematicIsRefused": {
 			reason:  "Every entry needs a schematicID.",
@@ -129,45 +128,6 @@ func TestResolveGoldens(t *testing.T) {
 	}
 }
 
-func liveDV(url, storage string, class *string) *cdiv1.DataVolume {
-	dv := &cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}}, Storage: &cdiv1.StorageSpec{StorageClassName: class}}}
-	if storage != "" {
-		dv.Spec.Storage.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(storage)}
-	}
-	return dv
-}
-
-func TestDetectDrift(t *testing.T) {
-	repl := "replicated"
-	g := Golden{Index: 2, Namespace: "cozy-public", Name: "talos-worker-abc-v1.0.0", SchematicID: "abc", Version: "v1.0.0", URL: "https://f/a", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated"}
-	cases := map[string]struct {
-		reason string
-		live   *cdiv1.DataVolume
-		want   string
-	}{
-		"UnchangedEntryIsNoDrift":       {"The golden matches its entry.", liveDV("https://f/a", "6Gi", &repl), ""},
-		"EqualQuantitiesAreNoDrift":     {"6144Mi is 6Gi.", liveDV("https://f/a", "6144Mi", &repl), ""},
-		"UnsetLiveFieldsAreNotCompared": {"A field the live golden does not set cannot have drifted.", liveDV("", "", nil), ""},
-		"EveryChangedFieldIsListed":     {"URL, storage and class are each reported old -> new.", liveDV("https://g/a", "4Gi", ptr("local")), `XWorkerImageCatalog "default": images[2] (abc, v1.0.0) changed after its golden DataVolume cozy-public/talos-worker-abc-v1.0.0 was created: source URL "https://g/a" -> "https://f/a", storage "4Gi" -> "6Gi", storageClass "local" -> "replicated". A DataVolume spec is immutable, so the golden cannot be changed in place: revert the entry, or add a NEW entry with a different (schematicID, version), move the pools onto it, then remove the old entry (its golden is kept while any pool still pins it)`},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			err := detectDrift("default", []Golden{g}, map[string]*cdiv1.DataVolume{g.Name: tc.live})
-			if diff := cmp.Diff(tc.want, errString(err)); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-	t.Run("ClearedClassIsDrift", func(t *testing.T) {
-		g2 := g
-		g2.StorageClass = ""
-		err := detectDrift("default", []Golden{g2}, map[string]*cdiv1.DataVolume{g.Name: liveDV("https://f/a", "6Gi", &repl)})
-		if err == nil || !strings.Contains(err.Error(), `storageClass "replicated" -> ""`) {
-			t.Errorf("clearing the class of an existing golden must be drift, got %v", err)
-		}
-	})
-}
-
 func TestGoldensCondition(t *testing.T) {
 	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
 	withStatus := func(st cdiv1.DataVolumeStatus) []planned {
@@ -230,7 +190,7 @@ func TestGoldensCondition(t *testing.T) {
 			reason:  "ErrClaimNotValid with an empty phase never resolves by itself; it is reported as failed, quoting CDI, with the catalog-side fix.",
 			goldens: withStatus(cdiv1.DataVolumeStatus{Conditions: claimNotValid("PVC spec is missing accessMode and no storageClass to choose profile")}),
 			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
-				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase <none>, ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or delete the DataVolume and set images[0].storageClass (or spec.storageClass) in the same change.`},
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase <none>, ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or set images[0].storageClass (or spec.storageClass), and the catalog re-creates the golden on it.`},
 		},
 		"IncompleteStorageProfileIsFailedWithTheFix": {
 			reason:  "An empty StorageProfile gives ErrClaimNotValid; the fix is the profile's claimPropertySets.",
@@ -245,11 +205,11 @@ func TestGoldensCondition(t *testing.T) {
 				Message: `0 of 1 golden images are Succeeded; waiting for cozy-public/talos-worker-a-v1.0.0 (phase Pending, ErrClaimNotValid: "cannot get StorageProfile: storageprofiles.cdi.kubevirt.io \"fast\" not found"). Pools that clone them wait until they are.`},
 		},
 		"ImageTooLargeIsFailedWithTheFix": {
-			reason: "The importer fails the same way on every restart; the size is the fix, and it needs the golden deleted.",
+			reason: "The importer fails the same way on every restart; the size is the fix, and the catalog re-creates the golden at it.",
 			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 1, Conditions: []cdiv1.DataVolumeCondition{
 				running(corev1.ConditionFalse, "Error", "DataVolume too small to contain image")}}),
-			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
-				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: delete the DataVolume and raise images[0].storage (or spec.storage) in the same change; an existing golden's size cannot change.`},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "TooSmall",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: raise images[0].storage (or spec.storage); the catalog re-creates a golden that never succeeded and that nothing clones at the new size.`},
 		},
 		"ImageTooLargeStaysFailedWhileImporterRunsAgain": {
 			reason: "CDI reports Running=True with no message while the restarted importer runs (pkg/controller/util.go setAnnotationsFromPodWithPrefix 325-330); the golden's record keeps the report, so it does not flap to Importing.",
@@ -257,15 +217,15 @@ func TestGoldensCondition(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{labels.AnnImportPermanentError: cdistate.MessageTooSmall}},
 				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 2, Conditions: []cdiv1.DataVolumeCondition{
 					running(corev1.ConditionTrue, "Pod is running", "")}}}}},
-			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed",
-				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: delete the DataVolume and raise images[0].storage (or spec.storage) in the same change; an existing golden's size cannot change.`},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "TooSmall",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 cannot be imported as it stands (phase ImportInProgress, Error: "DataVolume too small to contain image"): the Talos image does not fit 6Gi: raise images[0].storage (or spec.storage); the catalog re-creates a golden that never succeeded and that nothing clones at the new size.`},
 		},
 		"NotFoundURLNamesTheEntry": {
 			reason: "A 404 repeats on every importer restart (pkg/importer/http-datasource.go createHTTPReader 403-406): it does not clear once an attempt succeeds, so the fix is the entry.",
 			goldens: withStatus(cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
 				running(corev1.ConditionFalse, "Error", "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found")}}),
-			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailing",
-				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 keeps failing to import (phase ImportInProgress, 3 importer restarts, Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"): https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz answers HTTP 404 Not Found, and CDI's retries get the same answer until it serves the image; check that the Image Factory has schematicID a and Talos v1.0.0 (images[0]), and correct the entry, deleting the DataVolume in the same change (a golden's URL cannot change in place).`},
+			want: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImageNotFound",
+				Message: `golden DataVolume cozy-public/talos-worker-a-v1.0.0 keeps failing to import (phase ImportInProgress, 3 importer restarts, Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"): https://factory.talos.dev serves no image at /image/a/v1.0.0/openstack-amd64.raw.xz: check that this factory has schematicID a and Talos v1.0.0 (an Enterprise or self-hosted factory serves only the schematics it stores, so the public default schematic may not exist there) and correct images[0].schematicID or version, or point images[0].imageFactoryURL at a factory or mirror that serves it; the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand.`},
 		},
 		"NamedClassNotYetCreatedIsWaiting": {
 			reason: "CDI re-reconciles a DataVolume with an empty phase when a StorageClass is created (datavolume/controller-base.go 314-336): a named class that appears later is waited for, not failed.",
@@ -485,7 +445,7 @@ func TestGoldenKeepsTooSmallRecord(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := emit("catalog", "cozy-public", []planned{{Golden: g, Key: goldenKey(g.Name), Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t), grantees{})
+			out := emit("catalog", "cozy-public", []planned{{Golden: g, Key: goldenKey(g.Name), Live: tc.live}}, observedState{}, previousStatus{}, testConfig(t), grantees{}, "")
 			if out.Fatal != nil {
 				t.Fatal(out.Fatal)
 			}

@@ -10,6 +10,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	fresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -18,6 +19,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/redact"
 )
 
 // previousStatus is what the last call reported, to find transitions.
@@ -38,7 +40,7 @@ func goldenSignal(p planned) compose.GoldenSignal {
 const stateUnreadable = "Unreadable"
 
 // emit turns the plan into the Output.
-func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config, grants grantees) compose.Output {
+func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config, grants grantees, ca string) compose.Output {
 	out := compose.Output{Resources: map[fresource.Name]*fresource.DesiredComposed{}}
 	statuses := make([]v1alpha1.GoldenStatus, 0, len(plan))
 	inProgress := false
@@ -61,19 +63,17 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 		}
 		if !p.Retiring {
 			// A golden not created yet appears on the next reconcile.
-			if s := cdistate.Of(p.Live, nil); s.InProgress() || s.Kind == cdistate.Missing {
+			if s := cdistate.Of(p.Live, nil); s.InProgress() || s.Kind == cdistate.Missing || p.Recreate {
 				inProgress = true
 			}
 		}
-		dv := goldenDataVolume(p.Golden)
-		if memo := cdistate.Of(p.Live, nil).Remembered(); memo != "" {
-			// CDI drops the message on each importer restart; the golden
-			// keeps it for cdistate.Of.
-			dv.Annotations[labels.AnnImportPermanentError] = memo
+		if p.Recreate {
+			// Left out, it is deleted; once gone it is composed anew.
+			continue
 		}
-		c, err := compose.ToDesired(dv, compose.DropZero("spec", "finalCheckpoint"))
+		c, err := desiredGolden(p, obs)
 		if err != nil {
-			return compose.Output{Fatal: fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)}
+			return compose.Output{Fatal: err}
 		}
 		out.Resources[p.Key] = &fresource.DesiredComposed{Resource: c, Ready: ready}
 		waiting, err := emitSnapshot(out.Resources, p, snapshot)
@@ -114,8 +114,20 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	if !sameSubjects(obs.Binding, binding.Subjects) {
 		inProgress = true
 	}
-	// Readable goldens left out were retired by planGoldens.
-	obs.Keep(out.Resources, compose.RetireAll, func(n fresource.Name) fresource.Ready { return keptReady[n] })
+	keepCA, err := emitFactoryCA(out.Resources, xrName, goldenNamespace, ca, plan)
+	if err != nil {
+		return compose.Output{Fatal: err}
+	}
+	// Readable goldens left out were retired by planGoldens or are
+	// re-created (settle.go); a CA ConfigMap no longer configured stays
+	// while a golden that names it still imports.
+	retired := func(n fresource.Name) bool { return n != keyFactoryCA || !keepCA }
+	obs.Keep(out.Resources, retired, func(n fresource.Name) fresource.Ready {
+		if n == keyFactoryCA {
+			return fresource.ReadyTrue
+		}
+		return keptReady[n]
+	})
 
 	out.Status = map[string]any{"goldens": statuses}
 	// No new top-level status field: a composite whose XRD predates it
@@ -140,6 +152,52 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	return out
 }
 
+// desiredGolden is a golden's desired DataVolume: the one the catalog makes
+// for a new golden; for an existing one, the same metadata over the spec it
+// lives with, re-emitted as observed, so that no default changed since, no
+// field an older release or chart wrote (spec.pvc), and no quantity's
+// spelling turns into an update of an immutable spec (settle.go).
+func desiredGolden(p planned, obs observedState) (*composed.Unstructured, error) {
+	dv := goldenDataVolume(p.Golden)
+	if memo := cdistate.Of(p.Live, nil).Remembered(); memo != "" {
+		// CDI drops the message on each importer restart; the golden
+		// keeps it for cdistate.Of.
+		dv.Annotations[labels.AnnImportPermanentError] = memo
+	}
+	c, err := compose.ToDesired(dv, compose.DropZero("spec", "finalCheckpoint"))
+	if err != nil {
+		return nil, fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	if u, ok := obs.Resources[p.Key]; ok && p.Live != nil {
+		if spec, ok := u.Object["spec"]; ok {
+			c.Object["spec"] = runtime.DeepCopyJSONValue(spec)
+		}
+	}
+	return c, nil
+}
+
+// emitFactoryCA composes the catalog's CA ConfigMap while it has a CA, and
+// reports whether an observed one with no CA configured must stay: a golden
+// that names it and has not succeeded still mounts it (CDI's importer pod
+// does not start without it: import-controller.go getCertConfigMap).
+func emitFactoryCA(into map[fresource.Name]*fresource.DesiredComposed, xrName, namespace, ca string, plan []planned) (bool, error) {
+	if ca != "" {
+		c, err := compose.ToDesired(factoryCAConfigMap(xrName, namespace, ca))
+		if err != nil {
+			return false, fmt.Errorf("cannot compose the Image Factory CA ConfigMap: %w", err)
+		}
+		into[keyFactoryCA] = &fresource.DesiredComposed{Resource: c, Ready: fresource.ReadyTrue}
+		return false, nil
+	}
+	name := factoryCAName(xrName)
+	for _, p := range plan {
+		if p.Live != nil && p.Golden.Import.CertConfigMap == name && !cdistate.Of(p.Live, nil).Ready() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // statusOf is the golden's status entry; snapshot is its desiredSnapshot.
 func statusOf(p planned, snapshot *snapshotv1.VolumeSnapshot) v1alpha1.GoldenStatus {
 	st := v1alpha1.GoldenStatus{
@@ -149,6 +207,7 @@ func statusOf(p planned, snapshot *snapshotv1.VolumeSnapshot) v1alpha1.GoldenSta
 		Version:      p.Version,
 		Storage:      p.StorageText,
 		StorageClass: p.StorageClass,
+		Source:       redact.Text(p.URL),
 		PinnedBy:     p.PinnedBy,
 		InUse:        p.InUse,
 		Retiring:     p.Retiring,
@@ -162,6 +221,7 @@ func statusOf(p planned, snapshot *snapshotv1.VolumeSnapshot) v1alpha1.GoldenSta
 		st.Progress = string(p.Live.Status.Progress)
 		st.Ready = cdistate.Of(p.Live, nil).Ready()
 	}
+	st.Reason, st.Message = goldenReason(p)
 	return st
 }
 

@@ -121,8 +121,9 @@ func (c *call) snapshotDecisions() bool {
 	return false
 }
 
-// Compose validates the catalog, its golden namespace and drift, decides
-// which goldens stay, and writes them, the clone RBAC and the status.
+// Compose validates the catalog and its golden namespace, decides which
+// goldens stay and what each keeps of how it was made (settle.go), and
+// writes them, the CA, the clone RBAC and the status.
 func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	r := c.r
 	xrName := r.Composite.GetName()
@@ -138,12 +139,12 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	if err := checkNamespace(xrName, ns, obs); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	if err := detectDrift(xrName, c.goldens, obs.Live); err != nil {
+	plan := planGoldens(c.goldens, obs, got, readSnapshotWorld(r.Config.SnapshotGoldens, got))
+	if err := settle(xrName, plan); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	plan := planGoldens(c.goldens, obs, got, readSnapshotWorld(r.Config.SnapshotGoldens, got))
 
-	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got))
+	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got), caBundle(c.spec, r.Config))
 }
 
 // grantees are the namespaces whose VM service accounts the RoleBinding

@@ -4,9 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -48,6 +46,8 @@ func owns(n fresource.Name) (apiVersion, kind string, ok bool) {
 		return observed.CDIAPIVersion, observed.KindDataVolume, true
 	case strings.HasPrefix(string(n), snapshotKeyPrefix):
 		return goldensnapshot.APIVersion, goldensnapshot.Kind, true
+	case n == keyFactoryCA:
+		return "v1", "ConfigMap", true
 	case n == keyClusterRole:
 		return rbacv1.SchemeGroupVersion.String(), "ClusterRole", true
 	case n == keyRoleBinding:
@@ -109,24 +109,14 @@ func (s observedState) unreadableGoldens() map[string]*composed.Unstructured {
 // DataVolume, so that while it retires the desired state repeats what was
 // composed, name included.
 func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
-	l := liveSpecOf(dv)
 	g := Golden{
-		Index:        -1,
-		Namespace:    dv.Namespace,
-		Name:         objectName(dv.Name, keyName),
-		SchematicID:  dv.Annotations[labels.AnnSchematicID],
-		Version:      dv.Annotations[labels.AnnTalosVersion],
-		URL:          l.URL,
-		StorageText:  l.Storage,
-		StorageClass: l.StorageClass,
+		Index:       -1,
+		Namespace:   dv.Namespace,
+		Name:        objectName(dv.Name, keyName),
+		SchematicID: dv.Annotations[labels.AnnSchematicID],
+		Version:     dv.Annotations[labels.AnnTalosVersion],
 	}
-	if st := dv.Spec.Storage; st != nil {
-		g.Storage = st.Resources.Requests[corev1.ResourceStorage]
-	}
-	if g.StorageText == "" {
-		g.Storage = resource.Quantity{}
-	}
-	return g
+	return madeWith(g, liveSpecOf(dv))
 }
 
 // objectName is an observed golden's own name, else its key's.

@@ -34,6 +34,12 @@ type planned struct {
 	// Usage protects it).
 	InUse    bool
 	Retiring bool
+	// Recreate is true for a golden that never succeeded, that nothing
+	// holds, and whose import the catalog would now make otherwise: it is
+	// left out until it is gone, then composed anew (settle.go).
+	Recreate bool
+	// Changes name what the re-created golden's import changes (settle.go).
+	Changes []string
 	// Snapshot is the golden's observed VolumeSnapshot, SnapshotInUse
 	// whether a Usage protects it, and SnapshotPref whether its class keeps
 	// goldens as snapshots (snapshot.go).

@@ -25,7 +25,13 @@ func goldenDataVolume(g Golden) *cdiv1.DataVolume {
 			},
 		},
 		Spec: cdiv1.DataVolumeSpec{
-			Source:      &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: g.URL}},
+			Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{
+				URL:                g.URL,
+				CertConfigMap:      g.Import.CertConfigMap,
+				SecretRef:          g.Import.SecretRef,
+				SecretExtraHeaders: g.Import.SecretExtraHeaders,
+				Checksum:           g.Import.Checksum,
+			}},
 			ContentType: cdiv1.DataVolumeKubeVirt,
 			Storage: &cdiv1.StorageSpec{
 				Resources: corev1.VolumeResourceRequirements{

@@ -33,6 +33,28 @@ type Golden struct {
 	Storage      resource.Quantity
 	StorageText  string
 	StorageClass string
+	// Import is what else the import carries: the CA, the credentials and
+	// the checksum.
+	Import importSource
+	// Explicit says which of the values above the entry wrote itself, as
+	// opposed to taking the catalog's or the Input's default: only those
+	// can contradict an existing golden (settle.go).
+	Explicit explicit
+}
+
+// importSource is what a golden's source.http carries besides its URL.
+type importSource struct {
+	// CertConfigMap names the catalog's CA ConfigMap (ca.go), empty
+	// without a CA.
+	CertConfigMap      string
+	SecretRef          string
+	SecretExtraHeaders []string
+	Checksum           string
+}
+
+// explicit marks the values a catalog entry wrote itself.
+type explicit struct {
+	URL, Storage, StorageClass bool
 }
 
 // resolveGoldens validates and resolves every entry, reporting every invalid
@@ -62,6 +84,8 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 		}
 	}
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), spec.StorageClass)...)
+	imp, e := resolveImportSource(xrName, root, spec, cfg)
+	errs = append(errs, e...)
 	if len(errs) > 0 {
 		return nil, catalogError(xrName, errs)
 	}
@@ -70,22 +94,25 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 	byName := map[string]int{}
 	for i, e := range spec.Images {
 		path := root.Child("images").Index(i)
-		g := Golden{Index: i, Namespace: ns, SchematicID: e.SchematicID, Version: e.Version, Storage: defStorage, StorageText: defStorageText, StorageClass: spec.StorageClass}
+		g := Golden{Index: i, Namespace: ns, SchematicID: e.SchematicID, Version: e.Version, Storage: defStorage, StorageText: defStorageText, StorageClass: spec.StorageClass, Import: imp}
+		g.Import.Checksum = e.Checksum
 		entry := rules.SchematicID(path.Child("schematicID"), e.SchematicID)
 		entry = append(entry, rules.TalosVersion(path.Child("version"), e.Version)...)
+		entry = append(entry, rules.Checksum(path.Child("checksum"), e.Checksum)...)
 		entryFactory := factory
 		if e.ImageFactoryURL != "" {
 			entryFactory = e.ImageFactoryURL
+			g.Explicit.URL = true
 			entry = append(entry, rules.FactoryURL(path.Child("imageFactoryURL"), e.ImageFactoryURL)...)
 		}
 		if e.Storage != "" {
 			q, ee := rules.GoldenStorage(path.Child("storage"), string(e.Storage), cfg.MinimumImageStorage, cfg.GoldenStorage.String())
 			entry = append(entry, ee...)
-			g.Storage, g.StorageText = q, string(e.Storage)
+			g.Storage, g.StorageText, g.Explicit.Storage = q, string(e.Storage), true
 		}
 		if e.StorageClass != "" {
 			entry = append(entry, rules.StorageClass(path.Child("storageClass"), e.StorageClass)...)
-			g.StorageClass = e.StorageClass
+			g.StorageClass, g.Explicit.StorageClass = e.StorageClass, true
 		}
 		if len(entry) > 0 {
 			errs = append(errs, entry...)

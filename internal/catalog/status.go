@@ -11,6 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/redact"
 )
 
 // Condition types this mode reports on the catalog.
@@ -23,43 +24,109 @@ const (
 // DataVolume the function can read.
 const ReasonGoldenUnreadable = "GoldenUnreadable"
 
+// Problem buckets of a golden, most urgent first.
+const (
+	problemFailed     = "failed"
+	problemUnreadable = "unreadable"
+	problemFailing    = "failing"
+	problemWaiting    = "waiting"
+)
+
+// ReasonRecreating is a golden's status reason while the catalog re-creates
+// it (settle.go).
+const ReasonRecreating = "Recreating"
+
+// problem is what is wrong with one golden still in the catalog, if
+// anything: its bucket, its reason (the cause CDI reports, or the kind) and
+// the text the condition and its status entry give.
+type problem struct {
+	Bucket, Reason, Text string
+}
+
+// goldenProblem says what is wrong with a golden still in the catalog;
+// Bucket is empty for one that is fine.
+func goldenProblem(e planned) problem {
+	ref := labels.GoldenRef(e.Namespace, e.Name)
+	if e.Raw != nil {
+		return problem{problemUnreadable, ReasonGoldenUnreadable, fmt.Sprintf("golden DataVolume %s cannot be read (%v), so it is kept exactly as it is, neither checked for drift nor re-created: fix it, or delete it so the catalog re-creates it", ref, e.Unreadable)}
+	}
+	if e.Recreate {
+		return problem{problemWaiting, ReasonRecreating, fmt.Sprintf("%s (never succeeded and nothing clones it, so it is being deleted to be imported again with the catalog's %s)", ref, strings.Join(e.Changes, ", "))}
+	}
+	s := cdistate.Of(e.Live, nil)
+	cause := string(s.Cause())
+	reasonOr := func(r string) string {
+		if cause != "" {
+			return cause
+		}
+		return r
+	}
+	switch s.Kind {
+	case cdistate.Succeeded:
+		return problem{}
+	case cdistate.Failed:
+		return problem{problemFailed, reasonOr("ImportFailed"), fmt.Sprintf("golden DataVolume %s failed to import (phase Failed%s): %s", ref, quoted(s), failedFix(s, e.Golden))}
+	case cdistate.Permanent:
+		return problem{problemFailed, reasonOr("ImportFailed"), fmt.Sprintf("golden DataVolume %s cannot be imported as it stands (phase %s%s): %s", ref, s.PhaseText(), quoted(s), permanentFix(s, e.Golden))}
+	case cdistate.Failing:
+		return problem{problemFailing, reasonOr("ImportFailing"), failingText(s, ref, e.Golden)}
+	}
+	return problem{problemWaiting, "", fmt.Sprintf("%s (%s)", ref, waitingText(s))}
+}
+
+// goldenReason is a golden's status reason and message: what needs acting
+// on, or its re-creation; empty while it imports or once it succeeded.
+func goldenReason(p planned) (string, string) {
+	if p.Retiring {
+		return "", ""
+	}
+	pr := goldenProblem(p)
+	if pr.Reason == "" {
+		return "", ""
+	}
+	return pr.Reason, upperFirst(pr.Text) + "."
+}
+
 // goldensCondition summarises the goldens still in the catalog; one CDI
 // cannot import as it stands is reported failed, quoting CDI, with the fix.
+// Where every golden that needs action fails for one cause, the reason is
+// that cause.
 func goldensCondition(goldens []planned) compose.Condition {
-	var failed, unreadable, failing, waiting []string
+	texts := map[string][]string{}
+	causes := map[string]bool{}
 	total := 0
 	for _, e := range goldens {
 		if e.Retiring {
 			continue
 		}
 		total++
-		ref := labels.GoldenRef(e.Namespace, e.Name)
-		if e.Raw != nil {
-			unreadable = append(unreadable, fmt.Sprintf("golden DataVolume %s cannot be read (%v), so it is kept exactly as it is, neither checked for drift nor re-created: fix it, or delete it so the catalog re-creates it", ref, e.Unreadable))
+		pr := goldenProblem(e)
+		if pr.Bucket == "" {
 			continue
 		}
-		s := cdistate.Of(e.Live, nil)
-		switch s.Kind {
-		case cdistate.Succeeded:
-		case cdistate.Failed:
-			failed = append(failed, fmt.Sprintf("golden DataVolume %s failed to import (phase Failed%s): %s", ref, quoted(s), failedFix(s, e.Namespace)))
-		case cdistate.Permanent:
-			failed = append(failed, fmt.Sprintf("golden DataVolume %s cannot be imported as it stands (phase %s%s): %s", ref, s.PhaseText(), quoted(s), permanentFix(s, e.Golden)))
-		case cdistate.Failing:
-			failing = append(failing, failingText(s, ref, e.Golden))
-		default:
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", ref, waitingText(s)))
+		texts[pr.Bucket] = append(texts[pr.Bucket], pr.Text)
+		if pr.Bucket != problemWaiting {
+			causes[pr.Reason] = true
 		}
+	}
+	failed, unreadable, failing, waiting := texts[problemFailed], texts[problemUnreadable], texts[problemFailing], texts[problemWaiting]
+	single := func(fallback string) string {
+		if len(causes) == 1 {
+			for c := range causes {
+				return c
+			}
+		}
+		return fallback
 	}
 	switch {
 	case total == 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusTrue, Reason: "NoImages", Message: "The catalog lists no images."}
 	case len(failed) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailed", Message: strings.Join(append(append(failed, unreadable...), failing...), "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailed"), Message: strings.Join(append(append(failed, unreadable...), failing...), "; ") + "."}
 	case len(unreadable) > 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonGoldenUnreadable, Message: strings.Join(append(unreadable, failing...), "; ") + "."}
 	case len(failing) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "ImportFailing", Message: strings.Join(failing, "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailing"), Message: strings.Join(failing, "; ") + "."}
 	case len(waiting) > 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
 			Message: fmt.Sprintf("%d of %d golden images are Succeeded; waiting for %s. Pools that clone them wait until they are.", total-len(waiting), total, strings.Join(waiting, ", "))}
@@ -79,23 +146,42 @@ func quoted(s cdistate.State) string {
 	return fmt.Sprintf(", %s: %q", s.Reason, s.Message)
 }
 
-func failedFix(s cdistate.State, ns string) string {
+// fixOf is the catalog's fix for a golden failing for a cause CDI reports,
+// empty for a cause it does not know.
+func fixOf(s cdistate.State, g Golden) string {
+	return cdistate.GoldenFix(s.Cause(), causeGolden(g))
+}
+
+// causeGolden is what cdistate.GoldenFix names of a golden.
+func causeGolden(g Golden) cdistate.Golden {
+	entry := ""
+	if g.Index >= 0 {
+		entry = fmt.Sprintf("images[%d]", g.Index)
+	}
+	return cdistate.Golden{Entry: entry, Namespace: g.Namespace, URL: g.URL, SchematicID: g.SchematicID, Version: g.Version,
+		CertConfigMap: g.Import.CertConfigMap, SecretRef: g.Import.SecretRef, SecretExtraHeaders: g.Import.SecretExtraHeaders}
+}
+
+func failedFix(s cdistate.State, g Golden) string {
+	if fix := fixOf(s, g); fix != "" {
+		return fix
+	}
 	if s.Reason == "" {
-		return fmt.Sprintf("check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it", ns)
+		return fmt.Sprintf("check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it", g.Namespace)
 	}
 	return s.Remedy()
 }
 
 // permanentFix is CDI's remedy for a catalog entry. A golden's spec is
-// immutable, so a fix that changes it must delete the DataVolume in the same
-// change, or the drift check refuses the entry.
+// immutable; one that never succeeded and nothing clones is re-created
+// once its entry changes (settle.go).
 func permanentFix(s cdistate.State, g Golden) string {
 	entry := fmt.Sprintf("images[%d]", g.Index)
 	switch s.Message {
 	case cdistate.MessageTooSmall:
-		return fmt.Sprintf("the Talos image does not fit %s: delete the DataVolume and raise %s.storage (or spec.storage) in the same change; an existing golden's size cannot change", g.StorageText, entry)
+		return fmt.Sprintf("the Talos image does not fit %s: raise %s.storage (or spec.storage); the catalog re-creates a golden that never succeeded and that nothing clones at the new size", g.StorageText, entry)
 	case cdistate.MessageStorageClassNotFound:
-		return fmt.Sprintf("CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or delete the DataVolume and set %s.storageClass (or spec.storageClass) in the same change", entry)
+		return fmt.Sprintf("CDI finds no StorageClass for it: mark a class as default with an annotation CDI reads (storageclass.kubernetes.io/is-default-class or storageclass.kubevirt.io/is-default-virt-class; CDI ignores the beta annotation), after which CDI retries by itself; or set %s.storageClass (or spec.storageClass), and the catalog re-creates the golden on it", entry)
 	}
 	return s.Remedy()
 }
@@ -104,12 +190,11 @@ func failingText(s cdistate.State, ref string, g Golden) string {
 	if s.Reason == cdistate.ReasonImagePullFailed {
 		return fmt.Sprintf("golden DataVolume %s cannot start its importer (phase %s%s): %s", ref, s.PhaseText(), quoted(s), s.Remedy())
 	}
-	if status := s.SourceRefusal(); status != "" {
-		return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): %s answers HTTP %s, and CDI's retries get the same answer until it serves the image; check that the Image Factory has schematicID %s and Talos %s (images[%d]), and correct the entry, deleting the DataVolume in the same change (a golden's URL cannot change in place)",
-			ref, s.PhaseText(), s.Restarts, quoted(s), g.URL, status, g.SchematicID, g.Version, g.Index)
+	if fix := fixOf(s, g); fix != "" {
+		return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): %s", ref, s.PhaseText(), s.Restarts, quoted(s), fix)
 	}
 	return fmt.Sprintf("golden DataVolume %s keeps failing to import (phase %s, %d importer restarts%s): check the importer pod logs in %s and that %s is reachable; the import resumes by itself once an attempt succeeds",
-		ref, s.PhaseText(), s.Restarts, quoted(s), g.Namespace, g.URL)
+		ref, s.PhaseText(), s.Restarts, quoted(s), g.Namespace, redact.Text(g.URL))
 }
 
 // waitingText says how far a golden on its way got, with CDI's reason only
@@ -208,4 +293,12 @@ func phaseOrPending(p cdiv1.DataVolumePhase) string {
 		return string(cdiv1.Pending)
 	}
 	return string(p)
+}
+
+// upperFirst capitalises a message's first letter.
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -229,7 +229,9 @@ func Of(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) State {
 			}
 			return s
 		}
-		if running.Reason == ReasonImagePullFailed || (running.Reason == ReasonError && dv.Status.RestartCount >= RestartLoopThreshold) {
+		// A container the kubelet cannot create for want of a Secret (the
+		// import's credentials, cause.go) waits until someone creates it.
+		if running.Reason == ReasonImagePullFailed || running.Reason == ReasonCreateContainerConfigError || (running.Reason == ReasonError && dv.Status.RestartCount >= RestartLoopThreshold) {
 			return s.with(Failing, running)
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 	"github.com/crossplane/function-sdk-go/response"
+
+	"github.com/cozystack/function-worker-image/internal/redact"
 )
 
 // ConditionStatus of a condition on the composite.
@@ -222,4 +224,21 @@ func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) e
 		ro.TargetCompositeAndClaim()
 	}
 	return nil
+}
+
+// Redact masks URL userinfo in every message of rsp: its results (fatal ones
+// included, and so the events Crossplane records from them) and its
+// conditions. It is the last thing done to a response, so no path that
+// writes a message, the Input's validation and the modes' alike, can leak a
+// credential (internal/redact).
+func Redact(rsp *fnv1.RunFunctionResponse) {
+	for _, r := range rsp.GetResults() {
+		r.Message = redact.Text(r.GetMessage())
+	}
+	for _, c := range rsp.GetConditions() {
+		if c.Message != nil {
+			m := redact.Text(c.GetMessage())
+			c.Message = &m
+		}
+	}
 }

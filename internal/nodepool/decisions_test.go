@@ -396,7 +396,7 @@ func TestGateOnGolden(t *testing.T) {
 			if tc.pvc {
 				pvc = &corev1.PersistentVolumeClaim{}
 			}
-			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, pvc), tc.cloned))); diff != "" {
+			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, pvc), tc.dv, tc.cloned))); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -404,7 +404,7 @@ func TestGateOnGolden(t *testing.T) {
 }
 
 func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
-	got := gateOnGolden(fxPoolID, fxImage, cdistate.Of(nil, nil), false)
+	got := gateOnGolden(fxPoolID, fxImage, cdistate.Of(nil, nil), nil, false)
 	want := &hold{Reason: ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
@@ -419,9 +419,11 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 	}{
 		"NotFoundSourceNeedsTheCatalogFixed": {
 			reason: "A 404 repeats on every importer restart (pkg/importer/http-datasource.go createHTTPReader 403-406), so the hold does not lift by itself.",
-			dv: &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
-				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"}}}},
-			want: &hold{Reason: ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"): its source answers HTTP 404 Not Found, and CDI's retries get the same answer until the server serves the image, so the new worker template is held back. Check that the Image Factory has schematicID abc and Talos v1.13.6, and correct the golden's entry in the XWorkerImageCatalog; or switch the pool to osImage.factory.`},
+			dv: &cdiv1.DataVolume{
+				Spec: cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz"}}},
+				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
+					{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"}}}},
+			want: &hold{Reason: ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: https://factory.talos.dev serves no image at /image/abc/v1.13.6/openstack-amd64.raw.xz: check that this factory has schematicID abc and Talos v1.13.6 (an Enterprise or self-hosted factory serves only the schematics it stores, so the public default schematic may not exist there) and correct the schematicID or version of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6, or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 at a factory or mirror that serves it; the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
 		},
 		"NamedClassNotYetCreatedSaysWhatCDIAwaits": {
 			reason: "datavolume/controller-base.go 314-336: CDI creates the PVC once the named class appears.",
@@ -434,7 +436,7 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, nil), false)); diff != "" {
+			if diff := cmp.Diff(tc.want, gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, nil), tc.dv, false)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

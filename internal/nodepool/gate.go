@@ -132,7 +132,7 @@ func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *r
 // worker cloned from an importing golden waits with it, from a failed one
 // forever, while the hold keeps the running workers. A pool with a finished
 // clone of it is never held.
-func gateOnGolden(p pool, img image, st cdistate.State, cloned bool) *hold {
+func gateOnGolden(p pool, img image, st cdistate.State, dv *cdiv1.DataVolume, cloned bool) *hold {
 	if cloned || st.Ready() {
 		return nil
 	}
@@ -143,15 +143,26 @@ func gateOnGolden(p pool, img image, st cdistate.State, cloned bool) *hold {
 	case cdistate.Failed, cdistate.Permanent:
 		// CDI will not get a Permanent golden any further either: both
 		// need someone to act (cdistate, docs/cdi-behaviour.md).
-		return &hold{Reason: ReasonGoldenFailed, Message: msgGoldenFailed(p, golden, st)}
+		return &hold{Reason: ReasonGoldenFailed, Message: msgGoldenFailed(p, golden, st, goldenImport(img, dv))}
 	case cdistate.Failing:
-		return &hold{Reason: ReasonGoldenFailing, Message: msgGoldenFailing(p, golden, img, st)}
+		return &hold{Reason: ReasonGoldenFailing, Message: msgGoldenFailing(p, golden, img, st, goldenImport(img, dv))}
 	}
 	progress := ""
 	if st.Progress != "" {
 		progress = ", " + st.Progress
 	}
 	return &hold{Reason: ReasonGoldenImporting, Message: msgGoldenImporting(p, golden, img, st, progress)}
+}
+
+// goldenImport is what a fix for the golden's import names: its image, and
+// what its DataVolume imports with (nil before it exists).
+func goldenImport(img image, dv *cdiv1.DataVolume) cdistate.Golden {
+	g := cdistate.Golden{Namespace: img.GoldenNamespace, SchematicID: img.SchematicID.Value, Version: img.Version.Value}
+	if dv != nil && dv.Spec.Source != nil && dv.Spec.Source.HTTP != nil {
+		h := dv.Spec.Source.HTTP
+		g.URL, g.CertConfigMap, g.SecretRef, g.SecretExtraHeaders = h.URL, h.CertConfigMap, h.SecretRef, h.SecretExtraHeaders
+	}
+	return g
 }
 
 // cdiSays quotes CDI's reason and message, when it gave one.
@@ -218,7 +229,7 @@ type gateInput struct {
 // gateClone runs the clone gates in order: golden readiness, StorageClass,
 // size floor; without a golden there is no class or size to compare.
 func gateClone(in gateInput) *hold {
-	if h := gateOnGolden(in.Pool, in.Image, in.Golden, in.Cloned); h != nil {
+	if h := gateOnGolden(in.Pool, in.Image, in.Golden, in.GoldenDV, in.Cloned); h != nil {
 		return h
 	}
 	if in.Golden.Kind == cdistate.Missing {

@@ -30,15 +30,21 @@ func msgGoldenMissing(p pool, golden string, img image) string {
 		p.Ref(), golden, img.SchematicID.Value, img.Version.Value)
 }
 
-func msgGoldenFailed(p pool, golden string, st cdistate.State) string {
+func msgGoldenFailed(p pool, golden string, st cdistate.State, src cdistate.Golden) string {
+	fix := cdistate.GoldenFix(st.Cause(), src)
+	if fix == "" {
+		fix = st.Remedy()
+	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, which CDI will not import (phase %s%s); cloning it would block the pool's workers indefinitely, so the new worker template is held back. To fix it: %s; or switch the pool to osImage.factory.",
-		p.Ref(), golden, st.PhaseText(), cdiSays(st), st.Remedy())
+		p.Ref(), golden, st.PhaseText(), cdiSays(st), fix)
 }
 
-func msgGoldenFailing(p pool, golden string, img image, st cdistate.State) string {
-	if status := st.SourceRefusal(); status != "" {
-		return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s): its source answers HTTP %s, and CDI's retries get the same answer until the server serves the image, so the new worker template is held back. Check that the Image Factory has schematicID %s and Talos %s, and correct the golden's entry in the XWorkerImageCatalog; or switch the pool to osImage.factory.",
-			p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), status, img.SchematicID.Value, img.Version.Value)
+// msgGoldenFailing says why the golden's import keeps failing, by the
+// cause CDI reports (cdistate.Cause), with the catalog's fix.
+func msgGoldenFailing(p pool, golden string, img image, st cdistate.State, src cdistate.Golden) string {
+	if fix := cdistate.GoldenFix(st.Cause(), src); fix != "" {
+		return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: %s; or switch the pool to osImage.factory.",
+			p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), fix)
 	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
 		p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), img.GoldenNamespace)

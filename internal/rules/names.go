@@ -23,6 +23,15 @@ func StorageClass(path *field.Path, v string) field.ErrorList {
 	return subdomainName(path, v, "a StorageClass name", "name an existing StorageClass, or leave it empty for the cluster default")
 }
 
+// SecretName checks the name of a Secret the function names but never
+// reads; empty passes (none).
+func SecretName(path *field.Path, v string) field.ErrorList {
+	if v == "" {
+		return nil
+	}
+	return subdomainName(path, v, "a Secret name", "name a Secret in the golden namespace")
+}
+
 // InstanceType checks a VirtualMachineClusterInstancetype name.
 func InstanceType(path *field.Path, v string) field.ErrorList {
 	return subdomainName(path, v, "a VirtualMachineClusterInstancetype name", "name an instance type the cluster offers, such as u1.medium")

@@ -7,14 +7,18 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/cozystack/function-worker-image/internal/redact"
 )
 
 // maxQuoted bounds a value quoted in a message.
 const maxQuoted = 64
 
 // Quoted is v cut to maxQuoted bytes on a rune boundary, so that a message
-// quoting a bad value is short and always valid UTF-8.
+// quoting a bad value is short and always valid UTF-8, with a URL's userinfo
+// masked: a value refused for carrying credentials must not echo them.
 func Quoted(v string) string {
+	v = redact.Text(v)
 	if len(v) <= maxQuoted {
 		return v
 	}

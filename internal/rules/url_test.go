@@ -104,3 +104,19 @@ func TestMirrorHost(t *testing.T) {
 		}
 	}
 }
+
+func TestFactoryURLNeverEchoesCredentials(t *testing.T) {
+	for _, v := range []string{
+		"https://admin:s3cr3t@factory.internal",
+		"http://s3cr3t@factory.internal:8080/talos",
+		"https://user:s3cr3t@[fd00::1]/x",
+	} {
+		errs := FactoryURL(field.NewPath("spec", "imageFactoryURL"), v)
+		if len(errs) == 0 {
+			t.Fatalf("FactoryURL(%q) took a URL with userinfo", v)
+		}
+		if msg := Message(errs); strings.Contains(msg, "s3cr3t") {
+			t.Errorf("FactoryURL(%q) echoes the credential: %s", v, msg)
+		}
+	}
+}

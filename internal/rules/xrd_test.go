@@ -30,6 +30,7 @@ func TestXRDsCarryTheRules(t *testing.T) {
 		"builtin.version":                 TalosVersionPattern,
 		"factory.version":                 TalosVersionPattern,
 		"images[].version":                TalosVersionPattern,
+		"images[].checksum":               ChecksumPattern,
 		"spec.version":                    KubernetesMinorPattern,
 		"disk.pciAddress":                 PCIAddressPattern,
 		"roles[]":                         NodeRolePattern,
