@@ -188,7 +188,7 @@ func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 // statement, what that does to the workers at the class's binding mode,
 // and the two ways out: a golden every node reaches, or copies.
 func msgNodeLocalClass(p pool, golden string, plan cloneplan.Plan, pl cloneplacement.Placement) string {
-	outcome := "each worker disk would be made on the golden's node, the only node that can attach it, so every worker VM would run on that one node"
+	outcome := "each worker disk would be made on the golden's node, the only node that can attach it, and every worker VM would run on that one node"
 	if pl.WaitForFirstConsumer {
 		outcome = "CDI asks for each worker disk on the node its VM was scheduled to (volumeBindingMode WaitForFirstConsumer: it copies the claim's volume.kubernetes.io/selected-node onto the clone's claim and pins its prep pod there), but the driver makes it on the golden's node, so a worker scheduled on any other node never gets its disk"
 	}
