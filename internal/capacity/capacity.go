@@ -12,6 +12,8 @@
 package capacity
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,7 +41,10 @@ func Replicas(sc *storagev1.StorageClass) (int32, string) {
 	}
 	n, from := int32(1), "LINSTOR's default placementCount"
 	var nodes int
-	for k, v := range sc.Parameters {
+	// In key order: a class that sets both names gets one answer on every
+	// call (linstor-csi itself takes whichever its map yields last).
+	for _, k := range slices.Sorted(maps.Keys(sc.Parameters)) {
+		v := sc.Parameters[k]
 		key := strings.ToLower(strings.TrimPrefix(k, linstorPrefix))
 		if strings.Contains(key, "/") {
 			continue

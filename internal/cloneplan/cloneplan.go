@@ -129,8 +129,30 @@ type Target struct {
 	FilesystemOverhead cdiv1.Percent
 	// NoPopulator is true when CDI will not use its clone populator: no
 	// CSIDriver object for the provisioner, or usePopulator: "false" on the
-	// DataVolume (datavolume/controller-base.go shouldUseCDIPopulator).
+	// DataVolume (datavolume/controller-base.go shouldUseCDIPopulator). A
+	// class of a provisioner that is no CSI driver (notCSIDriver) takes the
+	// same path whatever the caller says.
 	NoPopulator bool
+}
+
+// notCSIDriver are provisioners that are no CSI driver: no CSIDriver object
+// is named after them, so CDI never uses its clone populator for their
+// classes (datavolume/controller-base.go shouldUseCDIPopulator, util.go
+// storageClassCSIDriverExists) and copies every clone host-assisted. Both
+// are external provisioners on sig-storage-lib-external-provisioner:
+// rancher/local-path-provisioner (main.go DefaultProvisionerName) and
+// OpenEBS's dynamic-localpv-provisioner (cmd/provisioner-localpv/app/
+// start.go provisionerName; provisioner.go validateVolumeSource refuses a
+// clone or a snapshot source).
+var notCSIDriver = map[string]bool{
+	"rancher.io/local-path": true,
+	"openebs.io/local":      true,
+}
+
+// withoutPopulator reports the DataVolume controller's legacy path, always
+// a host-assisted copy.
+func withoutPopulator(t Target) bool {
+	return t.NoPopulator || t.StorageClass == nil || notCSIDriver[t.StorageClass.Provisioner]
 }
 
 // Input is everything the prediction reads.
@@ -208,7 +230,7 @@ func Predict(in Input) Plan {
 	if blocked := validateClone(src, t); blocked != nil {
 		return blockedPlan(blocked, "request at least the source's size")
 	}
-	if t.NoPopulator || t.StorageClass == nil {
+	if withoutPopulator(t) {
 		return noPopulatorPlan(t)
 	}
 	request := targetRequest(t, mode)
@@ -412,6 +434,8 @@ func sourceDriverText(src *Source) string {
 func noPopulatorPlan(t Target) Plan {
 	fix := "use a StorageClass whose provisioner is a CSI driver with a CSIDriver object, and leave cdi.kubevirt.io/storage.usePopulator unset on the DataVolume; CDI plans CSI clones and snapshots only through its clone populator"
 	switch {
+	case t.StorageClass != nil && notCSIDriver[t.StorageClass.Provisioner]:
+		fix = fmt.Sprintf("use a StorageClass of a CSI driver: the provisioner of StorageClass %s, %s, is none, so CDI can only copy onto it", t.StorageClass.Name, t.StorageClass.Provisioner)
 	case t.StorageClass == nil && t.StorageClassName != "":
 		fix = fmt.Sprintf("create StorageClass %s, or name one that exists; CDI plans CSI clones and snapshots only for a class it can read", t.StorageClassName)
 	case t.StorageClass == nil:

@@ -357,6 +357,15 @@ func TestPredict(t *testing.T) {
 				Fallback: &Fallback{Reason: ReasonNoPopulator, Message: MessageNoPopulator},
 				Fixes:    []string{"use a StorageClass whose provisioner is a CSI driver with a CSIDriver object, and leave cdi.kubevirt.io/storage.usePopulator unset on the DataVolume; CDI plans CSI clones and snapshots only through its clone populator"}},
 		},
+		"ProvisionerThatIsNoCSIDriverIsANoPopulatorCopy": {
+			reason: "rancher.io/local-path is no CSI driver, so no CSIDriver object names it: shouldUseCDIPopulator says no whatever the StorageProfile's strategy.",
+			in: with(func(in *Input) {
+				in.Source.StorageClass.Provisioner, in.Target.StorageClass.Provisioner = "rancher.io/local-path", "rancher.io/local-path"
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "the DataVolume controller (no clone populator)",
+				Fallback: &Fallback{Reason: ReasonNoPopulator, Message: MessageNoPopulator},
+				Fixes:    []string{"use a StorageClass of a CSI driver: the provisioner of StorageClass replicated, rancher.io/local-path, is none, so CDI can only copy onto it"}},
+		},
 		"MissingTargetClassWithAccessModesIsANoPopulatorCopy": {
 			reason: "datavolume/util.go storageClassCSIDriverExists finds no class, so no populator; the PVC is created with the named class.",
 			in: with(func(in *Input) {

@@ -118,7 +118,7 @@ func PredictSnapshot(in SnapshotInput) Plan {
 	// PVC, as for a PVC source. The temporary PVC needs the
 	// VolumeSnapshotClass the snapshot names and a StorageClass of its
 	// driver (createTempHostAssistedSourcePvc); that is not modelled.
-	if t.NoPopulator || t.StorageClass == nil {
+	if withoutPopulator(t) {
 		return noPopulatorPlan(t)
 	}
 	return planFromSnapshot(in, mode)

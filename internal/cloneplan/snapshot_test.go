@@ -327,6 +327,16 @@ func TestPredictSnapshot(t *testing.T) {
 			}),
 			want: noPopulator,
 		},
+		"ProvisionerThatIsNoCSIDriverIsAHostAssistedCopy": {
+			reason: "No CSIDriver object names openebs.io/local, so shouldUseCDIPopulator takes the legacy path for its class.",
+			in: fromSnapshot(func(in *SnapshotInput) {
+				in.Target.StorageClass.Provisioner = "openebs.io/local"
+				in.Snapshot.Status.BoundVolumeSnapshotContentName, in.Content = nil, nil
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "the DataVolume controller (no clone populator)",
+				Fallback: &Fallback{Reason: ReasonNoPopulator, Message: MessageNoPopulator},
+				Fixes:    []string{"use a StorageClass of a CSI driver: the provisioner of StorageClass replicated, openebs.io/local, is none, so CDI can only copy onto it"}},
+		},
 		"MissingTargetClassIsANoPopulatorCopy": {
 			reason: "datavolume/util.go storageClassCSIDriverExists finds no class, so no populator.",
 			in: fromSnapshot(func(in *SnapshotInput) {

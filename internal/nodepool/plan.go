@@ -305,8 +305,9 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 
 // decideHold is what holds the pool back, the first that applies: the
 // clone gates and pre-flight of a new clone template (with the clone it
-// predicts), an unknown node size, the clone grant, then the Join mode's
-// holds, which hold everything and so win over a deployment-only one.
+// predicts; a CSI clone on a node-local class last among them), an unknown
+// node size, the clone grant, then the Join mode's holds, which hold
+// everything and so win over a deployment-only one.
 func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, cloneplan.Plan) {
 	r, p, img, s, w := c.r, pl.Pool, pl.Image, pl.Shape, pl.World
 	var h *hold
@@ -328,6 +329,7 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 			h = gateOnClonePlan(preflightInput{
 				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
 				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,
+				Placement: placementOf(gate.GoldenClass.Name, pl.StorageClass.Name, w),
 			}, cp)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	"github.com/cozystack/function-worker-image/internal/cloneplacement"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
@@ -23,6 +24,9 @@ const (
 	// ReasonClonePlanPending: CDI cannot plan the clone yet (no golden PVC,
 	// status.capacity or StorageProfile) and retries; the pre-flight waits.
 	ReasonClonePlanPending = "ClonePlanPending"
+	// ReasonNodeLocalClass: the CSI driver would make every worker disk on
+	// the golden's node, or none a worker scheduled elsewhere can use.
+	ReasonNodeLocalClass = "NodeLocalClass"
 )
 
 // cloneTarget is what the pre-flight reads of the cluster: the classes, CDI's
@@ -99,6 +103,18 @@ type preflightInput struct {
 	GoldenWaived bool
 	// Recheck is the Input's polling.inProgress.
 	Recheck time.Duration
+	// Placement is where a clone the CSI driver makes of the golden lands.
+	Placement cloneplacement.Placement
+}
+
+// placementOf is where the CSI driver puts a clone of the golden, from
+// the golden's class and the class the worker disks land on.
+func placementOf(goldenClass, class string, w world) cloneplacement.Placement {
+	var golden *storagev1.StorageClass
+	if goldenClass != "" {
+		golden = findClass(w.StorageClasses, goldenClass)
+	}
+	return cloneplacement.Predict(golden, findClass(w.StorageClasses, class))
 }
 
 // volumeDriver is CDI v1.65.0 clone/common.go GetDriverFromVolume: the CSI
@@ -122,7 +138,9 @@ func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume
 // would silently fall back to a host-assisted copy for, streaming the image
 // over the pod network per worker (clone/planner.go
 // computeStrategyForSourcePVC, validateAdvancedClonePVC), unless
-// clonePreflight.allowHostAssistedCopy accepts the copy.
+// clonePreflight.allowHostAssistedCopy accepts the copy; and a CSI clone or
+// snapshot restore on a class whose driver would make every disk on the
+// golden's node (cloneplacement), which no setting accepts.
 //
 // A clone CDI cannot plan yet is held too: a composed template is never
 // gated again, and CDI fixes the strategy in the claim's
@@ -158,8 +176,24 @@ func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 		return &hold{Reason: ReasonHostAssistedCopy, Message: fmt.Sprintf(
 			"Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s%s; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
 			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"), sameSize)}
+	case !plan.HostAssisted() && in.Placement.OneNode:
+		// The driver makes the clone: where its source is. A copy (let
+		// through above) lands on its worker's node.
+		return &hold{Reason: ReasonNodeLocalClass, Message: msgNodeLocalClass(p, golden, plan, in.Placement)}
 	}
 	return nil
+}
+
+// msgNodeLocalClass says which class confines the clones, by which
+// statement, what that does to the workers at the class's binding mode,
+// and the two ways out: a golden every node reaches, or copies.
+func msgNodeLocalClass(p pool, golden string, plan cloneplan.Plan, pl cloneplacement.Placement) string {
+	outcome := "each worker disk would be made on the golden's node, the only node that can attach it, and every worker VM would run on that one node"
+	if pl.WaitForFirstConsumer {
+		outcome = "CDI asks for each worker disk on the node its VM was scheduled to (volumeBindingMode WaitForFirstConsumer: it copies the claim's volume.kubernetes.io/selected-node onto the clone's claim and pins its prep pod there), but the driver makes it on the golden's node, so a worker scheduled on any other node never gets its disk"
+	}
+	return fmt.Sprintf("Node pool %q: CDI would have the CSI driver make each worker disk from golden image %q on StorageClass %q (%s, %s), and that class is node-local: it states %s, and %s. So %s; the new worker template is held back. To fix it, have the catalog keep this image on a StorageClass whose volumes every node can reach (its spec.storageClass, or the image entry's storageClass) and put the pool on that class; or keep the pool's disks on StorageClass %q and copy them over the pod network from a golden on such a class, which lands each disk on its worker's node: allow it for this class in the Input's clonePreflight.hostAssistedCopy.storageClasses.",
+		p.Ref(), golden, pl.Class, plan.Strategy, plan.Via, pl.Statement, pl.Driver, outcome, pl.Class)
 }
 
 func msgClonePlanPending(p pool, golden, class string, b cloneplan.Blocked, fixes string, recheck time.Duration) string {
