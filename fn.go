@@ -34,6 +34,8 @@ type Function struct {
 	ttl     time.Duration
 	modes   map[v1beta1.Mode]compose.Mode
 	metrics *metrics.Recorder
+	// now is the clock a call reads its compose.Request.Now from.
+	now func() time.Time
 }
 
 // Option configures a Function.
@@ -42,6 +44,12 @@ type Option func(*Function)
 // WithMetrics records every call on r.
 func WithMetrics(r *metrics.Recorder) Option {
 	return func(f *Function) { f.metrics = r }
+}
+
+// WithClock reads the time a call is decided at from now (time.Now unless
+// set): tests fix it.
+func WithClock(now func() time.Time) Option {
+	return func(f *Function) { f.now = now }
 }
 
 // NewFunction returns the function with every mode registered. ttl is the
@@ -53,6 +61,7 @@ func NewFunction(log logging.Logger, ttl time.Duration, opts ...Option) *Functio
 	f := &Function{
 		log: log,
 		ttl: ttl,
+		now: time.Now,
 		modes: map[v1beta1.Mode]compose.Mode{
 			v1beta1.ModeCatalog:       catalog.Mode{},
 			v1beta1.ModeTenantCluster: tenantcluster.Mode{},
@@ -146,7 +155,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
 		return c
 	}
-	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed}
+	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now()}
 
 	call := m.Prepare(r)
 	sel, err := call.Requirements()

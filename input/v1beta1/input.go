@@ -430,6 +430,17 @@ type CloneBudgetOptions struct {
 	// Default; 0 means unbounded.
 	// +optional
 	StorageClasses map[string]int32 `json:"storageClasses,omitempty"`
+
+	// LeakedClaimAfter is how long a claim CDI made in the golden's
+	// namespace for a clone may stay Pending or Lost (timed from its
+	// creation), or terminating (from its deletion), before it is taken for
+	// one CDI left behind: it no longer counts against the budget, and the
+	// pool's CloneCapacity condition names it with the command that removes
+	// it. Both states last seconds in a clone that runs; at least 1m
+	// (docs/platform.md, "When storage misbehaves: leaked clone claims").
+	// +optional
+	// +kubebuilder:default="10m"
+	LeakedClaimAfter *metav1.Duration `json:"leakedClaimAfter,omitempty"`
 }
 
 // SnapshotGoldenOptions configure the snapshot goldens. Where the golden's

@@ -18,8 +18,8 @@ type InFlight struct {
 	Own int32
 	// Others are the other pools': the claims CDI makes in the golden's
 	// namespace for each clone it runs (clone/planner.go createDesiredClaim
-	// names them tmp-pvc-<target UID> and copies the target's labels), which
-	// exist only while the clone runs.
+	// names them tmp-pvc-<target UID> and copies the target's labels), less
+	// those CDI left behind (CountClaims).
 	Others int32
 }
 

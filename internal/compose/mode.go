@@ -1,6 +1,8 @@
 package compose
 
 import (
+	"time"
+
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
@@ -14,6 +16,11 @@ type Request struct {
 	Config    config.Config
 	Composite *composite.Unstructured
 	Observed  map[resource.Name]resource.ObservedComposed
+	// Now is when the call is decided, read once from the Function's clock
+	// (WithClock). Only a bound on an object's own timestamps reads it (a
+	// clone claim CDI left behind: clonebudget.CountClaims); the zero time
+	// bounds nothing.
+	Now time.Time
 }
 
 // Mode composes one kind of composite; Prepare decodes the request once per

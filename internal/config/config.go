@@ -107,6 +107,10 @@ type Requested struct {
 type CloneBudget struct {
 	Default int32
 	Classes map[string]int32
+	// LeakedClaimAfter is how long a clone's claim may stay Pending, Lost or
+	// terminating before it is taken for one CDI left behind
+	// (clonebudget.CountClaims).
+	LeakedClaimAfter time.Duration
 }
 
 // For is the budget of clones onto class; 0 is unbounded.
@@ -145,10 +149,14 @@ type MatrixEntry struct {
 }
 
 // maxWorkerDisksCeiling is the XRD's maximum of cloneHealth.maxWorkerDisks,
-// and maxCloneBudget of a clone budget.
+// and maxCloneBudget of a clone budget. minLeakedClaimAfter is the shortest
+// cloneBudget.leakedClaimAfter: a clone's claim is Pending or Lost for
+// seconds while the clone runs, and a bound near that would stop counting
+// clones that run.
 const (
 	maxWorkerDisksCeiling = 10000
 	maxCloneBudget        = 10000
+	minLeakedClaimAfter   = time.Minute
 )
 
 // FromInput validates in and applies defaults; steadyTTL is the TTL when
@@ -172,7 +180,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		ReadSnapshotClasses:   in.ClonePreflight.ReadVolumeSnapshotClasses == nil || *in.ClonePreflight.ReadVolumeSnapshotClasses,
 		SnapshotGoldens:       in.SnapshotGoldens.Enabled == nil || *in.SnapshotGoldens.Enabled,
 		MaxWorkerDisks:        defaults.MaxWorkerDisks,
-		CloneBudget:           CloneBudget{Default: defaults.CloneBudget},
+		CloneBudget:           CloneBudget{Default: defaults.CloneBudget, LeakedClaimAfter: defaults.LeakedClaimAfter},
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
 	}
@@ -359,7 +367,8 @@ func or(v, def string) string {
 }
 
 // from reads cloneBudget: each budget from 0 (unbounded) to maxCloneBudget,
-// each class a StorageClass name.
+// each class a StorageClass name, leakedClaimAfter at least
+// minLeakedClaimAfter.
 func (b *CloneBudget) from(in v1beta1.CloneBudgetOptions) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("cloneBudget")
@@ -372,6 +381,13 @@ func (b *CloneBudget) from(in v1beta1.CloneBudgetOptions) field.ErrorList {
 	}
 	if in.Default != nil && check(path.Child("default"), *in.Default) {
 		b.Default = *in.Default
+	}
+	if d := in.LeakedClaimAfter; d != nil {
+		if d.Duration < minLeakedClaimAfter {
+			errs = append(errs, field.Invalid(path.Child("leakedClaimAfter"), d.Duration.String(), fmt.Sprintf("must be at least %s: a claim CDI runs a clone through is Pending or Lost for seconds while the clone runs, and one that stays so longer is no longer counted against the budget (default %s)", minLeakedClaimAfter, defaults.LeakedClaimAfter)))
+		} else {
+			b.LeakedClaimAfter = d.Duration
+		}
 	}
 	for _, class := range slices.Sorted(maps.Keys(in.StorageClasses)) {
 		p := path.Child("storageClasses").Key(class)

@@ -35,7 +35,7 @@ func TestFromInput(t *testing.T) {
 		ReadSnapshotClasses: true,
 		SnapshotGoldens:     true,
 		MaxWorkerDisks:      256,
-		CloneBudget:         CloneBudget{Default: 10},
+		CloneBudget:         CloneBudget{Default: 10, LeakedClaimAfter: 10 * time.Minute},
 		SteadyTTL:           time.Minute,
 		InProgressTTL:       15 * time.Second,
 		ClusterAPIVersion:   v1beta1.ClusterAPIV1Beta1,
@@ -105,7 +105,13 @@ func TestFromInput(t *testing.T) {
 			wantErr: `input: snapshotGoldens.enabled: Invalid value: true: needs the snapshot.storage.k8s.io API, which clonePreflight.readVolumeSnapshotClasses: false says the cluster does not serve; set one of them to the other's value`},
 		"MaxWorkerDisksOverride": {reason: "cloneHealth.maxWorkerDisks replaces the default; 0 turns the disk reads off.", in: v1beta1.Input{CloneHealth: v1beta1.CloneHealthOptions{MaxWorkerDisks: ptr.To[int32](0)}}, want: with(func(c *Config) { c.MaxWorkerDisks = 0 })},
 		"CloneBudgetPerClass": {reason: "cloneBudget.storageClasses overrides the default per class; 0 is unbounded.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{Default: ptr.To[int32](0), StorageClasses: map[string]int32{"replicated": 5}}},
-			want: with(func(c *Config) { c.CloneBudget = CloneBudget{Classes: map[string]int32{"replicated": 5}} })},
+			want: with(func(c *Config) {
+				c.CloneBudget = CloneBudget{Classes: map[string]int32{"replicated": 5}, LeakedClaimAfter: 10 * time.Minute}
+			})},
+		"LeakedClaimAfter": {reason: "cloneBudget.leakedClaimAfter replaces the 10m a clone's claim may stay Pending, Lost or terminating.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{LeakedClaimAfter: &metav1.Duration{Duration: 30 * time.Minute}}},
+			want: with(func(c *Config) { c.CloneBudget.LeakedClaimAfter = 30 * time.Minute })},
+		"LeakedClaimAfterBelowAMinuteIsRefused": {reason: "A bound near the seconds a running clone's claim is Pending or Lost would stop counting clones that run.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{LeakedClaimAfter: &metav1.Duration{Duration: 30 * time.Second}}},
+			wantErr: `input: cloneBudget.leakedClaimAfter: Invalid value: "30s": must be at least 1m0s: a claim CDI runs a clone through is Pending or Lost for seconds while the clone runs, and one that stays so longer is no longer counted against the budget (default 10m0s)`},
 		"NegativeCloneBudgetIsRefused": {reason: "A budget is a count, named with its class.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{StorageClasses: map[string]int32{"replicated": -1}}},
 			wantErr: `input: cloneBudget.storageClasses[replicated]: Invalid value: -1: must be from 0 (unbounded) to 10000: it is how many worker disks of one golden may clone at once onto a StorageClass (default 10)`},
 		"CloneBudgetOfNoClassIsRefused": {reason: "A key that is no StorageClass name would never match.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{StorageClasses: map[string]int32{"Fast SSD": 3}}},

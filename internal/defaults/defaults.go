@@ -4,6 +4,8 @@
 // when the shipped examples drift from them.
 package defaults
 
+import "time"
+
 const (
 	// GoldenNamespace is the shared namespace that holds the golden DataVolumes.
 	GoldenNamespace = "cozy-public"
@@ -77,6 +79,19 @@ const MaxWorkerDisks int32 = 256
 // comes up ten clones at a time, a new one starting as one finishes
 // (docs/platform.md, "Clone budget and capacity").
 const CloneBudget int32 = 10
+
+// LeakedClaimAfter is the Input's cloneBudget.leakedClaimAfter. A claim CDI
+// runs a clone through (tmp-pvc-<target UID> in the golden's namespace) is
+// Pending until the provisioner has cut the clone, seconds for a CSI clone,
+// and Lost from the rebind until the clone populator's cleanup deletes it, a
+// reconcile or two (CDI v1.65.0 pkg/controller/clone/planner.go,
+// populators/clone-populator.go reconcileDone). The leaks reported stay for
+// hours or for good: CDI #2323 (Pending, never bound), #3470 (Lost beside a
+// DataVolume stuck in CSICloneInProgress), cozystack #2908 (a WaitForFirst-
+// Consumer tmp-pvc Pending for hours). Ten minutes is far above the first
+// and far below the second: a new pool waits at most that long behind claims
+// no clone runs through.
+const LeakedClaimAfter = 10 * time.Minute
 
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's
 // (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and

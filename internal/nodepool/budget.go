@@ -3,6 +3,7 @@ package nodepool
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -55,6 +56,11 @@ type budgetPlan struct {
 	// OthersRead is false when other pools' clones were not read: the pool
 	// starts none on this call (reads.go).
 	OthersRead bool
+	// Claims are CDI's claims of other pools' clones on Class, those
+	// counted and those it left behind (clonebudget.CountClaims), and
+	// LeakedAfter the Input's bound they were sorted by.
+	Claims      clonebudget.Claims
+	LeakedAfter time.Duration
 	// Capacity is the prediction of the clones this call starts against
 	// the class's published free capacity (capacity.go).
 	Capacity capacityPlan
@@ -62,7 +68,9 @@ type budgetPlan struct {
 
 // decideBudget bounds the deployment the plan emits by the clone budget of
 // its golden and class (clonebudget.Decide) and writes the bound onto it.
-func (pl *plan) decideBudget(cfg config.Config, rd reads) {
+// Other pools' clones are the claims CDI runs them through, less those it
+// left behind by now (clonebudget.CountClaims).
+func (pl *plan) decideBudget(cfg config.Config, rd reads, now time.Time) {
 	img, md := pl.Image, pl.MachineDeployment
 	if img.Source != SourceClone || md == nil || (pl.Hold != nil) {
 		return
@@ -71,8 +79,9 @@ func (pl *plan) decideBudget(cfg config.Config, rd reads) {
 	if class == "" {
 		class = storageclass.Default(pl.World.StorageClasses).Name
 	}
-	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool(), OthersRead: rd.Budget}
-	in := clonebudget.InFlight{Own: pl.ownClones(rd), Others: othersClones(pl.World.CloneClaims, class)}
+	b := budgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool(), OthersRead: rd.Budget, LeakedAfter: cfg.CloneBudget.LeakedClaimAfter}
+	b.Claims = clonebudget.CountClaims(pl.World.CloneClaims, class, now, b.LeakedAfter)
+	in := clonebudget.InFlight{Own: pl.ownClones(rd), Others: int32(len(b.Claims.Live))} //nolint:gosec // claims a request carries, far below 2^31
 	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
 	b.Capacity = pl.predictCapacity(cfg, &b)
 	pl.Budget = b
@@ -191,18 +200,6 @@ func (pl plan) ownClones(rd reads) int32 {
 	return cloning + max(machines-disks, 0)
 }
 
-// othersClones counts the claims CDI runs other pools' clones of the golden
-// through, on class (any class when it is unknown).
-func othersClones(claims []corev1.PersistentVolumeClaim, class string) int32 {
-	n := int32(0)
-	for _, c := range claims {
-		if class == "" || (c.Spec.StorageClassName != nil && *c.Spec.StorageClassName == class) {
-			n++
-		}
-	}
-	return n
-}
-
 // isCloneClaim reports a claim CDI made in the golden's namespace for a
 // clone of another pool's disk: it carries the target's labels, so a pool
 // label, and is not the golden's own claim.
@@ -227,10 +224,19 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 	if b.Class == "" {
 		on = "on the default class"
 	}
-	running := fmt.Sprintf("%d clone(s) of golden %s run %s (%d of this pool's, %d of other pools')", b.InFlight.Total(), b.Golden, on, b.InFlight.Own, b.InFlight.Others)
+	others := ""
+	if len(b.Claims.Live) > 0 {
+		others = fmt.Sprintf(": claim(s) %s in %s", namedClaims(b.Claims.Live, ", "), pl.Image.GoldenNamespace)
+	}
+	running := fmt.Sprintf("%d clone(s) of golden %s run %s (%d of this pool's, %d of other pools'%s)", b.InFlight.Total(), b.Golden, on, b.InFlight.Own, b.InFlight.Others, others)
 	if !b.OthersRead {
 		running = fmt.Sprintf("%d clone(s) of golden %s of this pool run %s (other pools' are read only while the pool may start clones)", b.InFlight.Own, b.Golden, on)
 	}
+	budget := "no clone budget bounds them (cloneBudget 0 in the Function's Input)"
+	if b.Budget > 0 {
+		budget = fmt.Sprintf("of a budget of %d", b.Budget)
+	}
+	budget += pl.leftBehindText()
 	var held []string
 	if b.Waiting > 0 && !b.Pool.Autoscaled {
 		held = append(held, fmt.Sprintf("%d of %d worker(s) wait: replicas are %d for now", b.Waiting, b.Pool.Wanted, b.Replicas))
@@ -240,10 +246,6 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 	}
 	if b.SurgeLowered {
 		held = append(held, fmt.Sprintf("a roll replaces at most %d worker(s) at once (maxSurge %d, lowered from %d, plus maxUnavailable %d)", b.MaxSurge+b.Pool.Unavailable, b.MaxSurge, b.Pool.Surge, b.Pool.Unavailable))
-	}
-	budget := "no clone budget bounds them (cloneBudget 0 in the Function's Input)"
-	if b.Budget > 0 {
-		budget = fmt.Sprintf("of a budget of %d", b.Budget)
 	}
 	storage := b.Capacity.capacityText(b.Class)
 	if b.Capacity.Limited {
@@ -266,6 +268,39 @@ func (pl plan) cloneCapacityCondition() compose.Condition {
 	c.Status, c.Reason = compose.StatusFalse, ReasonWaitingForCloneBudget
 	c.Message = fmt.Sprintf("Node pool %q: %s, %s; %s; %s. They start as clones finish; to start more at once, raise cloneBudget.storageClasses[%s] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, \"Clone budget and capacity\").", ref, running, budget, strings.Join(held, "; "), storage, budgetClassKey(b.Class))
 	return c
+}
+
+// maxNamedClaims is how many claims a message names; the rest it counts.
+const maxNamedClaims = 5
+
+// namedClaims is names (sorted) joined by sep, the first maxNamedClaims of
+// them and how many more.
+func namedClaims(names []string, sep string) string {
+	if len(names) <= maxNamedClaims {
+		return strings.Join(names, sep)
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamedClaims], sep), len(names)-maxNamedClaims)
+}
+
+// leftBehindText names, for CloneCapacity, the claims CDI left behind that
+// the budget did not count, each kind with its fix; "" when there are none.
+func (pl plan) leftBehindText() string {
+	b, ns := pl.Budget, pl.Image.GoldenNamespace
+	var out string
+	if n := len(b.Claims.Leaked); n > 0 {
+		names, more := b.Claims.Leaked, ""
+		if n > maxNamedClaims {
+			names = names[:maxNamedClaims]
+			more = fmt.Sprintf(" (and %d more: kubectl get pvc -n %s -l %s=%s lists every clone claim of the golden with its status)", n-maxNamedClaims, ns, labels.Golden, labels.GoldenHash(ns, pl.Image.GoldenName))
+		}
+		out += fmt.Sprintf("; not counted: %d claim(s) CDI left behind in %s, Pending or Lost for over %s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n %s %s%s",
+			n, ns, b.LeakedAfter, ns, strings.Join(names, " "), more)
+	}
+	if n := len(b.Claims.Stuck); n > 0 {
+		out += fmt.Sprintf("; not counted: %d claim(s) in %s terminating for over %s, held by a finalizer (%s): kubectl describe pvc -n %s %s shows under Used By the pod that still mounts it, whose deletion lets it go",
+			n, ns, b.LeakedAfter, namedClaims(b.Claims.Stuck, ", "), ns, b.Claims.Stuck[0])
+	}
+	return out
 }
 
 // budgetClassKey names the class in the fix: the default class's budget is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -96,6 +97,22 @@ func cloneClaim(namespace, name, poolHash, class string) *unstructuredT {
 		spec["storageClassName"] = class
 	}
 	return obj("v1", "PersistentVolumeClaim", namespace, name, map[string]any{"labels": l, "spec": spec, "status": map[string]any{"phase": "Pending"}})
+}
+
+// budgetNow is when the budget tests decide.
+var budgetNow = time.Date(2026, time.January, 1, 12, 0, 0, 0, time.UTC)
+
+// leftClaim is another pool's cloneClaim on class replicated in phase,
+// made at created and, when deleted is not empty, deleted then (RFC 3339),
+// as CDI leaves one behind.
+func leftClaim(name, phase, created, deleted string) *unstructuredT {
+	u := cloneClaim(defaults.GoldenNamespace, name, otherPoolHash, "replicated")
+	u.Object["metadata"].(map[string]any)["creationTimestamp"] = created
+	if deleted != "" {
+		u.Object["metadata"].(map[string]any)["deletionTimestamp"] = deleted
+	}
+	u.Object["status"] = map[string]any{"phase": phase}
+	return u
 }
 
 func TestOwnClones(t *testing.T) {
@@ -210,48 +227,58 @@ func TestOthersClones(t *testing.T) {
 		reason string
 		claims []*unstructuredT
 		class  string
-		want   int32
+		want   clonebudget.Claims
 	}{
 		"OtherPoolsClaimsOnTheClassCount": {
 			reason: "Each claim CDI runs another pool's clone of the golden through, on the pool's class, is a clone in flight.",
 			claims: []*unstructuredT{cloneClaim(ns, "tmp-pvc-1", otherPoolHash, "replicated"), cloneClaim(ns, "tmp-pvc-2", otherPoolHash, "replicated")},
 			class:  "replicated",
-			want:   2,
+			want:   clonebudget.Claims{Live: []string{"tmp-pvc-1", "tmp-pvc-2"}},
 		},
 		"OwnPoolsClaimIsNotCounted": {
 			reason: "The pool's own clones are counted from its disks and Machines; its claims in the golden's namespace would count them twice.",
 			claims: []*unstructuredT{cloneClaim(ns, "tmp-pvc-own", fxPoolHash, "replicated"), cloneClaim(ns, "tmp-pvc-1", otherPoolHash, "replicated")},
 			class:  "replicated",
-			want:   1,
+			want:   clonebudget.Claims{Live: []string{"tmp-pvc-1"}},
 		},
 		"GoldensOwnClaimIsNotCounted": {
 			reason: "The golden's own claim carries no pool label: it is the source, not a clone.",
 			claims: []*unstructuredT{cloneClaim(ns, fxGolden, "", "replicated")},
 			class:  "replicated",
-			want:   0,
 		},
 		"ClaimOutsideTheGoldenNamespaceIsNotCounted": {
 			reason: "A worker disk's claim in a tenant namespace is its pool's disk, not a clone in the golden's namespace (crossplane render ignores a requirement's namespace).",
 			claims: []*unstructuredT{cloneClaim("tenant-b", "acme-md0-x-disk-system", otherPoolHash, "replicated")},
 			class:  "replicated",
-			want:   0,
 		},
 		"ClaimOnAnotherClassIsNotCounted": {
 			reason: "The budget is per class: a clone onto another class counts against that class's budget.",
 			claims: []*unstructuredT{cloneClaim(ns, "tmp-pvc-1", otherPoolHash, "local"), cloneClaim(ns, "tmp-pvc-2", otherPoolHash, "replicated")},
 			class:  "replicated",
-			want:   1,
+			want:   clonebudget.Claims{Live: []string{"tmp-pvc-2"}},
 		},
 		"EveryClassWhenTheClassIsUnknown": {
 			reason: "When the pool's class is unknown every clone of the golden counts, the budget erring on the safe side.",
 			claims: []*unstructuredT{cloneClaim(ns, "tmp-pvc-1", otherPoolHash, "local"), cloneClaim(ns, "tmp-pvc-2", otherPoolHash, "replicated")},
-			want:   2,
+			want:   clonebudget.Claims{Live: []string{"tmp-pvc-1", "tmp-pvc-2"}},
+		},
+		"ClaimsLeftBehindAreReadWithTheirTimes": {
+			reason: "A claim's phase, creation and deletion come off the wire: Lost and Pending past the bound are leaked, one terminating past it stuck, a fresh Lost one counts.",
+			claims: []*unstructuredT{
+				leftClaim("tmp-pvc-lost", "Lost", "2025-06-01T00:00:00Z", ""),
+				leftClaim("tmp-pvc-pending", "Pending", "2025-06-01T00:00:00Z", ""),
+				leftClaim("tmp-pvc-terminating", "Lost", "2025-06-01T00:00:00Z", "2025-06-01T00:10:00Z"),
+				leftClaim("tmp-pvc-rebinding", "Lost", "2026-01-01T11:58:00Z", ""),
+			},
+			class: "replicated",
+			want:  clonebudget.Claims{Live: []string{"tmp-pvc-rebinding"}, Leaked: []string{"tmp-pvc-lost", "tmp-pvc-pending"}, Stuck: []string{"tmp-pvc-terminating"}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := readWorld(fxPoolID, img, "", required.Resolved{}, required.Raw{reqCloneClaims: wire(t, tc.claims...)}, "", reads{Budget: true})
-			if diff := cmp.Diff(tc.want, othersClones(w.CloneClaims, tc.class)); diff != "" {
+			got := clonebudget.CountClaims(w.CloneClaims, tc.class, budgetNow, defaults.LeakedClaimAfter)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -531,6 +558,29 @@ func TestDecideBudget(t *testing.T) {
 			budget:   5,
 			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, MaxSurge: "4", MaxSize: "6", Waiting: 14, Reason: ReasonWaitingForCloneBudget},
 		},
+		"ClaimsLeftBehindDoNotHoldANewPool": {
+			reason: "Five claims another pool's clones left behind (Lost or Pending for hours, or stuck terminating) fill no budget of 5: a new pool of 30 starts 5, not 0.",
+			spec:   fixed(30),
+			world: with(nil, nil, []*unstructuredT{
+				leftClaim("tmp-pvc-1", "Lost", "2025-06-01T00:00:00Z", ""),
+				leftClaim("tmp-pvc-2", "Lost", "2025-06-01T00:00:00Z", ""),
+				leftClaim("tmp-pvc-3", "Pending", "2025-06-01T00:00:00Z", ""),
+				leftClaim("tmp-pvc-4", "Lost", "2025-06-01T00:00:00Z", "2025-06-01T00:05:00Z"),
+				leftClaim("tmp-pvc-5", "Bound", "2025-06-01T00:00:00Z", "2026-01-01T11:59:00Z"),
+			}),
+			budget: 5,
+			want:   budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: ReasonWaitingForCloneBudget},
+		},
+		"ClaimOfARunningCloneStillCounts": {
+			reason: "A claim Lost a moment ago is a clone between its rebind and its cleanup: it counts, beside one left behind that does not.",
+			spec:   fixed(30),
+			world: with(nil, nil, []*unstructuredT{
+				leftClaim("tmp-pvc-1", "Lost", "2026-01-01T11:55:00Z", ""),
+				leftClaim("tmp-pvc-2", "Lost", "2025-06-01T00:00:00Z", ""),
+			}),
+			budget: 5,
+			want:   budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 1}, Replicas: ptr.To[int32](4), MaxSurge: "4", Waiting: 26, Reason: ReasonWaitingForCloneBudget},
+		},
 		"HeldPoolStartsNoClone": {
 			reason: "A pool held for its golden composes no deployment change: the budget does not apply.",
 			spec:   fixed(30), world: budgetWorld{worldFixture: importing}, budget: 5,
@@ -565,6 +615,8 @@ func TestCloneCapacityCondition(t *testing.T) {
 		reason string
 		image  image
 		budget budgetPlan
+		// claims, when set, are the other pools' claims the budget sorted.
+		claims *clonebudget.Claims
 		want   compose.Condition
 	}{
 		"HTTPPool": {
@@ -621,6 +673,37 @@ func TestCloneCapacityCondition(t *testing.T) {
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
 				Message: pool + ": 5 clone(s) of golden " + golden + " run on class replicated (5 of this pool's, 0 of other pools'), of a budget of 5; the autoscaler may grow the pool to 6 of its maxReplicas 20 for now; " + unknown + "." + fix},
 		},
+		"OtherPoolsClaimsNamed": {
+			reason: "The claims counted as other pools' clones are named, so an operator can tell them from what CDI left behind.",
+			image:  img,
+			budget: budgeted(5, clonebudget.InFlight{Own: 1, Others: 2}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}),
+			claims: &clonebudget.Claims{Live: []string{"tmp-pvc-a", "tmp-pvc-b"}},
+			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+				Message: pool + ": 3 clone(s) of golden " + golden + " run on class replicated (1 of this pool's, 2 of other pools': claim(s) tmp-pvc-a, tmp-pvc-b in cozy-public), of a budget of 5; no worker waits for it; " + unknown + "."},
+		},
+		"LeakedClaimsNamedWithTheirRemoval": {
+			reason: "Claims CDI left behind are said not to count, and named in the command that removes them.",
+			image:  img,
+			budget: budgeted(5, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 30, Surge: 30, Unavailable: 1}),
+			claims: &clonebudget.Claims{Leaked: []string{"tmp-pvc-a", "tmp-pvc-b"}},
+			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
+				Message: pool + ": 0 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 0 of other pools'), of a budget of 5; not counted: 2 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b; 25 of 30 worker(s) wait: replicas are 5 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
+		},
+		"ManyClaimsNamedUpToFive": {
+			reason: "Past five, a message names five of each kind and says how many more, and how to list them all.",
+			image:  img,
+			budget: budgeted(20, clonebudget.InFlight{Others: 7}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}),
+			claims: &clonebudget.Claims{
+				Live:   []string{"tmp-pvc-1", "tmp-pvc-2", "tmp-pvc-3", "tmp-pvc-4", "tmp-pvc-5", "tmp-pvc-6", "tmp-pvc-7"},
+				Leaked: []string{"tmp-pvc-a", "tmp-pvc-b", "tmp-pvc-c", "tmp-pvc-d", "tmp-pvc-e", "tmp-pvc-f"},
+				Stuck:  []string{"tmp-pvc-s", "tmp-pvc-t", "tmp-pvc-u", "tmp-pvc-v", "tmp-pvc-w", "tmp-pvc-x", "tmp-pvc-y", "tmp-pvc-z"},
+			},
+			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+				Message: pool + ": 7 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 7 of other pools': claim(s) tmp-pvc-1, tmp-pvc-2, tmp-pvc-3, tmp-pvc-4, tmp-pvc-5 and 2 more in cozy-public), of a budget of 20" +
+					"; not counted: 6 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b tmp-pvc-c tmp-pvc-d tmp-pvc-e (and 1 more: kubectl get pvc -n cozy-public -l workerimage.cozystack.io/golden=" + fxGoldenHash + " lists every clone claim of the golden with its status)" +
+					"; not counted: 8 claim(s) in cozy-public terminating for over 10m0s, held by a finalizer (tmp-pvc-s, tmp-pvc-t, tmp-pvc-u, tmp-pvc-v, tmp-pvc-w and 3 more): kubectl describe pvc -n cozy-public tmp-pvc-s shows under Used By the pod that still mounts it, whose deletion lets it go" +
+					"; no worker waits for it; " + unknown + "."},
+		},
 		"WaitingRoll": {
 			reason: "A roll whose surge the budget lowers waits for it.",
 			image:  img,
@@ -631,6 +714,9 @@ func TestCloneCapacityCondition(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			if tc.claims != nil {
+				tc.budget.Claims, tc.budget.LeakedAfter = *tc.claims, defaults.LeakedClaimAfter
+			}
 			pl := plan{Pool: fxPoolID, Image: tc.image, Budget: tc.budget}
 			if diff := cmp.Diff(tc.want, pl.cloneCapacityCondition()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)

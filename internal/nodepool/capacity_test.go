@@ -445,6 +445,7 @@ func TestDecideCapacity(t *testing.T) {
 func decideWithCapacity(t *testing.T, spec map[string]any, w budgetWorld, observed map[fnresource.Name]fnresource.ObservedComposed, budget int32, segments []*unstructuredT) plan {
 	t.Helper()
 	r := request(t, nodePoolXR(spec), w.worldFixture, observed)
+	r.Now = budgetNow
 	r.Config.CloneBudget.Default = budget
 	r.Raw[reqCloneClaims] = wire(t, w.claims...)
 	r.Required[reqStorageCapacities] = segments

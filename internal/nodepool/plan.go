@@ -124,7 +124,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}
-	pl.decideBudget(r.Config, c.reads)
+	pl.decideBudget(r.Config, c.reads, r.Now)
 	return pl, nil
 }
 

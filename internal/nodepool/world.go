@@ -130,7 +130,8 @@ type world struct {
 	// labels and class only); nil unless the class is looked up on them.
 	WorkerPVCs []corev1.PersistentVolumeClaim
 	// CloneClaims are the claims CDI runs other pools' clones of the
-	// golden through (name, labels and class only); nil unless read.
+	// golden through (name, labels, class, timestamps and phase only:
+	// observed.CloneClaim); nil unless read.
 	CloneClaims []corev1.PersistentVolumeClaim
 	// StorageCapacities are the CSIStorageCapacity objects; nil unless read.
 	StorageCapacities []storagev1.CSIStorageCapacity
@@ -267,7 +268,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 	}
 	if rd.Budget {
 		for _, s := range raw[reqCloneClaims] {
-			pvc, err := observed.WorkerPVC(s)
+			pvc, err := observed.CloneClaim(s)
 			switch {
 			case err != nil:
 				w.Unreadable = append(w.Unreadable, err.Error())

@@ -2,6 +2,7 @@ package observed
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -232,5 +233,54 @@ func TestWorkerPVC(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { checkWire(t, tc.reason, tc.obj, WorkerPVC, tc.want, tc.wantErr) })
+	}
+}
+
+func TestCloneClaim(t *testing.T) {
+	class := "replicated"
+	created := metav1.NewTime(time.Date(2025, time.March, 1, 10, 0, 0, 0, time.UTC))
+	deleted := metav1.NewTime(time.Date(2025, time.March, 1, 10, 5, 0, 0, time.UTC))
+	claim := func(meta, status map[string]any) map[string]any {
+		meta["name"], meta["namespace"] = "tmp-pvc-1", "cozy-public"
+		obj := map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": map[string]any{"storageClassName": class, "volumeName": "pv"}}
+		if status != nil {
+			obj["status"] = status
+		}
+		return obj
+	}
+	meta := metav1.ObjectMeta{Name: "tmp-pvc-1", Namespace: "cozy-public"}
+	typeMeta := metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}
+	cases := map[string]struct {
+		reason  string
+		obj     map[string]any
+		want    corev1.PersistentVolumeClaim
+		wantErr string
+	}{
+		"TimestampsAndPhase": {
+			reason: "What tells a clone that runs from a claim CDI left behind: when it was made, when it was deleted, its phase.",
+			obj: claim(map[string]any{"creationTimestamp": "2025-03-01T10:00:00Z", "deletionTimestamp": "2025-03-01T10:05:00Z", "labels": map[string]any{"a": "b"}},
+				map[string]any{"phase": "Lost"}),
+			want: corev1.PersistentVolumeClaim{TypeMeta: typeMeta,
+				ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, Labels: map[string]string{"a": "b"}, CreationTimestamp: created, DeletionTimestamp: &deleted},
+				Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: &class}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimLost}},
+		},
+		"NoTimestampsNoStatus": {
+			reason: "A claim that says neither when it was made nor its phase reads as such: zero times, no phase.",
+			obj:    claim(map[string]any{}, nil),
+			want:   corev1.PersistentVolumeClaim{TypeMeta: typeMeta, ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class}},
+		},
+		"MalformedTimestampIsAnError": {
+			reason:  "A time that is not RFC 3339 is named with its field, not taken for zero.",
+			obj:     claim(map[string]any{"creationTimestamp": "yesterday"}, nil),
+			wantErr: `cannot read PersistentVolumeClaim "cozy-public/tmp-pvc-1": metadata.creationTimestamp "yesterday" is not an RFC 3339 time`,
+		},
+		"PhaseOfTheWrongTypeIsAnError": {
+			reason:  "A phase that is not a string is named by its path.",
+			obj:     claim(map[string]any{}, map[string]any{"phase": 3.0}),
+			wantErr: `cannot read PersistentVolumeClaim "cozy-public/tmp-pvc-1": status.phase is not a string`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { checkWire(t, tc.reason, tc.obj, CloneClaim, tc.want, tc.wantErr) })
 	}
 }

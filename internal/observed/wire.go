@@ -2,6 +2,7 @@ package observed
 
 import (
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
 	corev1 "k8s.io/api/core/v1"
@@ -179,5 +180,52 @@ func WorkerPVC(s *structpb.Struct) (corev1.PersistentVolumeClaim, error) {
 	if class != "" {
 		pvc.Spec.StorageClassName = &class
 	}
+	return pvc, nil
+}
+
+// CloneClaim reads a claim CDI runs a clone through (clone/planner.go
+// createDesiredClaim, CDI v1.65.0): what WorkerPVC reads, and what tells a
+// clone that runs from a claim left behind, metadata.creationTimestamp,
+// metadata.deletionTimestamp and status.phase.
+func CloneClaim(s *structpb.Struct) (corev1.PersistentVolumeClaim, error) {
+	pvc, err := WorkerPVC(s)
+	if err != nil {
+		return pvc, err
+	}
+	ref := pvc.Namespace + "/" + pvc.Name
+	meta := s.GetFields()["metadata"].GetStructValue().GetFields()
+	for _, t := range []struct {
+		key  string
+		into func(metav1.Time)
+	}{
+		{"creationTimestamp", func(v metav1.Time) { pvc.CreationTimestamp = v }},
+		{"deletionTimestamp", func(v metav1.Time) { pvc.DeletionTimestamp = &v }},
+	} {
+		v, err := stringField(meta, t.key)
+		if err != nil {
+			return pvc, fmt.Errorf("cannot read %s %q: metadata.%w", KindPVC, ref, err)
+		}
+		if v == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return pvc, fmt.Errorf("cannot read %s %q: metadata.%s %q is not an RFC 3339 time", KindPVC, ref, t.key, v)
+		}
+		t.into(metav1.NewTime(at))
+	}
+	status := s.GetFields()["status"]
+	if _, isNull := status.GetKind().(*structpb.Value_NullValue); status == nil || isNull {
+		return pvc, nil
+	}
+	st := status.GetStructValue()
+	if st == nil {
+		return pvc, fmt.Errorf("cannot read %s %q: status is not an object", KindPVC, ref)
+	}
+	phase, err := stringField(st.GetFields(), "phase")
+	if err != nil {
+		return pvc, fmt.Errorf("cannot read %s %q: status.%w", KindPVC, ref, err)
+	}
+	pvc.Status.Phase = corev1.PersistentVolumeClaimPhase(phase)
 	return pvc, nil
 }
