@@ -108,9 +108,9 @@ func TestCatalogComposesGoldensAndReportsPhases(t *testing.T) {
 	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
 }
 
-// Scenario 2: changing an entry after its golden exists is drift. The golden
-// is left exactly as it is, and the catalog says which entry changed what
-// and how to fix it.
+// Scenario 2: a size written on the entry of a golden that exists, other
+// than the one it was made with, contradicts it. The golden is left exactly
+// as it is, and the catalog names the entry, both sizes and the fix.
 func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
 	requireMode(t, "Catalog")
 	const name = "e2e-catalog-drift"
@@ -128,8 +128,8 @@ func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
 
 	cp.MustApply(t, catalogXR(name, sid+" "+talosVersion+" 8Gi"))
 	got := cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "False",
-		"images[0]", golden, `"6Gi" -> "8Gi"`, "add a NEW entry")
-	cp.WaitEvent(t, reconcileTimeout, got, "Warning", golden, `"6Gi" -> "8Gi"`)
+		`images[0].storage is "8Gi"`, golden, "was made with 6Gi", "remove images[0].storage or set it to 6Gi")
+	cp.WaitEvent(t, reconcileTimeout, got, "Warning", golden, "was made with 6Gi")
 
 	// The function has now refused the change at least once; the golden
 	// must be exactly as it was, and stay so on the following reconciles.
@@ -149,7 +149,91 @@ func TestCatalogDriftLeavesTheGoldenUntouched(t *testing.T) {
 		}
 		return nil
 	})
-	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "False", `"6Gi" -> "8Gi"`)
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "False", "was made with 6Gi")
+}
+
+// Scenario 3: day 2 at a real site. The public factory stalls, so the
+// operator switches the catalog's default factory to a mirror and raises
+// the default size, in the same edit that adds an image. A golden that
+// succeeded keeps the source and size it was made with (a DataVolume's spec
+// is immutable, and it is re-emitted as it lives); a golden that never
+// succeeded and that nothing uses is deleted and imported again from the
+// mirror; the new image is imported from the mirror at the new size; the
+// catalog stays Synced throughout (no fatal result stops it).
+func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
+	requireMode(t, "Catalog")
+	const name = "e2e-catalog-mirror"
+	const mirror = "https://factory.mirror.e2e.internal/talos"
+	sidDone, sidStuck, sidNew := schematicID("mirror-done"), schematicID("mirror-stuck"), schematicID("mirror-new")
+	done, stuck, added := goldenName(sidDone), goldenName(sidStuck), goldenName(sidNew)
+	spec := func(factory, storage string, sids ...string) *unstructured.Unstructured {
+		y := fmt.Sprintf("apiVersion: workerimage.cozystack.io/v1alpha1\nkind: XWorkerImageCatalog\nmetadata:\n  name: %s\nspec:\n  goldenNamespace: %s\n  imageFactoryURL: %s\n  storage: %s\n  images:\n", name, goldenNamespace, factory, storage)
+		for _, sid := range sids {
+			y += fmt.Sprintf("  - schematicID: %s\n    version: %s\n", sid, talosVersion)
+		}
+		return harness.MustObject(y)
+	}
+	xr := spec("https://factory.talos.dev", "6Gi", sidDone, sidStuck)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, done)
+	completeGolden(t, done)
+	waitDataVolumePhase(t, goldenNamespace, done, phaseSucceeded)
+	// The other importer keeps running: the factory stalls.
+	waitDataVolumePhase(t, goldenNamespace, stuck, phaseImportInProgress)
+	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, done)
+	stuckBefore := cp.MustGet(t, harness.DataVolume, goldenNamespace, stuck)
+
+	cp.MustApply(t, spec(mirror, "10Gi", sidDone, sidStuck, sidNew))
+
+	// The new image, from the mirror at 10Gi.
+	dvNew := cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, added)
+	if diff := cmp.Diff(goldenSource{URL: mirror + "/image/" + sidNew + "/" + talosVersion + "/openstack-amd64.raw.xz", ContentType: "kubevirt", Storage: "10Gi"}, goldenSourceOf(dvNew)); diff != "" {
+		t.Errorf("golden DataVolume %s: a new golden takes the catalog's new defaults\n-want, +got:\n%s", added, diff)
+	}
+	// The stalled golden, made again from the mirror: a new object.
+	cp.Eventually(t, gcTimeout, "the catalog to import golden "+stuck+" again from the mirror", func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, stuck)
+		if err != nil {
+			return err
+		}
+		if dv.GetUID() == stuckBefore.GetUID() {
+			return fmt.Errorf("still the first DataVolume (deletionTimestamp %v)", dv.GetDeletionTimestamp())
+		}
+		if got := goldenSourceOf(dv); got.URL != mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz" || got.Storage != "10Gi" {
+			return fmt.Errorf("made again as %+v", got)
+		}
+		return nil
+	})
+	completeGolden(t, stuck)
+	completeGolden(t, added)
+	waitDataVolumePhase(t, goldenNamespace, stuck, phaseSucceeded)
+	waitDataVolumePhase(t, goldenNamespace, added, phaseSucceeded)
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "GoldenImagesReady", "True")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
+
+	// The golden that succeeded was never touched, and the catalog reports
+	// it with the source it was made with.
+	cp.Consistently(t, 3*functionTTL, fmt.Sprintf("golden DataVolume %s/%s keeps its UID, spec and generation", goldenNamespace, done), func(ctx context.Context) error {
+		now, err := cp.Get(ctx, harness.DataVolume, goldenNamespace, done)
+		if err != nil {
+			return err
+		}
+		if now == nil || now.GetUID() != before.GetUID() {
+			return fmt.Errorf("it was deleted or replaced")
+		}
+		if diff := cmp.Diff(before.Object["spec"], now.Object["spec"]); diff != "" {
+			return fmt.Errorf("its spec changed\n-before, +now:\n%s", diff)
+		}
+		if before.GetGeneration() != now.GetGeneration() {
+			return fmt.Errorf("its generation moved from %d to %d", before.GetGeneration(), now.GetGeneration())
+		}
+		return nil
+	})
+	u := cp.MustGet(t, harness.WorkerImageCatalog, "", name)
+	if g, _ := goldenStatus(u, done); g["source"] != "https://factory.talos.dev/image/"+sidDone+"/"+talosVersion+"/openstack-amd64.raw.xz" || g["storage"] != "6Gi" {
+		t.Errorf("status.goldens[%s] reports %v, want the public factory's source and 6Gi, as it was made", done, g)
+	}
 }
 
 // grants reports whether a ClusterRole has a rule allowing verb on
