@@ -343,7 +343,7 @@ func TestPlanGoldens(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins, snapshotWorld{})
+			got := planGoldens([]Golden{inCatalog}, readObserved(tc.observed), tc.pins)
 			sum := make([]planSummary, 0, len(got))
 			for _, p := range got {
 				sum = append(sum, planSummary{Key: p.Key, Name: p.Name, Live: p.Live != nil, Raw: p.Raw != nil, Retiring: p.Retiring, InUse: p.InUse, PinnedBy: p.PinnedBy, Unreadable: errString(p.Unreadable)})

@@ -139,10 +139,11 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	if err := checkNamespace(xrName, ns, obs); err != nil {
 		return compose.Output{Fatal: err}
 	}
-	plan := planGoldens(c.goldens, obs, got, readSnapshotWorld(r.Config.SnapshotGoldens, got))
+	plan := planGoldens(c.goldens, obs, got)
 	if err := settle(xrName, plan); err != nil {
 		return compose.Output{Fatal: err}
 	}
+	preferSnapshots(plan, readSnapshotWorld(r.Config.SnapshotGoldens, got))
 
 	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got), caBundle(c.spec, r.Config))
 }

@@ -65,7 +65,7 @@ func snapshotInUse(obs observedState, name string) bool {
 // planGoldens composes every catalog entry and every golden that left the
 // catalog while a template pins it or any Usage protects it; a readable one
 // held by nothing is left out, which deletes it.
-func planGoldens(goldens []Golden, obs observedState, req required.Resolved, snaps snapshotWorld) []planned {
+func planGoldens(goldens []Golden, obs observedState, req required.Resolved) []planned {
 	inCatalog := map[string]bool{}
 	raw := obs.unreadableGoldens()
 	out := make([]planned, 0, len(goldens))
@@ -100,7 +100,6 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved, sna
 	for i := range out {
 		name := strings.TrimPrefix(string(out[i].Key), goldenKeyPrefix)
 		out[i].Snapshot, out[i].SnapshotInUse = obs.Snapshots[name], snapshotInUse(obs, name)
-		out[i].SnapshotPref = snaps.preference(out[i].Golden)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {
@@ -109,4 +108,13 @@ func planGoldens(goldens []Golden, obs observedState, req required.Resolved, sna
 		return out[i].Key < out[j].Key
 	})
 	return out
+}
+
+// preferSnapshots decides for each golden whether its class keeps goldens
+// as snapshots: after settle, since that follows the class a golden lives
+// on, which settle read from it.
+func preferSnapshots(plan []planned, snaps snapshotWorld) {
+	for i := range plan {
+		plan[i].SnapshotPref = snaps.preference(plan[i].Golden)
+	}
 }

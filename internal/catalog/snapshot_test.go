@@ -404,7 +404,9 @@ func TestPlanGoldensReadsSnapshots(t *testing.T) {
 		DesiredSnapshot         bool
 	}
 	var got []summary
-	for _, p := range planGoldens([]Golden{snapGolden}, readObserved(obs), nil, world) {
+	plan := planGoldens([]Golden{snapGolden}, readObserved(obs), nil)
+	preferSnapshots(plan, world)
+	for _, p := range plan {
 		got = append(got, summary{Name: p.Name, Retiring: p.Retiring, InUse: p.InUse, Snapshot: p.Snapshot != nil, SnapshotInUse: p.SnapshotInUse, Preferred: p.SnapshotPref.Snapshot, DesiredSnapshot: desiredSnapshot(p) != nil})
 	}
 	want := []summary{
