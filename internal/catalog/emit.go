@@ -191,7 +191,7 @@ func emitFactoryCA(into map[fresource.Name]*fresource.DesiredComposed, xrName, n
 	}
 	name := factoryCAName(xrName)
 	for _, p := range plan {
-		if p.Live != nil && p.Golden.Import.CertConfigMap == name && !cdistate.Of(p.Live, nil).Ready() {
+		if p.Live != nil && p.Import.CertConfigMap == name && !cdistate.Of(p.Live, nil).Ready() {
 			return true, nil
 		}
 	}
