@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -155,7 +156,8 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
 		return c
 	}
-	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now()}
+	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now(),
+		Peek: func(name string) []*unstructured.Unstructured { return required.Peek(req, name) }}
 
 	call := m.Prepare(r)
 	sel, err := call.Requirements()

@@ -26,6 +26,8 @@ type GoldenStatus struct {
 	SchematicID string `json:"schematicID,omitempty"`
 	// Version (Talos release) the golden holds.
 	Version string `json:"version,omitempty"`
+	// Architecture of the golden's disk image, as its source URL names it.
+	Architecture string `json:"architecture,omitempty"`
 	// Phase of the golden DataVolume (e.g. ImportInProgress, Succeeded, Failed).
 	Phase string `json:"phase,omitempty"`
 	// Progress of the import, e.g. 42.0%.

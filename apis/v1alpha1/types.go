@@ -32,8 +32,8 @@ type WorkerImageCatalogSpec struct {
 	// to CDI (the default class). Pools that clone a golden must use the
 	// same class.
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
-	// Images are the golden images to keep, one per (schematicID,
-	// version). A golden's URL, size and class cannot change (a
+	// Images are the golden images to keep, one entry per (schematicID,
+	// version), one golden per architecture of it. A golden's URL, size and class cannot change (a
 	// DataVolume spec is immutable): add a new entry, move the pools,
 	// then remove the old one.
 	// +kubebuilder:validation:MaxItems=256
@@ -56,7 +56,21 @@ type WorkerImageCatalogSpec struct {
 	// credentials (an Enterprise or self-hosted factory). The function
 	// never reads them: CDI's importer does.
 	ImageFactoryAuth *ImageFactoryAuth `json:"imageFactoryAuth,omitempty"`
+	// Architectures are the CPU architectures of the goldens: one golden
+	// per (schematicID, version, architecture), each importing
+	// <platform>-<arch>.raw.xz. Default: the function Input's image.arch.
+	// The golden named talos-worker-<schematicID>-<version> keeps the
+	// architecture it was made with (the first listed, for a new one);
+	// every other architecture's is talos-worker-<schematicID>-<version>-<arch>.
+	// A golden whose architecture is no longer listed leaves the catalog.
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	Architectures []Architecture `json:"architectures,omitempty"`
 }
+
+// Architecture is a CPU architecture of a Talos disk image and a KubeVirt VM.
+// +kubebuilder:validation:Enum=amd64;arm64
+type Architecture = string
 
 // ImageFactoryAuth names the Secrets CDI's importer authenticates with:
 // source.http.secretRef and source.http.secretExtraHeaders of each new
@@ -98,6 +112,10 @@ type CatalogImage struct {
 	// +kubebuilder:validation:MaxLength=135
 	// +kubebuilder:validation:Pattern=`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`
 	Checksum string `json:"checksum,omitempty"`
+	// Architectures overrides spec.architectures for this image.
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	Architectures []Architecture `json:"architectures,omitempty"`
 }
 
 // Talos holds the Talos defaults a tenant cluster hands to its pools.
@@ -329,6 +347,12 @@ type PoolShape struct {
 	// must stay on the golden's class. Immutable once set.
 	// +kubebuilder:validation:XValidation:rule=`self == oldSelf`,message="storageClass is immutable: the workers' disks live on the old class and a clone cannot cross classes; create a new pool on the new class and move the workload"
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
+	// Architecture is the workers' CPU architecture: the disk image's
+	// (<platform>-<arch>.raw.xz) and, when it is not the function Input's
+	// image.arch (the default), the VM's spec.architecture, which KubeVirt
+	// schedules on a node of that architecture. A builtin pool clones the
+	// catalog's golden of this architecture.
+	Architecture Architecture `json:"architecture,omitempty"`
 
 	// --- Issue 12, VM details: roles and the worker VM template (the
 	// chart's nodegroup.yaml). Keep this block together. ---

@@ -30,7 +30,7 @@ func benchRequest(b *testing.B, n int) composetest.Request {
 	if err := xr.SetValue("spec", spec); err != nil {
 		b.Fatal(err)
 	}
-	goldens, err := resolveGoldens("default", spec, cfg)
+	goldens, err := resolveGoldens("default", spec, cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -48,20 +48,51 @@ func TestResolveGoldens(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		spec    v1alpha1.WorkerImageCatalogSpec
+		made    madeArchs
 		want    []Golden
 		wantErr string
 	}{
+		"ArchitectureNextToExistingGoldenIsSuffixed": {
+			reason: "The existing unsuffixed golden was made amd64: it keeps its name, arm64 gets -arm64 and its own URL.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{Architectures: []string{"amd64", "arm64"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6"}}},
+			made:   madeArchs{"talos-worker-abc-v1.13.6": "amd64"},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-arm64", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
+			},
+		},
+		"ExistingGoldenNamesItsArchitectureNotTheDefault": {
+			reason: "The unsuffixed golden was made arm64 before the Input said amd64: arm64 keeps it, the default gets -amd64.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", Architectures: []string{"amd64", "arm64"}}}},
+			made:   madeArchs{"talos-worker-abc-v1.13.6": "arm64"},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
+			},
+		},
+		"EntryArchitecturesOverrideTheCatalogs": {
+			reason: "An entry listing arm64 alone makes one arm64 golden, unsuffixed as the first of its list.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{Architectures: []string{"amd64"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", Architectures: []string{"arm64"}}}},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
+			},
+		},
+		"UnsupportedArchitectureIsRefused": {
+			reason:  "A golden is imported for a Talos disk architecture only.",
+			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", Architectures: []string{"riscv64"}}}},
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].architectures[0]: Unsupported value: "riscv64": supported values: "amd64", "arm64"`,
+		},
 		"DefaultsApply": {
 			reason: "An entry with only schematic and version takes the catalog, then the Input defaults.",
 			spec:   v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: sid, Version: "v1.13.6"}}},
-			want:   []Golden{{Index: 0, Namespace: "cozy-public", Name: "talos-worker-" + sid + "-v1.13.6", SchematicID: sid, Version: "v1.13.6", URL: url, Storage: resource.MustParse("6Gi"), StorageText: "6Gi"}},
+			want:   []Golden{{Index: 0, Namespace: "cozy-public", Name: "talos-worker-" + sid + "-v1.13.6", SchematicID: sid, Version: "v1.13.6", Arch: "amd64", URL: url, Storage: resource.MustParse("6Gi"), StorageText: "6Gi"}},
 		},
 		"EntryOverridesWin": {
 			reason: "Per-entry storage, class and factory override the catalog's, and a trailing slash is trimmed.",
 			spec: v1alpha1.WorkerImageCatalogSpec{GoldenNamespace: "images", Storage: "4Gi", StorageClass: "replicated", Images: []v1alpha1.CatalogImage{
 				{SchematicID: "abc", Version: "v1.12.0", Storage: "8Gi", StorageClass: "fast", ImageFactoryURL: "http://mirror.local/"},
 			}},
-			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast", Explicit: explicit{URL: true, Storage: true, StorageClass: true}}},
+			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", Arch: "amd64", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast", Explicit: explicit{URL: true, Storage: true, StorageClass: true}}},
 		},
 		"MissingSchematicIsRefused": {
 			reason:  "Every entry needs a schematicID.",
@@ -114,7 +145,7 @@ func TestResolveGoldens(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := resolveGoldens("default", tc.spec, testConfig(t))
+			got, err := resolveGoldens("default", tc.spec, testConfig(t), tc.made)
 			if os.Getenv("PRINT_WANT") != "" {
 				fmt.Printf("%s\t%s\n", name, errString(err))
 			}
@@ -129,7 +160,7 @@ func TestResolveGoldens(t *testing.T) {
 }
 
 func TestGoldensCondition(t *testing.T) {
-	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
+	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", Arch: "amd64", URL: "https://factory.talos.dev/image/a/v1.0.0/openstack-amd64.raw.xz", StorageText: "6Gi"}
 	withStatus := func(st cdiv1.DataVolumeStatus) []planned {
 		return []planned{{Golden: g, Live: &cdiv1.DataVolume{Status: st}}}
 	}
@@ -423,7 +454,7 @@ func ptr(s string) *string { return &s }
 // TestGoldenKeepsTooSmallRecord: the catalog writes the record cdistate reads,
 // while CDI's permanent "too small" state holds, and drops it otherwise.
 func TestGoldenKeepsTooSmallRecord(t *testing.T) {
-	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", URL: "https://f/a", Storage: resource.MustParse("6Gi"), StorageText: "6Gi"}
+	g := Golden{Index: 0, Namespace: "cozy-public", Name: "talos-worker-a-v1.0.0", SchematicID: "a", Version: "v1.0.0", Arch: "amd64", URL: "https://f/a", Storage: resource.MustParse("6Gi"), StorageText: "6Gi"}
 	tooSmall := cdiv1.DataVolumeCondition{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: cdistate.MessageTooSmall}
 	cases := map[string]struct {
 		reason string

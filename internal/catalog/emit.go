@@ -48,6 +48,10 @@ func emit(xrName, goldenNamespace string, plan []planned, obs observedState, pre
 	for _, p := range plan {
 		snapshot := desiredSnapshot(p)
 		st := statusOf(p, snapshot)
+		if p.Arch != cfg.Arch || p.Explicit.Arch {
+			// A catalog of the Input's architecture alone reports none.
+			st.Architecture = p.Arch
+		}
 		statuses = append(statuses, st)
 		out.Signals.Goldens = append(out.Signals.Goldens, goldenSignal(p))
 		ready := fresource.ReadyFalse

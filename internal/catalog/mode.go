@@ -36,10 +36,10 @@ func decodeSpec(r compose.Request) (v1alpha1.WorkerImageCatalogSpec, error) {
 // Prepare implements compose.Mode, decoding once for Requirements and Compose.
 func (Mode) Prepare(r compose.Request) compose.Call {
 	c := &call{r: r}
-	if c.spec, c.err = decodeSpec(r); c.err == nil {
-		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config)
-	}
 	c.obs = readObserved(r.Observed)
+	if c.spec, c.err = decodeSpec(r); c.err == nil {
+		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config, madeArchsOf(c.obs))
+	}
 	c.prev = compose.PreviousStatus[previousStatus](r.Composite)
 	c.grants = planGrants(r.Config.Usages, r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts, c.obs.Binding)
 	return c

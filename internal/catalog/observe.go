@@ -18,6 +18,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // Composition-resource-names; a golden's key carries its name so goldens
@@ -116,7 +117,9 @@ func goldenFromLive(keyName string, dv *cdiv1.DataVolume) Golden {
 		SchematicID: dv.Annotations[labels.AnnSchematicID],
 		Version:     dv.Annotations[labels.AnnTalosVersion],
 	}
-	return madeWith(g, liveSpecOf(dv))
+	g = madeWith(g, liveSpecOf(dv))
+	g.Arch = talosimage.ArchitectureOf(g.URL)
+	return g
 }
 
 // objectName is an observed golden's own name, else its key's.

@@ -8,6 +8,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -27,7 +28,10 @@ type Golden struct {
 	Name        string
 	SchematicID string
 	Version     string
-	URL         string
+	// Arch is the architecture of its disk image: the catalog's list's, or
+	// for a golden that exists, the one its source URL names.
+	Arch string
+	URL  string
 	// Storage is the requested size; StorageText is how the user wrote it,
 	// which is what the DataVolume carries.
 	Storage      resource.Quantity
@@ -55,11 +59,15 @@ type importSource struct {
 // explicit marks the values a catalog entry wrote itself.
 type explicit struct {
 	URL, Storage, StorageClass bool
+	// Arch is true when the catalog or the entry lists architectures.
+	Arch bool
 }
 
 // resolveGoldens validates and resolves every entry, reporting every invalid
 // one at once so the catalog is fixed in one pass.
-func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config) ([]Golden, error) {
+// made is what each observed golden was made with (madeArchs): a new
+// architecture takes a name no golden of another architecture holds.
+func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config, made madeArchs) ([]Golden, error) {
 	root := field.NewPath("spec")
 	var errs field.ErrorList
 
@@ -86,6 +94,11 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), spec.StorageClass)...)
 	imp, e := resolveImportSource(xrName, root, spec, cfg)
 	errs = append(errs, e...)
+	errs = append(errs, architectures(root.Child("architectures"), spec.Architectures)...)
+	defArchs := spec.Architectures
+	if len(defArchs) == 0 {
+		defArchs = []string{cfg.Arch}
+	}
 	if len(errs) > 0 {
 		return nil, catalogError(xrName, errs)
 	}
@@ -114,23 +127,82 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 			entry = append(entry, rules.StorageClass(path.Child("storageClass"), e.StorageClass)...)
 			g.StorageClass, g.Explicit.StorageClass = e.StorageClass, true
 		}
+		archs := defArchs
+		g.Explicit.Arch = len(spec.Architectures) > 0 || len(e.Architectures) > 0
+		if len(e.Architectures) > 0 {
+			archs = e.Architectures
+			entry = append(entry, architectures(path.Child("architectures"), e.Architectures)...)
+		}
 		if len(entry) > 0 {
 			errs = append(errs, entry...)
 			continue
 		}
-		g.Name = talosimage.GoldenName(e.SchematicID, e.Version)
-		g.URL = talosimage.DiskURL(entryFactory, e.SchematicID, e.Version, cfg.Platform, cfg.Arch)
-		if first, dup := byName[g.Name]; dup {
-			errs = append(errs, field.Invalid(path, field.OmitValueType{}, fmt.Sprintf("resolves to the same golden DataVolume %q as spec.images[%d]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)", g.Name, first)))
-			continue
+		names := made.names(e.SchematicID, e.Version, archs)
+		for _, arch := range archs {
+			a := g
+			a.Arch, a.Name = arch, names[arch]
+			a.URL = talosimage.DiskURL(entryFactory, e.SchematicID, e.Version, cfg.Platform, arch)
+			if first, dup := byName[a.Name]; dup {
+				errs = append(errs, field.Invalid(path, field.OmitValueType{}, fmt.Sprintf("resolves to the same golden DataVolume %q as spec.images[%d]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)", a.Name, first)))
+				continue
+			}
+			byName[a.Name] = i
+			goldens = append(goldens, a)
 		}
-		byName[g.Name] = i
-		goldens = append(goldens, g)
 	}
 	if len(errs) > 0 {
 		return nil, catalogError(xrName, errs)
 	}
 	return goldens, nil
+}
+
+// architectures refuses an architecture a golden cannot be imported for,
+// should the schema not have.
+func architectures(path *field.Path, archs []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, a := range archs {
+		if !slices.Contains(supportedArchitectures, a) {
+			errs = append(errs, field.NotSupported(path.Index(i), a, supportedArchitectures))
+		}
+	}
+	return errs
+}
+
+// supportedArchitectures are the architectures of Talos disk images a
+// golden can hold, as the XRD's enum lists them.
+var supportedArchitectures = []string{"amd64", "arm64"}
+
+// madeArchs is the architecture each observed golden of the catalog was
+// made with, by name: the one its source URL names, "" when that is not
+// known (a golden the function cannot read, or a URL of another form).
+type madeArchs map[string]string
+
+// madeArchsOf reads madeArchs from the observed goldens.
+func madeArchsOf(obs observedState) madeArchs {
+	out := madeArchs{}
+	for name, dv := range obs.Live {
+		out[name] = talosimage.ArchitectureOf(liveSpecOf(dv).URL)
+	}
+	for name := range obs.unreadableGoldens() {
+		out[name] = ""
+	}
+	return out
+}
+
+// names names an entry's goldens (talosimage.GoldenNames): the unsuffixed
+// name stays with the architecture its golden was made with, an
+// architecture's own golden keeps its suffixed name. An existing unsuffixed
+// golden of an unknown architecture counts as none, so the first listed
+// keeps it, as before architectures.
+func (m madeArchs) names(schematicID, version string, archs []string) map[string]string {
+	base := talosimage.GoldenName(schematicID, version)
+	suffixed := map[string]bool{}
+	for _, a := range archs {
+		if _, ok := m[base+"-"+a]; ok {
+			suffixed[a] = true
+		}
+	}
+	return talosimage.GoldenNames(schematicID, version, archs, m[base], suffixed)
 }
 
 func catalogError(xrName string, errs field.ErrorList) error {

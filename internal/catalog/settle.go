@@ -62,6 +62,12 @@ func liveSpecOf(dv *cdiv1.DataVolume) liveSpec {
 //     which deletes it, and composed anew once it is gone. That is how a
 //     golden failing for want of a CA, credentials or a mirror gets them.
 //
+// A golden's architecture is part of what it is, not a default: its name is
+// decided from what the goldens were made with (resolve.go madeArchs), so a
+// golden never changes architecture. One whose architecture is no longer
+// listed leaves the catalog (retiring while in use, planGoldens); it is not
+// re-created.
+//
 // The status then shows each golden as it is.
 func settle(xrName string, plan []planned) error {
 	var conflicts []string

@@ -3,6 +3,8 @@ package compose
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
@@ -21,6 +23,10 @@ type Request struct {
 	// clone claim CDI left behind: clonebudget.CountClaims); the zero time
 	// bounds nothing.
 	Now time.Time
+	// Peek is what the request already carries under a requirement's
+	// name (required.Peek); nil reads nothing. Only a choice that picks
+	// among objects asked for by name reads it (nodepool goldenchoice.go).
+	Peek func(name string) []*unstructured.Unstructured
 }
 
 // Mode composes one kind of composite; Prepare decodes the request once per

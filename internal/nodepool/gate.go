@@ -203,6 +203,16 @@ func upperFirst(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
+// gateOnArchitecture holds a clone template whose golden is of another
+// architecture than the pool's: a worker would boot a disk its CPU cannot
+// run. A pool with a finished clone of it is never held.
+func gateOnArchitecture(p pool, img image, c goldenChoice, cloned bool) *hold {
+	if cloned || !c.Missing {
+		return nil
+	}
+	return &hold{Reason: ReasonGoldenMissing, Message: msgGoldenArchitectureMissing(p, img, c)}
+}
+
 // gateOnSize holds a worker disk smaller than its golden, which CDI refuses.
 func gateOnSize(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) *hold {
 	if goldenStorage == nil || diskSize.Cmp(*goldenStorage) >= 0 {
@@ -224,11 +234,16 @@ type gateInput struct {
 	PoolClass class
 	// GoldenClass is resolved by the caller with the same default.
 	GoldenClass class
+	// Choice is the golden of the pool's architecture (goldenchoice.go).
+	Choice goldenChoice
 }
 
 // gateClone runs the clone gates in order: golden readiness, StorageClass,
 // size floor; without a golden there is no class or size to compare.
 func gateClone(in gateInput) *hold {
+	if h := gateOnArchitecture(in.Pool, in.Image, in.Choice, in.Cloned); h != nil {
+		return h
+	}
 	if h := gateOnGolden(in.Pool, in.Image, in.Golden, in.GoldenDV, in.Cloned); h != nil {
 		return h
 	}

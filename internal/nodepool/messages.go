@@ -1,12 +1,14 @@
 package nodepool
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
 // Reasons a gate holds a new or changed template back. They are also the
@@ -28,6 +30,18 @@ const (
 func msgGoldenMissing(p pool, golden string, img image) string {
 	return fmt.Sprintf("Node pool %q clones golden image %q (schematicID %s, version %s), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.",
 		p.Ref(), golden, img.SchematicID.Value, img.Version.Value)
+}
+
+// msgGoldenArchitectureMissing names the catalog field that adds the
+// pool's architecture.
+func msgGoldenArchitectureMissing(p pool, img image, c goldenChoice) string {
+	base := img.GoldenNamespace + "/" + talosimage.GoldenName(img.SchematicID.Value, img.Version.Value)
+	has := fmt.Sprintf("golden %s does not exist either", base)
+	if c.Base.Exists {
+		has = fmt.Sprintf("golden %s is %s", base, cmp.Or(c.Base.Arch, "of another architecture"))
+	}
+	return fmt.Sprintf("Node pool %q runs %s workers (%s) and clones the golden of schematicID %s, version %s for %s, %q, which the catalog does not keep (%s), so the new worker template is held back and the pool's existing resources are kept as they are: a worker would boot a disk of another architecture. Add %s to the XWorkerImageCatalog's spec.architectures, or to architectures of its images[] entry for this schematicID and version, or switch the pool to osImage.factory.",
+		p.Ref(), c.Arch, img.Arch.Field, img.SchematicID.Value, img.Version.Value, c.Arch, img.GoldenNamespace+"/"+c.Name, has, c.Arch)
 }
 
 func msgGoldenFailed(p pool, golden string, st cdistate.State, src cdistate.Golden) string {

@@ -46,6 +46,10 @@ type call struct {
 	// teardown, when set, is why the pool was asked to go: nothing else is
 	// decided (teardown.go).
 	teardown teardown
+	// goldenBase is the unsuffixed golden of the pool's image, choice the
+	// golden of its architecture (goldenchoice.go).
+	goldenBase string
+	choice     goldenChoice
 }
 
 // renderedTemplate is a machine template rendered for one class, so that
@@ -71,7 +75,13 @@ func prepare(r compose.Request) *call {
 		return c
 	}
 	c.img = resolved.Image
-	if c.request, c.err = requestSpecOf(c.spec, resolved.Size.Labels.Machine); c.err != nil {
+	if c.img.Source == SourceClone {
+		// The golden of the pool's architecture (goldenchoice.go).
+		c.goldenBase = c.img.GoldenName
+		c.choice = chooseGoldenOf(c.img, r.Config, r.Peek)
+		c.img.GoldenName = c.choice.Name
+	}
+	if c.request, c.err = requestSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
 		return c
 	}
 	c.shape = resolveShape(c.spec, resolved.Size, r.Config)
@@ -133,6 +143,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 		return nil, c.err
 	}
 	sel := selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
+	if otherArch(c.img, c.r.Config) {
+		archSelectors(sel, c.img, c.goldenBase)
+	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}

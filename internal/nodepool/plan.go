@@ -145,6 +145,7 @@ func decideGate(c *call, s shape, w world) gateInput {
 		Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
 		PoolClass:   poolClassOf(c.known, clone, w.WorkerPVCs, def),
 		GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
+		Choice:      checkedChoice(c.choice, w.GoldenDV),
 	}
 }
 

@@ -95,7 +95,13 @@ type requestSpec struct {
 // labels Cluster API syncs from the Machines (machine, as poolspec split
 // them): they too enter only the MachineDeployment, which propagates them in
 // place.
-func requestSpecOf(spec v1alpha1.NodePoolSpec, machine map[string]string) (requestSpec, error) {
+//
+// An architecture written as the Input's (inputArch) is no request: the
+// pool renders as one that writes none.
+func requestSpecOf(spec v1alpha1.NodePoolSpec, machine map[string]string, inputArch string) (requestSpec, error) {
+	if spec.Architecture == inputArch {
+		spec.Architecture = ""
+	}
 	if m := machine; len(m) > 0 {
 		spec.Labels = maps.Clone(spec.Labels)
 		for k := range m {

@@ -323,7 +323,7 @@ func specKeys(t reflect.Type) []string {
 // roll without reason.
 func TestRequestClassifiesEverySpecField(t *testing.T) {
 	template := []string{
-		"bootstrap", "clusterName", "disk", "diskSize", "ephemeralStorage", "goldenNamespace", "gpus", "instanceType",
+		"architecture", "bootstrap", "clusterName", "disk", "diskSize", "ephemeralStorage", "goldenNamespace", "gpus", "instanceType",
 		"kernelModules", "kubelet", "labels", "logSerialConsole", "osImage", "podCpuLimit", "podCpuRequest", "poolName",
 		"resources", "roles", "storageClass", "taints", "talos", "templateRevision", "version",
 	}
@@ -370,7 +370,7 @@ func TestRequestOf(t *testing.T) {
 	}
 	three := int32(3)
 	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
-		rs, err := requestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine)
+		rs, err := requestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine, "amd64")
 		if err != nil {
 			return "", err
 		}

@@ -58,6 +58,10 @@ type vmTemplate struct {
 	// verified against: its spec.talos.imageFactoryCA, else the Input's;
 	// "" for none.
 	FactoryCA string
+	// Architecture is the VM's spec.architecture: the pool's, written only
+	// when it is not the Input's, so no template of a pool that writes none
+	// changes. KubeVirt schedules the VM on a node of it.
+	Architecture string
 }
 
 // resolveVMTemplate applies the defaults to a spec poolspec has validated,
@@ -75,6 +79,9 @@ func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cf
 		// poolspec.Talos has checked the pool's bundle; CABundle trims
 		// it, as config does the Input's.
 		FactoryCA: cmp.Or(strings.TrimSpace(spec.Talos.ImageFactoryCA), cfg.ImageFactoryCA),
+	}
+	if spec.Architecture != cfg.Arch {
+		v.Architecture = spec.Architecture
 	}
 	if d := spec.Disk; d != nil {
 		if d.PCIAddress != "" {
@@ -107,6 +114,7 @@ func (v vmTemplate) apply(p pool, t *infrav1.VirtualMachineTemplateSpec) {
 	vmi.ObjectMeta.Annotations[AnnAllowPodBridgeLiveMigration] = "true"
 
 	spec := &vmi.Spec
+	spec.Architecture = v.Architecture
 	devices := &spec.Domain.Devices
 	for i := range devices.Disks {
 		if devices.Disks[i].Name != systemVolume || devices.Disks[i].Disk == nil {

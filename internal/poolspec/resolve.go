@@ -81,6 +81,10 @@ type Image struct {
 	// requirements. Installer validates it on both paths when the
 	// installer's registry host is taken from it.
 	FactoryURL Setting
+	// Arch is the workers' architecture: spec.architecture, else the
+	// Input's image.arch. The disk image is of it; on the clone path the
+	// node pool picks the golden of it (nodepool goldenchoice.go).
+	Arch Setting
 	// URL is the disk image URL (HTTP path only).
 	URL string
 	// GoldenNamespace and GoldenName locate the golden (clone path only).
@@ -105,6 +109,7 @@ func ResolveImage(l Layers) Image {
 		SchematicID: First(at(t.SchematicID, tp.Child("schematicID")), at(cfg.SchematicID, inputTalos.Child("schematicID"))),
 		Version:     First(at(t.Version, tp.Child("version")), at(cfg.TalosVersion, inputTalos.Child("version"))),
 		FactoryURL:  First(at(t.ImageFactoryURL, tp.Child("imageFactoryURL")), at(cfg.ImageFactoryURL, inputTalos.Child("imageFactoryURL"))),
+		Arch:        First(at(l.Shape.Architecture, l.Root.Child("architecture")), Setting{Value: cfg.Arch, Field: "Input image.arch"}),
 	}
 	switch p := l.Root.Child("osImage"); {
 	case os != nil && os.Builtin != nil:
@@ -117,7 +122,7 @@ func ResolveImage(l Layers) Image {
 		img.FactoryURL = First(at(os.Factory.ImageFactoryURL, p.Child("factory", "imageFactoryURL")), img.FactoryURL)
 	}
 	if img.Source == SourceHTTP {
-		img.URL = talosimage.DiskURL(img.FactoryURL.Value, img.SchematicID.Value, img.Version.Value, cfg.Platform, cfg.Arch)
+		img.URL = talosimage.DiskURL(img.FactoryURL.Value, img.SchematicID.Value, img.Version.Value, cfg.Platform, img.Arch.Value)
 		return img
 	}
 	img.GoldenNamespace = cmp.Or(l.GoldenNamespace, cfg.GoldenNamespace)
@@ -258,6 +263,9 @@ func shape(root *field.Path, s v1alpha1.PoolShape, cfg config.Config) (Size, fie
 		errs = append(errs, e...)
 	}
 	errs = append(errs, rules.StorageClass(root.Child("storageClass"), s.StorageClass)...)
+	if a := s.Architecture; a != "" && a != "amd64" && a != "arm64" {
+		errs = append(errs, field.NotSupported(root.Child("architecture"), a, []string{"amd64", "arm64"}))
+	}
 	var e field.ErrorList
 	size.Pod, e = VMTemplate(root, s)
 	errs = append(errs, e...)

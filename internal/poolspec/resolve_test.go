@@ -33,6 +33,7 @@ func tenantLayers(cfg config.Config, s v1alpha1.PoolShape, t v1alpha1.Talos) Lay
 func TestResolveImage(t *testing.T) {
 	cfg := testConfig(t)
 	builtin := &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{Version: "v1.12.4"}}
+	inputArch := Setting{Value: cfg.Arch, Field: "Input image.arch"}
 	cases := map[string]struct {
 		reason string
 		layers Layers
@@ -46,6 +47,7 @@ func TestResolveImage(t *testing.T) {
 				SchematicID: Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
 				Version:     Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
 				FactoryURL:  Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				Arch:        inputArch,
 				URL:         defaults.ImageFactoryURL + "/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/" + cfg.Platform + "-" + cfg.Arch + ".raw.xz",
 			},
 		},
@@ -57,8 +59,21 @@ func TestResolveImage(t *testing.T) {
 				SchematicID:     Setting{Value: "abc", Field: "spec.talos.schematicID"},
 				Version:         Setting{Value: "v1.12.4", Field: "spec.nodePools[md0].osImage.builtin.version"},
 				FactoryURL:      Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				Arch:            inputArch,
 				GoldenNamespace: defaults.GoldenNamespace,
 				GoldenName:      "talos-worker-abc-v1.12.4",
+			},
+		},
+		"PoolArchitectureNamesTheDiskImage": {
+			reason: "A tenant pool's architecture picks the factory's disk image of that architecture.",
+			layers: tenantLayers(cfg, v1alpha1.PoolShape{Architecture: "arm64"}, v1alpha1.Talos{}),
+			want: Image{
+				Source:      SourceHTTP,
+				SchematicID: Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:     Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:  Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				Arch:        Setting{Value: "arm64", Field: "spec.nodePools[md0].architecture"},
+				URL:         defaults.ImageFactoryURL + "/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/" + cfg.Platform + "-arm64.raw.xz",
 			},
 		},
 		"FactoryURLOfTheMember": {
@@ -69,6 +84,7 @@ func TestResolveImage(t *testing.T) {
 				SchematicID: Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
 				Version:     Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
 				FactoryURL:  Setting{Value: "https://f.example", Field: "spec.nodePools[md0].osImage.factory.imageFactoryURL"},
+				Arch:        inputArch,
 				URL:         "https://f.example/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/" + cfg.Platform + "-" + cfg.Arch + ".raw.xz",
 			},
 		},

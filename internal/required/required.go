@@ -98,3 +98,23 @@ func Requirements(sel Selectors) *fnv1.Requirements {
 	}
 	return &fnv1.Requirements{Resources: sel}
 }
+
+// Peek is what the request already carries under a requirement's name,
+// from an earlier round of the same reconcile: nil before Crossplane has
+// answered it. A call whose requirements depend on it asks anew once it
+// has (a chained requirement decided in Prepare).
+func Peek(req *fnv1.RunFunctionRequest, name string) []*unstructured.Unstructured {
+	rs, ok := req.GetRequiredResources()[name]
+	if !ok {
+		return nil
+	}
+	out := make([]*unstructured.Unstructured, 0, len(rs.GetItems()))
+	for _, it := range rs.GetItems() {
+		u := &unstructured.Unstructured{}
+		if it.GetResource() == nil || resource.AsObject(it.GetResource(), u) != nil {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}

@@ -24,3 +24,49 @@ func DiskURL(factory, schematicID, version, platform, arch string) string {
 func InstallerImage(repository, schematicID, version string) string {
 	return strings.TrimSuffix(repository, "/") + "/" + schematicID + ":" + version
 }
+
+// ArchitectureOf is the architecture a disk URL names in its file name,
+// <platform>-<arch>.raw.xz (DiskURL), or "" when the URL does not end so.
+func ArchitectureOf(url string) string {
+	file := url[strings.LastIndex(url, "/")+1:]
+	stem, ok := strings.CutSuffix(file, ".raw.xz")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndex(stem, "-")
+	if i < 1 {
+		return ""
+	}
+	return stem[i+1:]
+}
+
+// GoldenNames names the goldens of (schematicID, version) for each of
+// archs, which a catalog lists in order. Names are pinned by the pools that
+// clone them, so none may change: the unsuffixed GoldenName belongs to the
+// architecture the existing unsuffixed golden was made with (existing, ""
+// when there is none), else to the first of archs; every other architecture
+// gets GoldenName-<arch>. An architecture that already has its suffixed
+// golden (suffixed) keeps it and never takes the unsuffixed name, so a
+// catalog whose unsuffixed golden retired renames nothing. An existing
+// unsuffixed golden of an architecture no longer listed names none of archs.
+func GoldenNames(schematicID, version string, archs []string, existing string, suffixed map[string]bool) map[string]string {
+	base := GoldenName(schematicID, version)
+	owner := existing
+	if owner == "" {
+		for _, a := range archs {
+			if !suffixed[a] {
+				owner = a
+				break
+			}
+		}
+	}
+	out := make(map[string]string, len(archs))
+	for _, a := range archs {
+		if a == owner {
+			out[a] = base
+			continue
+		}
+		out[a] = base + "-" + a
+	}
+	return out
+}

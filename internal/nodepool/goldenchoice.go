@@ -1,0 +1,118 @@
+package nodepool
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/observed"
+	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/talosimage"
+)
+
+// A catalog keeps one golden per (schematicID, version, architecture): the
+// unsuffixed talos-worker-<schematicID>-<version> of the architecture it was
+// made with, talos-worker-<schematicID>-<version>-<arch> for every other
+// (talosimage.GoldenNames). A pool of the Input's architecture clones the
+// unsuffixed golden, as it always has, and asks for nothing more; a pool of
+// another architecture asks for both candidates by name and clones the one
+// of its architecture.
+const (
+	reqArchGolden     = "golden-arch"
+	reqArchGoldenBase = "golden-arch-base"
+)
+
+// candidate is what the pool knows of one golden it may clone.
+type candidate struct {
+	Exists bool
+	// Arch is the architecture its source URL names; "" when unknown.
+	Arch string
+}
+
+// goldenChoice is the golden a pool of arch clones, and what the catalog
+// holds when it has none of that architecture.
+type goldenChoice struct {
+	Arch string
+	// Name is the golden to clone; while Missing, the suffixed name the
+	// catalog would give it.
+	Name    string
+	Missing bool
+	// Base is the unsuffixed golden, which Missing explains.
+	Base candidate
+}
+
+// chooseGolden picks the golden of arch among the two candidates: its own
+// suffixed golden when it exists, else the unsuffixed one when that was made
+// with arch. A pool of the Input's architecture (ownArch) clones the
+// unsuffixed golden unless its URL names another architecture: a golden
+// whose URL says nothing was made before architectures and is the Input's.
+func chooseGolden(base, arch string, inputArch bool, suffixed, unsuffixed candidate) goldenChoice {
+	c := goldenChoice{Arch: arch, Name: base + "-" + arch, Base: unsuffixed}
+	switch {
+	case suffixed.Exists:
+	case unsuffixed.Exists && (unsuffixed.Arch == arch || unsuffixed.Arch == "" && inputArch):
+		c.Name = base
+	case inputArch && !unsuffixed.Exists:
+		// The golden pools have always cloned; its absence is the golden
+		// gate's (GoldenMissing).
+		c.Name = base
+	default:
+		c.Missing = true
+	}
+	return c
+}
+
+// candidateOf reads a golden DataVolume asked for by name.
+func candidateOf(items []*unstructured.Unstructured, namespace, name string) candidate {
+	for _, u := range items {
+		if !is(u, namespace, name) {
+			continue
+		}
+		c := candidate{Exists: true}
+		if dv, err := observed.DataVolume(u); err == nil && dv.Spec.Source != nil && dv.Spec.Source.HTTP != nil {
+			c.Arch = talosimage.ArchitectureOf(dv.Spec.Source.HTTP.URL)
+		}
+		return c
+	}
+	return candidate{}
+}
+
+// chooseGoldenOf is the pool's golden choice: for a pool of another
+// architecture, from the candidates the request carries (peek); for one
+// of the Input's, the unsuffixed golden, checked once it is read (world).
+func chooseGoldenOf(img image, cfg config.Config, peek func(string) []*unstructured.Unstructured) goldenChoice {
+	base := img.GoldenName
+	if !otherArch(img, cfg) {
+		return goldenChoice{Arch: img.Arch.Value, Name: base}
+	}
+	var suffixed, unsuffixed []*unstructured.Unstructured
+	if peek != nil {
+		suffixed, unsuffixed = peek(reqArchGolden), peek(reqArchGoldenBase)
+	}
+	own := base + "-" + img.Arch.Value
+	return chooseGolden(base, img.Arch.Value, false, candidateOf(suffixed, img.GoldenNamespace, own), candidateOf(unsuffixed, img.GoldenNamespace, base))
+}
+
+// otherArch reports a clone pool of another architecture than the Input's.
+func otherArch(img image, cfg config.Config) bool {
+	return img.Source == SourceClone && img.Arch.Value != cfg.Arch
+}
+
+// archSelectors asks a pool of another architecture for both candidates.
+func archSelectors(sel required.Selectors, img image, base string) {
+	sel[reqArchGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base+"-"+img.Arch.Value)
+	sel[reqArchGoldenBase] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base)
+}
+
+// checkedChoice is the choice of a pool of the Input's architecture once its
+// golden is read: Missing when the golden's URL names another architecture.
+// A pool of another architecture chose from its URL already.
+func checkedChoice(c goldenChoice, dv *cdiv1.DataVolume) goldenChoice {
+	if c.Missing || dv == nil || dv.Name != c.Name || dv.Spec.Source == nil || dv.Spec.Source.HTTP == nil {
+		return c
+	}
+	if a := talosimage.ArchitectureOf(dv.Spec.Source.HTTP.URL); a != "" && a != c.Arch {
+		c.Missing, c.Base = true, candidate{Exists: true, Arch: a}
+	}
+	return c
+}
