@@ -378,8 +378,17 @@ type ClonePreflightOptions struct {
 	// network (the target class cannot expand a disk larger than the golden,
 	// or the snapshot strategy has no VolumeSnapshotClass). The copy is then
 	// reported by the CloneHealthy condition instead of holding the pool.
+	// It accepts fallbacks of a pool on its golden's own StorageClass, in
+	// every class; it never lets a pool clone across classes, which
+	// HostAssistedCopy chooses per class.
 	// +optional
 	AllowHostAssistedCopy bool `json:"allowHostAssistedCopy,omitempty"`
+
+	// HostAssistedCopy chooses host-assisted copies across StorageClasses,
+	// per class (docs/platform.md, "When storage misbehaves: a copy from a
+	// golden on another class").
+	// +optional
+	HostAssistedCopy HostAssistedCopyOptions `json:"hostAssistedCopy,omitempty"`
 
 	// ReadVolumeSnapshotClasses reads the snapshot.storage.k8s.io
 	// VolumeSnapshotClasses, which CDI's snapshot clone strategy needs for
@@ -390,6 +399,27 @@ type ClonePreflightOptions struct {
 	// +optional
 	// +kubebuilder:default=true
 	ReadVolumeSnapshotClasses *bool `json:"readVolumeSnapshotClasses,omitempty"`
+}
+
+// HostAssistedCopyOptions chooses, per StorageClass, to copy worker disks
+// from a golden on another class.
+type HostAssistedCopyOptions struct {
+	// StorageClasses are the classes whose pools copy each worker disk from
+	// the golden of their image on another class, by CDI's host-assisted
+	// clone: CDI's cdi-cloner pod reads the golden where it is and
+	// cdi-upload-server writes the disk on the pool's class, one full copy
+	// per worker over the pod network, bounded by the clone budget. A pool
+	// on a listed class is then not held for its golden's other class
+	// (StorageClassMismatch), and its new template asks CDI for the copy
+	// (cdi.kubevirt.io/cloneType: copy on its disk), since CDI would hand
+	// two classes of one CSI driver to the driver as a cross-class clone.
+	// This is how a node-local class (a one-replica LINSTOR class without
+	// remote access, TopoLVM, local-path) gets its disks from a golden
+	// every node reaches. A pool on its golden's own class is not affected;
+	// running templates never change.
+	// +optional
+	// +listType=set
+	StorageClasses []string `json:"storageClasses,omitempty"`
 }
 
 // CloneHealthOptions configures the node pool's CloneHealthy condition.

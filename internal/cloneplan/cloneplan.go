@@ -10,7 +10,9 @@
 // checks; clone/planner.go computeStrategyForSourcePVC and
 // validateAdvancedClonePVC, clone/common.go GetCommonDriver and
 // GetDriverFromVolume, common/util.go GetVolumeSnapshotClass for the
-// strategy. docs/cdi-behaviour.md has the line ranges.
+// strategy; populators/clone-populator.go getCloneStrategy for a strategy
+// the DataVolume asks for (Target.CloneType). docs/cdi-behaviour.md has the
+// line ranges.
 package cloneplan
 
 import (
@@ -23,6 +25,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // Fallback reasons: the Warning event reason CDI emits on the target PVC when
@@ -133,6 +137,15 @@ type Target struct {
 	// class of a provisioner that is no CSI driver (notCSIDriver) takes the
 	// same path whatever the caller says.
 	NoPopulator bool
+	// CloneType is the cdi.kubevirt.io/cloneType annotation the DataVolume
+	// carries, empty for none. CDI copies a DataVolume's annotations onto
+	// the claim it creates (datavolume/controller-base.go
+	// newPersistentVolumeClaim), and its clone populator takes a strategy
+	// already saved there instead of planning one (populators/
+	// clone-populator.go getCloneStrategy, getSavedCloneStrategy), so the
+	// planner's choice and its checks (validateSourcePVC,
+	// validateAdvancedClonePVC) are skipped.
+	CloneType cdiv1.CDICloneStrategy
 }
 
 // notCSIDriver are provisioners that are no CSI driver: no CSIDriver object
@@ -233,6 +246,9 @@ func Predict(in Input) Plan {
 	if withoutPopulator(t) {
 		return noPopulatorPlan(t)
 	}
+	if t.CloneType != "" {
+		return requestedPlan(t.CloneType)
+	}
 	request := targetRequest(t, mode)
 	if !measuredByCDI(src, mode) {
 		if blocked := validateSourceSize(src, request); blocked != nil {
@@ -267,6 +283,18 @@ func Predict(in Input) Plan {
 			fmt.Sprintf("set StorageProfile %s spec.cloneStrategy, or the StorageClass's cdi.kubevirt.io/clone-strategy annotation, to csi-clone, snapshot or copy", t.StorageClass.Name))
 	}
 	return advancedChecks(plan, src, t, mode, driver, request)
+}
+
+// requestedPlan is a strategy the DataVolume asks for in its cloneType
+// annotation: the populator plans it as saved (clone/planner.go Plan), and
+// errors "unknown strategy/source S" for any it cannot plan from a PVC.
+func requestedPlan(strategy cdiv1.CDICloneStrategy) Plan {
+	switch strategy {
+	case cdiv1.CloneStrategyHostAssisted, cdiv1.CloneStrategySnapshot, cdiv1.CloneStrategyCsiClone:
+		return Plan{Strategy: strategy, Via: "the DataVolume's " + labels.AnnCDICloneType + " annotation"}
+	}
+	return blockedPlan(&Blocked{Reason: ReasonError, Message: fmt.Sprintf("unknown strategy/source %s", strategy)},
+		fmt.Sprintf("remove the DataVolume's %s annotation or set it to copy, snapshot or csi-clone, and re-create the DataVolume", labels.AnnCDICloneType))
 }
 
 // renderTarget is the target PVC as datavolume/util.go renders it, the

@@ -95,6 +95,39 @@ func TestPredict(t *testing.T) {
 			}),
 			want: Plan{Strategy: cdiv1.CloneStrategyCsiClone, Via: "StorageProfile local status.cloneStrategy"},
 		},
+		"CloneTypeAnnotationAsksForTheCopyAcrossClassesOfOneDriver": {
+			reason: "The two LINSTOR classes above would be a CSI clone; a DataVolume carrying cloneType: copy reaches its claim (controller-base.go newPersistentVolumeClaim) and the populator copies as saved (clone-populator.go getCloneStrategy), whatever the profile says.",
+			in: with(func(in *Input) {
+				in.Target.StorageClassName, in.Target.StorageClass = "local", class("local", linstor, false)
+				in.Target.Profile = profile("local", cdiv1.CloneStrategyCsiClone, &block)
+				in.Target.CloneType = cdiv1.CloneStrategyHostAssisted
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "the DataVolume's cdi.kubevirt.io/cloneType annotation"},
+		},
+		"CloneTypeAnnotationSkipsThePlannersChecks": {
+			reason: "A saved strategy skips computeStrategyForSourcePVC, so neither the missing status.capacity (validateAdvancedClonePVC) nor the expansion check applies: no wait, no fallback reason.",
+			in: with(func(in *Input) {
+				in.Source.Capacity = nil
+				in.Target.Size = qty("20Gi")
+				in.Target.CloneType = cdiv1.CloneStrategyHostAssisted
+			}),
+			want: Plan{Strategy: cdiv1.CloneStrategyHostAssisted, Via: "the DataVolume's cdi.kubevirt.io/cloneType annotation"},
+		},
+		"CloneTypeAnnotationStillNeedsTheSource": {
+			reason: "The DataVolume controller waits for the source before any claim exists (pvc-clone-controller.go validateCloneAndSourcePVC), annotation or not.",
+			in: with(func(in *Input) {
+				in.Source = nil
+				in.Target.CloneType = cdiv1.CloneStrategyHostAssisted
+			}),
+			want: Plan{Blocked: &Blocked{Reason: ReasonCloneWithoutSource, Message: "The source pvc talos-worker-abc-v1.13.6 doesn't exist", Waits: true, Awaits: "PVC talos-worker-abc-v1.13.6 does not exist (or has not been seen) yet", OnSource: true},
+				Fixes: []string{"if PVC talos-worker-abc-v1.13.6 never appears, create it (CDI clones as soon as it exists)"}},
+		},
+		"UnknownCloneTypeAnnotationErrors": {
+			reason: "clone/planner.go Plan errors for a saved strategy it cannot plan from a PVC, on every retry.",
+			in:     with(func(in *Input) { in.Target.CloneType = "smart" }),
+			want: Plan{Blocked: &Blocked{Reason: ReasonError, Message: "unknown strategy/source smart"},
+				Fixes: []string{"remove the DataVolume's cdi.kubevirt.io/cloneType annotation or set it to copy, snapshot or csi-clone, and re-create the DataVolume"}},
+		},
 		"PVDriverDecidesOverTheSourceClass": {
 			reason: "GetDriverFromVolume reads the bound PV's CSI driver first; a source whose class was deleted still clones.",
 			in: with(func(in *Input) {

@@ -57,6 +57,9 @@ type Config struct {
 	Usages bool
 	// AllowHostAssistedCopy lets a clone through that CDI would copy.
 	AllowHostAssistedCopy bool
+	// HostAssistedCopyClasses are the classes whose pools copy their disks
+	// from a golden on another class, sorted.
+	HostAssistedCopyClasses []string
 	// ReadSnapshotClasses requires the VolumeSnapshotClasses.
 	ReadSnapshotClasses bool
 	// SnapshotGoldens keeps goldens also as VolumeSnapshots where the
@@ -193,6 +196,9 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		}
 	}
 	errs = append(errs, c.CloneBudget.from(in.CloneBudget)...)
+	var ce field.ErrorList
+	c.HostAssistedCopyClasses, ce = copyClasses(in.ClonePreflight.HostAssistedCopy.StorageClasses)
+	errs = append(errs, ce...)
 	if !c.ReadSnapshotClasses {
 		// Without the snapshot API there is nothing to keep a golden as.
 		if in.SnapshotGoldens.Enabled != nil && *in.SnapshotGoldens.Enabled {
@@ -402,4 +408,37 @@ func (b *CloneBudget) from(in v1beta1.CloneBudgetOptions) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// CopiesOnto reports whether pools on class copy their disks from a golden
+// on another class (clonePreflight.hostAssistedCopy.storageClasses).
+func (c Config) CopiesOnto(class string) bool {
+	_, found := slices.BinarySearch(c.HostAssistedCopyClasses, class)
+	return class != "" && found
+}
+
+// copyClasses reads clonePreflight.hostAssistedCopy.storageClasses: each a
+// StorageClass name, listed once.
+func copyClasses(in []string) ([]string, field.ErrorList) {
+	var errs field.ErrorList
+	path := field.NewPath("clonePreflight", "hostAssistedCopy", "storageClasses")
+	seen := map[string]int{}
+	var out []string
+	for i, class := range in {
+		p := path.Index(i)
+		if msgs := validation.IsDNS1123Subdomain(class); len(msgs) > 0 {
+			for _, msg := range msgs {
+				errs = append(errs, field.Invalid(p, class, "is not a StorageClass name: "+msg))
+			}
+			continue
+		}
+		if first, dup := seen[class]; dup {
+			errs = append(errs, field.Invalid(p, class, fmt.Sprintf("is listed twice (also %s); list each class once", path.Index(first))))
+			continue
+		}
+		seen[class] = i
+		out = append(out, class)
+	}
+	slices.Sort(out)
+	return out, errs
 }

@@ -116,6 +116,12 @@ func TestFromInput(t *testing.T) {
 			wantErr: `input: cloneBudget.storageClasses[replicated]: Invalid value: -1: must be from 0 (unbounded) to 10000: it is how many worker disks of one golden may clone at once onto a StorageClass (default 10)`},
 		"CloneBudgetOfNoClassIsRefused": {reason: "A key that is no StorageClass name would never match.", in: v1beta1.Input{CloneBudget: v1beta1.CloneBudgetOptions{StorageClasses: map[string]int32{"Fast SSD": 3}}},
 			wantErr: `input: cloneBudget.storageClasses[Fast SSD]: Invalid value: "Fast SSD": is not a StorageClass name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		"HostAssistedCopyClassesPerClass": {reason: "clonePreflight.hostAssistedCopy.storageClasses lists the classes whose pools copy from a golden on another class, kept sorted.", in: v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{HostAssistedCopy: v1beta1.HostAssistedCopyOptions{StorageClasses: []string{"local", "lvm"}}}},
+			want: with(func(c *Config) { c.HostAssistedCopyClasses = []string{"local", "lvm"} })},
+		"HostAssistedCopyOfNoClassIsRefused": {reason: "An entry that is no StorageClass name would never match a pool.", in: v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{HostAssistedCopy: v1beta1.HostAssistedCopyOptions{StorageClasses: []string{"Local SSD"}}}},
+			wantErr: `input: clonePreflight.hostAssistedCopy.storageClasses[0]: Invalid value: "Local SSD": is not a StorageClass name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		"HostAssistedCopyClassListedTwiceIsRefused": {reason: "The list is a set; a class written twice is a typo to point at.", in: v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{HostAssistedCopy: v1beta1.HostAssistedCopyOptions{StorageClasses: []string{"local", "local"}}}},
+			wantErr: `input: clonePreflight.hostAssistedCopy.storageClasses[1]: Invalid value: "local": is listed twice (also clonePreflight.hostAssistedCopy.storageClasses[0]); list each class once`},
 		"NegativeMaxWorkerDisksIsRefused": {reason: "A negative bound is refused, naming the field and the default.", in: v1beta1.Input{CloneHealth: v1beta1.CloneHealthOptions{MaxWorkerDisks: ptr.To[int32](-1)}},
 			wantErr: `input: cloneHealth.maxWorkerDisks: Invalid value: -1: must be from 0 to 10000; it is how many worker disks a pool reads for its CloneHealthy condition (default 256, about what fits in the 4 MiB default --max-recv-message-size with room to spare)`},
 		"ZeroDiskSizeIsRefused": {reason: "A disk must have a size.", in: v1beta1.Input{Storage: v1beta1.StorageOptions{DiskSize: "0"}}, wantErr: `input: storage.diskSize: Invalid value: "0": is not a positive quantity such as 20Gi`},
@@ -184,6 +190,27 @@ func TestModeFor(t *testing.T) {
 			got, err := ModeFor(tc.cfg, tc.kind)
 			if err != nil || got != tc.want {
 				t.Errorf("ModeFor(%q) = %q, %v; want %q", tc.kind, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCopiesOnto(t *testing.T) {
+	c := Config{HostAssistedCopyClasses: []string{"local", "lvm"}}
+	cases := map[string]struct {
+		reason string
+		class  string
+		want   bool
+	}{
+		"ListedClassCopies":    {reason: "A listed class copies from a golden on another class.", class: "lvm", want: true},
+		"UnlistedClassDoesNot": {reason: "Any other class keeps the StorageClassMismatch hold.", class: "replicated"},
+		"NoClassNeverCopies":   {reason: "A pool whose class is unknown has nothing to match.", class: ""},
+		"PrefixIsNoMatch":      {reason: "Names match whole.", class: "loc"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, c.CopiesOnto(tc.class)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

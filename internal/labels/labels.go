@@ -42,6 +42,10 @@ const (
 	AnnTalosVersion = Prefix + "talos-version"
 	// AnnSourceType records whether a template clones or imports.
 	AnnSourceType = Prefix + "source-type"
+	// AnnCopyFromStorageClass marks a worker disk (and its template) that
+	// copies its golden from another StorageClass because the Input chose
+	// it, with the golden's class (nodepool copy.go).
+	AnnCopyFromStorageClass = Prefix + "copy-from-storage-class"
 	// AnnImportPermanentError keeps on a golden DataVolume a permanent
 	// importer error, which CDI clears on each importer restart (cdistate).
 	AnnImportPermanentError = Prefix + "import-permanent-error"

@@ -26,9 +26,11 @@ type capacityPlan struct {
 	// Published is what the class publishes.
 	Published capacity.Published
 	// Golden is the size of the golden each clone starts from; zero when
-	// the disks restore from the golden's snapshot (FromSnapshot).
+	// the disks restore from the golden's snapshot (FromSnapshot) or are
+	// copied from a golden on another class (Copy).
 	Golden       resource.Quantity
 	FromSnapshot bool
+	Copy         bool
 	// Disk is the worker disk's size.
 	Disk resource.Quantity
 	// Limited is true when fewer clones start than the budget allowed.
@@ -69,7 +71,14 @@ func (pl plan) predictCapacity(cfg config.Config, b *budgetPlan) capacityPlan {
 	// restores it into CDI's claim and grows it there (clone/planner.go
 	// planSmartCloneFromSnapshot), with no copy or snapshot of the golden
 	// per clone, which is what the golden's term counts.
-	if _, _, cp.FromSnapshot = restoresSnapshot(pl.MachineTemplate.Desired); !cp.FromSnapshot {
+	// A copy from the golden on another class makes the disk alone on this
+	// class: CDI's temporary claim in the golden's namespace has the
+	// disk's class and size and becomes the disk (clone/planner.go
+	// planHostAssistedFromPVC, createDesiredClaim), a clone target gets no
+	// scratch claim (upload-controller.go createScratchPvcNameFromPvc), and
+	// the cdi-cloner pod reads the golden where it is.
+	_, _, cp.FromSnapshot = restoresSnapshot(pl.MachineTemplate.Desired)
+	if cp.Copy = copyOf(pl.MachineTemplate.Desired) != nil; !cp.FromSnapshot && !cp.Copy {
 		cp.Golden = pl.goldenSize(cfg)
 	}
 	cp.Prediction = capacity.Predict(starting+rollStarting, cp.Disk, cp.Golden, replicas, from, cp.Published)
@@ -129,8 +138,11 @@ func (cp capacityPlan) capacityText(class string) string {
 		return free
 	}
 	per := fmt.Sprintf("each clone needs (disk %s + golden %s) × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Golden.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
-	if cp.FromSnapshot {
+	switch {
+	case cp.FromSnapshot:
 		per = fmt.Sprintf("each restore from the golden's snapshot needs disk %s × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
+	case cp.Copy:
+		per = fmt.Sprintf("each host-assisted copy from the golden on another class needs disk %s × %d cop(ies) (%s) = %s", cp.Disk.String(), cp.Replicas, cp.ReplicasFrom, cp.PerClone.String())
 	}
 	if cp.TooLarge {
 		return fmt.Sprintf("%s, but the disk of %s is larger than the largest volume one of its segments takes (%s, its maximumVolumeSize or, where it publishes none, its capacity)", free, cp.Disk.String(), cp.Published.LargestVolume.String())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/capacity"
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
+	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
@@ -449,34 +450,38 @@ func decideWithCapacity(t *testing.T, spec map[string]any, w budgetWorld, observ
 	r.Config.CloneBudget.Default = budget
 	r.Raw[reqCloneClaims] = wire(t, w.claims...)
 	r.Required[reqStorageCapacities] = segments
-	c := prepare(r.Request)
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	pl, err := decide(c, r.Required, r.Raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
+	return decided(t, r)
 }
 
 // TestCapacityOfSnapshotRestores: a template that restores its disks from
 // the golden's snapshot makes the disk alone per clone, no copy of the
-// golden; one that clones the golden's PVC counts both.
+// golden; so does one that copies the golden from another class; one that
+// clones the golden's PVC counts both.
 func TestCapacityOfSnapshotRestores(t *testing.T) {
 	grow := clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](5), Surge: 30, Unavailable: 1}
-	template := func(source map[string]any) *composed.Unstructured {
+	template := func(source map[string]any, annotations map[string]any) *composed.Unstructured {
 		u := composed.New()
+		meta := map[string]any{"name": diskTemplateName}
+		if annotations != nil {
+			meta["annotations"] = annotations
+		}
 		u.Object = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"virtualMachineTemplate": map[string]any{"spec": map[string]any{
-			"dataVolumeTemplates": []any{map[string]any{"metadata": map[string]any{"name": diskTemplateName}, "spec": map[string]any{"source": source}}},
+			"dataVolumeTemplates": []any{map[string]any{"metadata": meta, "spec": map[string]any{"source": source}}},
 		}}}}}}
 		return u
 	}
 	cases := map[string]struct {
-		reason string
-		source map[string]any
-		want   string
+		reason      string
+		source      map[string]any
+		annotations map[string]any
+		want        string
 	}{
+		"CopyFromTheGoldenOnAnotherClass": {
+			reason:      "A host-assisted copy makes CDI's tmp-pvc of the disk's class and size, which becomes the disk, and reads the golden on its own class: 20Gi × 3 each, 3 of the 5 fit.",
+			source:      map[string]any{"pvc": map[string]any{"namespace": "cozy-public", "name": "golden"}},
+			annotations: map[string]any{labels.AnnCDICloneType: "copy", labels.AnnCopyFromStorageClass: "other"},
+			want:        "class replicated publishes 200Gi free in 2 CSIStorageCapacity segment(s); each host-assisted copy from the golden on another class needs disk 20Gi × 3 cop(ies) (the class's parameter linstor.csi.linbit.com/placementCount) = 60Gi; 5 clone(s) were to start and 3 fit",
+		},
 		"RestoreFromSnapshot": {
 			reason: "200Gi holds 3 restores of 20Gi × 3 (60Gi), where it held 2 clones of the PVC: 3 of the 5 start.",
 			source: map[string]any{"snapshot": map[string]any{"namespace": "cozy-public", "name": "golden"}},
@@ -492,7 +497,7 @@ func TestCapacityOfSnapshotRestores(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pl := plan{
 				Shape:           shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
-				MachineTemplate: machineTemplate{Desired: template(tc.source)},
+				MachineTemplate: machineTemplate{Desired: template(tc.source, tc.annotations)},
 				World: world{
 					StorageClasses:    []storagev1.StorageClass{linstorClass("3")},
 					StorageCapacities: []storagev1.CSIStorageCapacity{segment("csisc-a", "replicated", "120Gi", ""), segment("csisc-b", "replicated", "80Gi", "")},

@@ -471,6 +471,13 @@ func TestCompose(t *testing.T) {
 			world:  succeeded,
 			want:   summary{Gate: "Held/StorageClassMismatch"},
 		},
+		"CrossClassCopyChosenForTheClassIsComposed": {
+			reason: "With local listed in clonePreflight.hostAssistedCopy.storageClasses, the pool copies from the golden on replicated: composed, its disk asking CDI for the copy.",
+			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "local"}),
+			world:  copyWorld(),
+			config: func(c *config.Config) { c.HostAssistedCopyClasses = []string{"local"} },
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
 		"CrossClassViaDefaultSaysWhichSideWasDefaulted": {
 			reason: "A golden without a class resolves to today's default; the message says that side came from the default.",
 			xr:     nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "replicated"}),

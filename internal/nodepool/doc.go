@@ -10,10 +10,10 @@
 // it (world.go, join.go). Compose then decides (plan.go, decide):
 //  1. the world read and the Join facts (world.go, joinplan.go);
 //  2. the installer repository (installer.go) and the support matrix
-//     (supportmatrix.go); the installer condition and clone health
-//     (health.go);
-//  3. the clone gates' input and the disk template's StorageClass (gate.go),
-//     then the disk template (render.go, vmtemplate.go);
+//     (supportmatrix.go); the installer condition (health.go);
+//  3. the clone gates' input, the disk template's StorageClass (gate.go)
+//     and the copy path the Input chose for it (copy.go), then the disk
+//     template (render.go, vmtemplate.go);
 //  4. the workers: node size and kubelet reservations (reservations.go), the
 //     bootstrap template, the MachineDeployment and its health check
 //     (render.go, deployment.go);
@@ -24,7 +24,9 @@
 //     new clone template (gate.go, preflight.go), an unknown node size, the
 //     clone grant, the Join mode's holds (joinplan.go);
 //  7. a Join pool not held stays on its running bootstrap template when only
-//     the facts changed (joinplan.go).
+//     the facts changed (joinplan.go);
+//  8. clone health, of the disks read and of the template the workers are
+//     made from after the hold (health.go, copy.go).
 //
 // emit.go writes the plan: the current objects, the previous templates a
 // MachineSet still needs, the clone Usages (usage.go), status, conditions

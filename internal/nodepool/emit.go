@@ -273,7 +273,11 @@ func (pl plan) results(prev previous, machineTemplate string) []compose.Result {
 		conds = append(conds, c)
 	}
 	for _, c := range conds {
-		if r, ok := compose.Transition(c, prev.Conditions); ok {
+		r, ok := compose.Transition(c, prev.Conditions)
+		if !ok {
+			r, ok = copyingResult(c, prev.Conditions)
+		}
+		if ok {
 			rs = append(rs, r)
 		}
 	}

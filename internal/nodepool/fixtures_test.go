@@ -324,6 +324,20 @@ func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed 
 	return composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: xr, Observed: observed}, Required: w.resolved(), Raw: w.raw(t)}
 }
 
+// decided is the plan of a call of r: its Prepare, then decide.
+func decided(t testing.TB, r composetest.Request) plan {
+	t.Helper()
+	c := prepare(r.Request)
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	pl, err := decide(c, r.Required, r.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
 // raw is the worker DataVolumes and PVCs as the request carries them:
 // protobuf Structs, read from the wire.
 func (w worldFixture) raw(t testing.TB) required.Raw {

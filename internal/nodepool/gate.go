@@ -236,10 +236,15 @@ type gateInput struct {
 	GoldenClass class
 	// Choice is the golden of the pool's architecture (goldenchoice.go).
 	Choice goldenChoice
+	// Copy is the copy path the Input chose for the pool's class, when its
+	// golden is on another (chooseCopy); nil otherwise.
+	Copy *copyPath
 }
 
 // gateClone runs the clone gates in order: golden readiness, StorageClass,
-// size floor; without a golden there is no class or size to compare.
+// size floor; without a golden there is no class or size to compare. A
+// pool on the copy path copies across the classes on purpose, so the
+// StorageClass gate does not hold it.
 func gateClone(in gateInput) *hold {
 	if h := gateOnArchitecture(in.Pool, in.Image, in.Choice, in.Cloned); h != nil {
 		return h
@@ -250,8 +255,10 @@ func gateClone(in gateInput) *hold {
 	if in.Golden.Kind == cdistate.Missing {
 		return nil
 	}
-	if h := gateOnStorageClass(in.Pool, in.Image, in.PoolClass, in.GoldenClass); h != nil {
-		return h
+	if in.Copy == nil {
+		if h := gateOnStorageClass(in.Pool, in.Image, in.PoolClass, in.GoldenClass); h != nil {
+			return h
+		}
 	}
 	return gateOnSize(in.Pool, in.Image, in.DiskSize, goldenStorageOf(in.GoldenDV, in.GoldenPVC))
 }

@@ -27,7 +27,14 @@ const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 // on the DataVolume: CDI copies the claim's cloneType onto it (CDI v1.65.0
 // pvc-clone-controller.go, snapshot-clone-controller.go). A settled pool
 // healthy when last read is not read again (reads.go).
-func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32) compose.Condition {
+//
+// A copy the Input chose is no such surprise: a disk made on the copy path
+// (copyChosen) is not listed, and copying, the copy path of the template
+// the workers are made from, makes the condition True with reason
+// HostAssistedCopy and a message that says what each worker costs. It
+// comes from the template, not the disks, so a settled pool that reads
+// none keeps saying it.
+func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32, copying *copyPath) compose.Condition {
 	if rd.TooManyWorkers {
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: ReasonTooManyWorkerDisks, Message: msgTooManyWorkerDisks(p, rd.WorkerDisks, limit)}
 	}
@@ -36,7 +43,7 @@ func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32) compose.
 		switch {
 		case isCloneWithoutSource(dv):
 			stuck = append(stuck, dv.Name)
-		case dv.Annotations[labels.AnnCDICloneType] == cloneTypeCopy:
+		case dv.Annotations[labels.AnnCDICloneType] == cloneTypeCopy && !copyChosen(dv):
 			copied = append(copied, dv.Name)
 		}
 	}
@@ -52,10 +59,27 @@ func cloneHealth(p pool, dvs []cdiv1.DataVolume, rd reads, limit int32) compose.
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: cloneWithoutSource, Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
 	case len(copied) > 0:
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: "HostAssistedClone", Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
+	case copying != nil:
+		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: ReasonHostAssistedCopy, Message: msgCopying(p, copying)}
 	}
 	return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: fmt.Sprintf("No worker disk of node pool %q is waiting for a missing clone source or was cloned by a host-assisted copy.", p.Ref())}
 }
 
 func isCloneWithoutSource(dv cdiv1.DataVolume) bool {
 	return cdistate.Of(&dv, nil).Kind == cdistate.WaitingForSource
+}
+
+// copyingResult is the Warning event of a pool that takes the copy path:
+// CloneHealthy turns True with reason HostAssistedCopy, which
+// compose.Transition reports no event for (it is no fault), yet every
+// worker now costs a full copy of the image over the pod network, which the
+// operator should see once. Only on the transition, as every result.
+func copyingResult(c compose.Condition, previous []compose.ObservedCondition) (compose.Result, bool) {
+	if c.Status != compose.StatusTrue || c.Reason != ReasonHostAssistedCopy {
+		return compose.Result{}, false
+	}
+	if prev, ok := compose.ConditionOf(previous, c.Type); ok && prev.Status == string(c.Status) && prev.Reason == c.Reason {
+		return compose.Result{}, false
+	}
+	return compose.Result{Severity: compose.SeverityWarning, Reason: c.Reason, Message: c.Message}, true
 }

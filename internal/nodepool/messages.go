@@ -74,8 +74,8 @@ func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, pro
 }
 
 func msgStorageClassMismatch(p pool, img image, poolClass, goldenClass class, detail string) string {
-	return fmt.Sprintf("Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; or switch the pool to osImage.factory.",
-		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name)
+	return fmt.Sprintf("Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; %s; or switch the pool to osImage.factory.",
+		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name, copyFix(poolClass.Name))
 }
 
 func msgDiskTooSmall(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) string {

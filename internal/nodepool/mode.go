@@ -102,7 +102,7 @@ func prepare(r compose.Request) *call {
 			var t machineTemplate
 			request, err := requestOf(c.request, r.Config.Requested, c.known.Name, nil)
 			if err == nil {
-				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, false)
+				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, diskSource{})
 				in.Asked = c.askedAnew(request)
 			}
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}

@@ -40,6 +40,9 @@ type plan struct {
 	// Snapshot is whether a new clone template restores from the golden's
 	// VolumeSnapshot (snapshot.go).
 	Snapshot snapshotDecision
+	// Copy is the copy path a new clone template takes (copy.go): a copy of
+	// the golden on another class, which the Input chose for the pool's.
+	Copy *copyPath
 	// ClonePlan is CDI's predicted clone of a new template's worker disks.
 	ClonePlan cloneplan.Plan
 	// Budget is the clone budget's bound on the deployment (budget.go).
@@ -95,12 +98,16 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion, World: world, Join: join,
-		CloneHealth: cloneHealth(p, world.WorkerDVs, c.reads, r.Config.MaxWorkerDisks),
 	}
 	gate := decideGate(c, s, world)
 	pl.StorageClass = decideStorageClass(s, img, gate)
-	pl.Snapshot = decideSnapshot(r.Config, img, pl.StorageClass.Name, world)
-	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name, pl.Snapshot.Use); err != nil {
+	// A copy reads the golden's PVC where it is: CDI would first restore a
+	// snapshot on the golden's driver (clone/planner.go
+	// planHostAssistedFromSnapshot), a second volume per worker.
+	if pl.Copy = gate.Copy; pl.Copy == nil {
+		pl.Snapshot = decideSnapshot(r.Config, img, pl.StorageClass.Name, world)
+	}
+	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name, diskSource{FromSnapshot: pl.Snapshot.Use, Copy: pl.Copy}); err != nil {
 		return plan{}, err
 	}
 	w, err := decideWorkers(c, s, world, join, pl.StorageClass.Name, pl.MachineTemplate.Name)
@@ -121,6 +128,9 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 		// Nothing is composed: the existing pool runs on as it is.
 		pl.Hold = adoptHold
 	}
+	// How the disks were cloned, and how the template the workers are made
+	// from after this call makes them.
+	pl.CloneHealth = cloneHealth(p, world.WorkerDVs, c.reads, r.Config.MaxWorkerDisks, copyOf(pl.workersTemplate()))
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}
@@ -137,7 +147,7 @@ func decideGate(c *call, s shape, w world) gateInput {
 	}
 	def := storageclass.Default(w.StorageClasses)
 	clone := poolClone(p, img, w.WorkerDVs)
-	return gateInput{
+	in := gateInput{
 		Pool: p, Image: img, DiskSize: s.DiskSize,
 		GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
 		// A ready MachineSet on a template of this golden, or (when the
@@ -147,6 +157,8 @@ func decideGate(c *call, s shape, w world) gateInput {
 		GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
 		Choice:      checkedChoice(c.choice, w.GoldenDV),
 	}
+	in.Copy = chooseCopy(c.r.Config, img, in.Golden, in.PoolClass, in.GoldenClass)
+	return in
 }
 
 // decideStorageClass is the class written into the disk template: the
@@ -167,33 +179,34 @@ func decideStorageClass(s shape, img image, gate gateInput) class {
 // when it records what the pool asks for now (keptFor), else the one this
 // release renders, reusing what Requirements decided when the class is the
 // one it knew and the disk clones the golden's PVC, as Requirements
-// renders it (it has not read whether the class prefers snapshots).
-func decideMachineTemplate(c *call, s shape, storageClass string, fromSnapshot bool) (machineTemplate, error) {
-	if d := c.desired; d != nil && d.Class == storageClass && !fromSnapshot {
+// renders it (it has read neither whether the class prefers snapshots nor
+// the golden's class, which decides the copy path).
+func decideMachineTemplate(c *call, s shape, storageClass string, src diskSource) (machineTemplate, error) {
+	if d := c.desired; d != nil && d.Class == storageClass && src.clonesPVC() {
 		return d.Template, d.err
 	}
-	return machineTemplateFor(c, s, storageClass, fromSnapshot)
+	return machineTemplateFor(c, s, storageClass, src)
 }
 
 // machineTemplateFor keeps or renders the disk template on storageClass.
 // A kept template is kept whatever its disk's source: which source a new
-// template takes is no part of the pool's request (snapshot.go).
-func machineTemplateFor(c *call, s shape, storageClass string, fromSnapshot bool) (machineTemplate, error) {
+// template takes is no part of the pool's request (snapshot.go, copy.go).
+func machineTemplateFor(c *call, s shape, storageClass string, src diskSource) (machineTemplate, error) {
 	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, nil)
 	if err != nil {
 		return machineTemplate{}, err
 	}
-	return machineTemplateOn(c, s, storageClass, request, fromSnapshot)
+	return machineTemplateOn(c, s, storageClass, request, src)
 }
 
 // machineTemplateOn is machineTemplateFor with the pool's request of the
 // template on storageClass already hashed.
-func machineTemplateOn(c *call, s shape, storageClass, request string, fromSnapshot bool) (machineTemplate, error) {
+func machineTemplateOn(c *call, s shape, storageClass, request string, src diskSource) (machineTemplate, error) {
 	running, _ := c.obs.inEffect()
 	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
 		return machineTemplateFrom(u)
 	}
-	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision, fromSnapshot)
+	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision, src)
 	if err != nil {
 		return machineTemplate{}, err
 	}
@@ -216,10 +229,10 @@ func machineTemplateOn(c *call, s shape, storageClass, request string, fromSnaps
 // nothing new, so it keeps it, recorded with the rendering that made it, and
 // RenderingCurrent names it. nil when no earlier rendering makes it: the
 // spec changed, and the pool rolls as it would have on any release. No
-// earlier rendering restored a disk from a snapshot.
+// earlier rendering restored a disk from a snapshot or asked for a copy.
 func earlierMachineTemplate(c *call, s shape, storageClass string, running *composed.Unstructured, request string) (*machineTemplate, error) {
 	for rendering := renderingRevision - 1; rendering >= firstRendering; rendering-- {
-		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering, false)
+		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering, diskSource{})
 		if err != nil {
 			return nil, err
 		}
@@ -322,13 +335,16 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 			h = gateOnGoldenSnapshot(p, img, pl.Snapshot)
 		}
 		if h == nil {
-			if pl.Snapshot.Use {
+			switch {
+			case pl.Snapshot.Use:
 				cp = predictSnapshotClone(img, pl.StorageClass.Name, s.DiskSize, w)
-			} else {
+			case pl.Copy != nil:
+				cp = predictCopy(img, pl.StorageClass.Name, s.DiskSize, w)
+			default:
 				cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
 			}
 			h = gateOnClonePlan(preflightInput{
-				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy,
+				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy, CopyChosen: pl.Copy != nil,
 				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,
 				Placement: placementOf(gate.GoldenClass.Name, pl.StorageClass.Name, w),
 			}, cp)

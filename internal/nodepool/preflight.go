@@ -17,7 +17,11 @@ import (
 
 // Reasons the clone pre-flight holds a new template.
 const (
-	// ReasonHostAssistedCopy: CDI would copy every disk over the pod network.
+	// ReasonHostAssistedCopy: CDI copies every disk over the pod network.
+	// It has two meanings, one per condition, on purpose: on
+	// WorkerImageReady and status.gate (Held) the pre-flight predicted a
+	// copy nobody chose and holds the new template; on CloneHealthy (True)
+	// the pool is on the copy path the Input chose (copy.go, health.go).
 	ReasonHostAssistedCopy = "HostAssistedCopy"
 	// ReasonCloneWouldFail: CDI would refuse the worker disks outright.
 	ReasonCloneWouldFail = "CloneWouldFail"
@@ -59,6 +63,11 @@ func cloneTargetFor(class string, diskSize resource.Quantity, w world) cloneplan
 // is read as CDI reads it: status.capacity (nil until bound), never its
 // request; its driver is its bound PV's (volumeDriver), else its class's.
 func predictClone(img image, class string, diskSize resource.Quantity, w world) cloneplan.Plan {
+	return cloneplan.Predict(cloneInput(img, class, diskSize, w))
+}
+
+// cloneInput is what predictClone predicts from.
+func cloneInput(img image, class string, diskSize resource.Quantity, w world) cloneplan.Input {
 	in := cloneplan.Input{
 		SourceName:            img.GoldenRef(),
 		CloneStrategyOverride: w.Clone.Override,
@@ -87,7 +96,7 @@ func predictClone(img image, class string, diskSize resource.Quantity, w world) 
 		}
 		in.Source = src
 	}
-	return cloneplan.Predict(in)
+	return in
 }
 
 // preflightInput is what the pre-flight gate decides from besides the plan.
@@ -98,6 +107,9 @@ type preflightInput struct {
 	Class string
 	// AllowCopy is the Input's clonePreflight.allowHostAssistedCopy.
 	AllowCopy bool
+	// CopyChosen: the pool is on the copy path (copy.go), whose template
+	// asks for the copy the plan predicts.
+	CopyChosen bool
 	// GoldenWaived: gateOnGolden let a pool that already cloned through an
 	// unready golden, so the golden's fate does not hold it here either.
 	GoldenWaived bool
@@ -138,7 +150,8 @@ func volumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume
 // would silently fall back to a host-assisted copy for, streaming the image
 // over the pod network per worker (clone/planner.go
 // computeStrategyForSourcePVC, validateAdvancedClonePVC), unless
-// clonePreflight.allowHostAssistedCopy accepts the copy; and a CSI clone or
+// clonePreflight.allowHostAssistedCopy accepts the copy or the pool asked
+// for it on the copy path (copy.go); and a CSI clone or
 // snapshot restore on a class whose driver would make every disk on the
 // golden's node (cloneplacement), which no setting accepts.
 //
@@ -162,7 +175,7 @@ func gateOnClonePlan(in preflightInput, plan cloneplan.Plan) *hold {
 		return &hold{Reason: ReasonCloneWouldFail, Message: fmt.Sprintf(
 			"Node pool %q: CDI would refuse every worker disk cloned from golden image %q on StorageClass %q (%s: %s), so the new worker template is held back. To fix it, %s.",
 			p.Ref(), golden, classText(class), plan.Blocked.Reason, plan.Blocked.Message, orDefault(fixes, "check the StorageClass and its CDI StorageProfile"))}
-	case plan.HostAssisted() && !in.AllowCopy:
+	case plan.HostAssisted() && !in.AllowCopy && !in.CopyChosen:
 		why := "because " + plan.Via + " is copy"
 		if plan.Fallback != nil {
 			why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)

@@ -104,23 +104,30 @@ const renderingLegacyImport = 2
 // the worker's claim itself. A clone never carries it: "false" takes CDI
 // off its clone populator, the only path on which it plans CSI clones and
 // snapshots (cloneplan), onto a host-assisted copy.
-func dataVolumeAnnotations(p pool, img image, rendering int) map[string]string {
+//
+// A disk on the copy path (copy.go) also carries copyAnnotations; only a
+// template this release renders is on it.
+func dataVolumeAnnotations(p pool, img image, rendering int, src diskSource) map[string]string {
 	a := diskAnnotations(p, img)
 	if img.Source != SourceClone && rendering >= renderingLegacyImport {
 		a[labels.AnnCDIUsePopulator] = "false"
+	}
+	if img.Source == SourceClone && src.Copy != nil {
+		maps.Copy(a, copyAnnotations(src.Copy))
 	}
 	return a
 }
 
 // renderMachineTemplate builds the KubevirtMachineTemplate as
 // RenderingRevision rendering renders it. storageClass is the resolved class
-// ("" leaves the choice to CDI at bind time); fromSnapshot restores a clone
-// disk from the golden's VolumeSnapshot instead of cloning its PVC
-// (snapshot.go), named as the golden.
-func renderMachineTemplate(p pool, img image, s shape, storageClass string, rendering int, fromSnapshot bool) (machineTemplate, error) {
+// ("" leaves the choice to CDI at bind time); src says how a clone disk is
+// made: restored from the golden's VolumeSnapshot, named as the golden
+// (snapshot.go), a copy of its PVC asked of CDI (copy.go), else a clone of
+// its PVC.
+func renderMachineTemplate(p pool, img image, s shape, storageClass string, rendering int, src diskSource) (machineTemplate, error) {
 	source := &cdiv1.DataVolumeSource{}
 	switch {
-	case img.Source == SourceClone && fromSnapshot:
+	case img.Source == SourceClone && src.FromSnapshot:
 		source = goldensnapshot.Source(img.GoldenNamespace, img.GoldenName)
 	case img.Source == SourceClone:
 		source.PVC = &cdiv1.DataVolumeSourcePVC{Namespace: img.GoldenNamespace, Name: img.GoldenName}
@@ -144,7 +151,7 @@ func renderMachineTemplate(p pool, img image, s shape, storageClass string, rend
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        diskTemplateName,
 				Labels:      diskLabels(p, img),
-				Annotations: dataVolumeAnnotations(p, img, rendering),
+				Annotations: dataVolumeAnnotations(p, img, rendering, src),
 			},
 			Spec: cdiv1.DataVolumeSpec{Source: source, Storage: storage},
 		}},

@@ -340,7 +340,8 @@ func TestRequestClassifiesEverySpecField(t *testing.T) {
 func TestRequestedCoversTheTemplateInputs(t *testing.T) {
 	// snapshotGoldens decides what a NEW template's disk restores from,
 	// like the golden's readiness, and so is no part of the request:
-	// turning it on or off rolls no pool (snapshot.go).
+	// turning it on or off rolls no pool (snapshot.go). So does
+	// clonePreflight.hostAssistedCopy, whether it copies (copy.go).
 	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "snapshotGoldens", "polling", "clusterAPI"}
 	requested := specKeys(reflect.TypeFor[config.Requested]())
 	// Requested flattens storage.diskSize; the Input holds it in storage,

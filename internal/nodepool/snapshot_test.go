@@ -145,7 +145,7 @@ func TestSnapshotUsages(t *testing.T) {
 	spec := v1alpha1.NodePoolSpec{ClusterName: "demo", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}}
 	p, img, s := pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"}, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg)
 	for _, fromSnapshot := range []bool{false, true} {
-		mt, err := renderMachineTemplate(p, img, s, "replicated", renderingRevision, fromSnapshot)
+		mt, err := renderMachineTemplate(p, img, s, "replicated", renderingRevision, diskSource{FromSnapshot: fromSnapshot})
 		if err != nil {
 			t.Fatal(err)
 		}

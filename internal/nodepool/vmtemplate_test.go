@@ -37,7 +37,7 @@ func renderVM(t *testing.T, s v1alpha1.PoolShape, in *v1beta1.Input) (*infrav1.K
 		return nil, errs.ToAggregate().Error()
 	}
 	p := pool{Namespace: "tenant-a", Cluster: "demo", Name: "md0"}
-	kmt, err := renderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", RenderingRevision, false)
+	kmt, err := renderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", RenderingRevision, diskSource{})
 	if err != nil {
 		t.Fatal(err)
 	}
