@@ -26,7 +26,7 @@ import (
 )
 
 // Function boots Talos worker disks from shared golden images. It holds no
-// mutable state: every call decides from its request alone.
+// mutable state: every call decides from its request and the time it runs.
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
@@ -34,7 +34,13 @@ type Function struct {
 	ttl     time.Duration
 	modes   map[v1beta1.Mode]compose.Mode
 	metrics *metrics.Recorder
+	// now is the clock each call reads its compose.Request.Now from.
+	now func() time.Time
 }
+
+// defaultClock is the clock of a Function without WithClock: the wall
+// clock, except in a binary built for the render tests (clock_render.go).
+var defaultClock = time.Now
 
 // Option configures a Function.
 type Option func(*Function)
@@ -42,6 +48,12 @@ type Option func(*Function)
 // WithMetrics records every call on r.
 func WithMetrics(r *metrics.Recorder) Option {
 	return func(f *Function) { f.metrics = r }
+}
+
+// WithClock makes every call read its time from now: what a call decides
+// from time (a stalled import or clone) is then reproducible.
+func WithClock(now func() time.Time) Option {
+	return func(f *Function) { f.now = now }
 }
 
 // NewFunction returns the function with every mode registered. ttl is the
@@ -53,6 +65,7 @@ func NewFunction(log logging.Logger, ttl time.Duration, opts ...Option) *Functio
 	f := &Function{
 		log: log,
 		ttl: ttl,
+		now: defaultClock,
 		modes: map[v1beta1.Mode]compose.Mode{
 			v1beta1.ModeCatalog:       catalog.Mode{},
 			v1beta1.ModeTenantCluster: tenantcluster.Mode{},
@@ -146,7 +159,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
 		return c
 	}
-	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed}
+	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now().UTC().Truncate(time.Second)}
 
 	call := m.Prepare(r)
 	sel, err := call.Requirements()

@@ -105,8 +105,12 @@ func field(s *structpb.Struct, path ...string) string {
 	return s.GetFields()[path[len(path)-1]].GetStringValue()
 }
 
-// newTestFunction is the function under test, as main serves it.
-func newTestFunction() *Function { return NewFunction(logging.NewNopLogger(), time.Minute) }
+// newTestFunction is the function under test, as main serves it, at
+// fixture.Clock as the render harness's function process runs, so that an
+// example's expected output holds for it.
+func newTestFunction() *Function {
+	return NewFunction(logging.NewNopLogger(), time.Minute, WithClock(fixture.Clock))
+}
 
 // settleRequest calls f the way Crossplane does (fixture.Loop): first with
 // the request as given, then with what the response's requirements select

@@ -1,6 +1,8 @@
 package compose
 
 import (
+	"time"
+
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composite"
 
@@ -14,6 +16,12 @@ type Request struct {
 	Config    config.Config
 	Composite *composite.Unstructured
 	Observed  map[resource.Name]resource.ObservedComposed
+	// Now is when the call runs, read once from the Function's clock
+	// (fn.go, WithClock) and whole seconds, as a status records it: what a
+	// mode decides from time is then a function of the request, and tests
+	// fix it. The zero time records nothing of when an import or clone last
+	// moved and finds nothing stalled (internal/stall).
+	Now time.Time
 }
 
 // Mode composes one kind of composite; Prepare decodes the request once per
