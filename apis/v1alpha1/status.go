@@ -30,6 +30,14 @@ type GoldenStatus struct {
 	Phase string `json:"phase,omitempty"`
 	// Progress of the import, e.g. 42.0%.
 	Progress string `json:"progress,omitempty"`
+	// Restarts is the importer's restart count as CDI reports it, recorded
+	// with ProgressSince.
+	Restarts int32 `json:"restarts,omitempty"`
+	// ProgressSince is when the function first saw the import at this
+	// phase, progress and restart count (RFC 3339); one that stays there
+	// for the Input's polling.stallAfter.imports is reported Stalled. Kept
+	// only while the golden imports: CDI records no such time.
+	ProgressSince string `json:"progressSince,omitempty"`
 	// Storage is the golden's size.
 	Storage string `json:"storage,omitempty"`
 	// StorageClass is the golden's class (declared, else its PVC's).
@@ -41,7 +49,8 @@ type GoldenStatus struct {
 	// Reason says why the golden is not ready when it needs someone to
 	// act: the import's cause as CDI reports it (UntrustedCertificate,
 	// Unauthorized, ImageNotFound, Unresolvable, Unreachable,
-	// ChecksumMismatch, TooSmall, CredentialsMissing, ...), or
+	// ChecksumMismatch, TooSmall, CredentialsMissing, ...), Stalled for
+	// an import that has not moved for polling.stallAfter.imports, or
 	// Recreating while the catalog re-creates a golden that never
 	// succeeded to give it the catalog's new CA, credentials or checksum.
 	Reason string `json:"reason,omitempty"`

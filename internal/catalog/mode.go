@@ -143,6 +143,7 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 	if err := settle(xrName, plan); err != nil {
 		return compose.Output{Fatal: err}
 	}
+	trackImports(plan, prev.Goldens, r.Now, r.Config.Stall.Imports)
 
 	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got), caBundle(c.spec, r.Config))
 }

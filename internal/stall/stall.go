@@ -24,6 +24,7 @@ package stall
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -68,6 +69,18 @@ func Track(prev *Record, fp Fingerprint, now time.Time) (Record, bool) {
 // at now.
 func (r Record) Stalled(now time.Time, after time.Duration) bool {
 	return !r.Since.IsZero() && !now.IsZero() && now.Sub(r.Since) >= after
+}
+
+// Bound is a bound as messages say it: 30m, 1h30m, 2h, 90s.
+func Bound(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
 }
 
 // FormatSince is a record's time as a status carries it (RFC 3339, UTC).

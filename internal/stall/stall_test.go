@@ -96,6 +96,14 @@ func TestStalled(t *testing.T) {
 	}
 }
 
+func TestBound(t *testing.T) {
+	for d, want := range map[time.Duration]string{30 * time.Minute: "30m", 90 * time.Minute: "1h30m", 2 * time.Hour: "2h", 90 * time.Second: "1m30s", time.Minute: "1m"} {
+		if got := Bound(d); got != want {
+			t.Errorf("Bound(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
 func TestSinceRoundTrip(t *testing.T) {
 	at := time.Date(2023, 12, 31, 16, 0, 0, 0, time.FixedZone("CET", 3600))
 	got, ok := ParseSince(FormatSince(at))
@@ -149,7 +157,7 @@ func TestCloning(t *testing.T) {
 		cdiv1.CloneScheduled: true, cdiv1.CSICloneInProgress: true, cdiv1.CloneInProgress: true, cdiv1.RebindInProgress: true,
 		cdiv1.PrepClaimInProgress: true, cdiv1.PendingPopulation: true, cdiv1.SnapshotForSmartCloneInProgress: true,
 		cdiv1.CloneFromSnapshotSourceInProgress: true,
-		cdiv1.Succeeded: false, cdiv1.Failed: false, cdiv1.ImportInProgress: false, cdiv1.PhaseUnset: false, cdiv1.WaitForFirstConsumer: false,
+		cdiv1.Succeeded:                         false, cdiv1.Failed: false, cdiv1.ImportInProgress: false, cdiv1.PhaseUnset: false, cdiv1.WaitForFirstConsumer: false,
 	} {
 		if got := Cloning(&cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: phase}}); got != want {
 			t.Errorf("phase %q: Cloning = %t, want %t", phase, got, want)
