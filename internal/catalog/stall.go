@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/labels"
-	"github.com/cozystack/function-worker-image/internal/redact"
 	"github.com/cozystack/function-worker-image/internal/stall"
 )
 
@@ -64,23 +61,5 @@ func stalledText(s cdistate.State, ref string, p planned) string {
 		at += ", " + s.Progress
 	}
 	return fmt.Sprintf("golden DataVolume %s has not moved for %s (Input polling.stallAfter.imports: %s, %d importer restarts%s): %s",
-		ref, stall.Bound(p.StallAfter), at, s.Restarts, quoted(s), stalledFix(s, p.Golden))
-}
-
-// stalledFix is the fix of a stalled import, by where it stopped. CDI waits
-// for a claim without limit, and re-creates the importer pod of an
-// unfinished claim when it is gone (pkg/controller/import-controller.go
-// ImportReconciler.reconcilePvc), so deleting a hung one starts a new
-// attempt; its HTTP client has no timeout until the response headers are in
-// (pkg/importer/http-datasource.go createHTTPClient, createHTTPReader).
-func stalledFix(s cdistate.State, g Golden) string {
-	pods := fmt.Sprintf("kubectl -n %s get pods,pvc -l app=containerized-data-importer", g.Namespace)
-	switch {
-	case s.Kind == cdistate.Pending || s.Phase == cdiv1.PVCBound:
-		return fmt.Sprintf("its claim is not bound, or not handed to the importer: check the golden's PVC and its StorageClass's provisioner (kubectl -n %s describe pvc %s; %s); CDI continues by itself once the claim binds", g.Namespace, g.Name, pods)
-	case s.Phase == cdiv1.ImportScheduled:
-		return fmt.Sprintf("CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (%s, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind", pods)
-	}
-	return fmt.Sprintf("CDI's importer is waiting on %s, which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n %s logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or switch the catalog's spec.imageFactoryURL to a mirror that answers",
-		redact.Text(g.URL), g.Namespace)
+		ref, stall.Bound(p.StallAfter), at, s.Restarts, quoted(s), cdistate.StalledFix(s, causeGolden(p.Golden)))
 }

@@ -165,7 +165,7 @@ func causeGolden(g Golden) cdistate.Golden {
 	if g.Index >= 0 {
 		entry = fmt.Sprintf("images[%d]", g.Index)
 	}
-	return cdistate.Golden{Entry: entry, Namespace: g.Namespace, URL: g.URL, SchematicID: g.SchematicID, Version: g.Version,
+	return cdistate.Golden{Entry: entry, Namespace: g.Namespace, Name: g.Name, URL: g.URL, SchematicID: g.SchematicID, Version: g.Version,
 		CertConfigMap: g.Import.CertConfigMap, SecretRef: g.Import.SecretRef, SecretExtraHeaders: g.Import.SecretExtraHeaders}
 }
 
