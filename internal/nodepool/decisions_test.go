@@ -681,7 +681,7 @@ func TestCloneHealth(t *testing.T) {
 			if tc.reads != nil {
 				rd = *tc.reads
 			}
-			c := cloneHealth(fxPoolID, tc.dvs, rd, 256)
+			c := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, 20*time.Minute)
 			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
