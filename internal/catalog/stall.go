@@ -60,6 +60,8 @@ func stalledText(s cdistate.State, ref string, p planned) string {
 	if s.Progress != "" {
 		at += ", " + s.Progress
 	}
-	return fmt.Sprintf("golden DataVolume %s has not moved for %s (Input polling.stallAfter.imports: %s, %d importer restarts%s): %s",
-		ref, stall.Bound(p.StallAfter), at, s.Restarts, quoted(s), cdistate.StalledFix(s, causeGolden(p.Golden)))
+	cause := s
+	cause.Reason, cause.Message = s.StallCause()
+	return fmt.Sprintf("golden DataVolume %s has not moved for at least %s (Input polling.stallAfter.imports; %s, %d importer restarts%s): %s",
+		ref, stall.Bound(p.StallAfter), at, s.Restarts, quoted(cause), cdistate.StalledFix(s, causeGolden(p.Golden)))
 }

@@ -39,9 +39,17 @@ func TestImportStalls(t *testing.T) {
 	at := func(phase cdiv1.DataVolumePhase, progress string, restarts int32) cdiv1.DataVolumeStatus {
 		return cdiv1.DataVolumeStatus{Phase: phase, Progress: cdiv1.DataVolumeProgress(progress), RestartCount: restarts}
 	}
+	// The importer runs (CDI's Running reason "Pod is running", which says
+	// nothing of a cause and is not quoted) and receives nothing.
 	stalled12 := at(cdiv1.ImportInProgress, "12.5%", 0)
+	stalled12.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionTrue, Reason: "Pod is running"}}
+	// An importer pod the scheduler cannot place, as one whose scratch claim
+	// never binds: CDI says Unschedulable (datavolume/conditions.go
+	// updateRunningCondition), and the stall quotes it.
+	unschedulable := at(cdiv1.ImportScheduled, "N/A", 0)
+	unschedulable.Conditions = []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "Importer pod cannot be scheduled"}}
 	eightHoursAgo := "2023-12-31T16:00:00Z"
-	headersText := "golden DataVolume " + ref + " has not moved for 30m (Input polling.stallAfter.imports: phase ImportInProgress, 12.5%, 0 importer restarts): CDI's importer is waiting on " + g.URL + ", which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n cozy-public logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or point images[0].imageFactoryURL (or the catalog's spec.imageFactoryURL) at a mirror that answers: the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand"
+	headersText := "golden DataVolume " + ref + " has not moved for at least 30m (Input polling.stallAfter.imports; phase ImportInProgress, 12.5%, 0 importer restarts): CDI's importer is waiting on " + g.URL + ", which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n cozy-public logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or point images[0].imageFactoryURL (or the catalog's spec.imageFactoryURL) at a mirror that answers: the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand"
 	claimFix := "its claim is not bound, or not handed to the importer: check the golden's PVC and its StorageClass's provisioner (kubectl -n cozy-public describe pvc " + g.Name + "; kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer); CDI continues by itself once the claim binds"
 	importing := func(progress string) compose.Condition {
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
@@ -114,27 +122,27 @@ func TestImportStalls(t *testing.T) {
 		},
 		"ScratchClaimNeverBinds": {
 			reason: "An importer that never starts (cozystack #3513: its scratch claim stays unbound) keeps the golden at ImportScheduled, N/A: the fix points at the pod and its scratch claim.",
-			live:   at(cdiv1.ImportScheduled, "N/A", 0), now: now, prev: ptrTo(entry(at(cdiv1.ImportScheduled, "N/A", 0), 0, eightHoursAgo)),
+			live:   unschedulable, now: now, prev: ptrTo(entry(at(cdiv1.ImportScheduled, "N/A", 0), 0, eightHoursAgo)),
 			want: want{
 				Entry: withReason(entry(at(cdiv1.ImportScheduled, "N/A", 0), 0, eightHoursAgo), ReasonStalled,
-					"Golden DataVolume "+ref+" has not moved for 30m (Input polling.stallAfter.imports: phase ImportScheduled, 0 importer restarts): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."),
+					"Golden DataVolume "+ref+" has not moved for at least 30m (Input polling.stallAfter.imports; phase ImportScheduled, 0 importer restarts, Unschedulable: \"Importer pod cannot be scheduled\"): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."),
 				Condition: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonStalled,
-					Message: "golden DataVolume " + ref + " has not moved for 30m (Input polling.stallAfter.imports: phase ImportScheduled, 0 importer restarts): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."},
+					Message: "golden DataVolume " + ref + " has not moved for at least 30m (Input polling.stallAfter.imports; phase ImportScheduled, 0 importer restarts, Unschedulable: \"Importer pod cannot be scheduled\"): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."},
 				Mark: `{"phase":"ImportScheduled","progress":"N/A","after":"30m0s"}`,
 				Results: []compose.Result{{Severity: compose.SeverityWarning, Reason: "GoldenStalled",
-					Message: "Golden DataVolume " + ref + " has not moved for 30m (Input polling.stallAfter.imports: phase ImportScheduled, 0 importer restarts): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."}},
+					Message: "Golden DataVolume " + ref + " has not moved for at least 30m (Input polling.stallAfter.imports; phase ImportScheduled, 0 importer restarts, Unschedulable: \"Importer pod cannot be scheduled\"): CDI's importer pod has not started: check whether it waits for scheduling or for its scratch claim (*-scratch), which CDI needs for an image it cannot stream (kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer, and CDIConfig's scratchSpaceStorageClass); the import starts by itself once they bind."}},
 			},
 		},
 		"ClaimNeverBinds": {
 			reason: "A golden whose claim never binds stays Pending with no progress: the fix is the claim and its class's provisioner.",
 			live:   at(cdiv1.Pending, "N/A", 0), now: now, prev: ptrTo(entry(at(cdiv1.Pending, "N/A", 0), 0, eightHoursAgo)),
 			want: want{
-				Entry: withReason(entry(at(cdiv1.Pending, "N/A", 0), 0, eightHoursAgo), ReasonStalled, "Golden DataVolume "+ref+" has not moved for 30m (Input polling.stallAfter.imports: phase Pending, 0 importer restarts): "+claimFix+"."),
+				Entry: withReason(entry(at(cdiv1.Pending, "N/A", 0), 0, eightHoursAgo), ReasonStalled, "Golden DataVolume "+ref+" has not moved for at least 30m (Input polling.stallAfter.imports; phase Pending, 0 importer restarts): "+claimFix+"."),
 				Condition: compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonStalled,
-					Message: "golden DataVolume " + ref + " has not moved for 30m (Input polling.stallAfter.imports: phase Pending, 0 importer restarts): " + claimFix + "."},
+					Message: "golden DataVolume " + ref + " has not moved for at least 30m (Input polling.stallAfter.imports; phase Pending, 0 importer restarts): " + claimFix + "."},
 				Mark: `{"phase":"Pending","progress":"N/A","after":"30m0s"}`,
 				Results: []compose.Result{{Severity: compose.SeverityWarning, Reason: "GoldenStalled",
-					Message: "Golden DataVolume " + ref + " has not moved for 30m (Input polling.stallAfter.imports: phase Pending, 0 importer restarts): " + claimFix + "."}},
+					Message: "Golden DataVolume " + ref + " has not moved for at least 30m (Input polling.stallAfter.imports; phase Pending, 0 importer restarts): " + claimFix + "."}},
 			},
 		},
 		"FailingKeepsNoRecord": {

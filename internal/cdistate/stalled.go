@@ -14,6 +14,20 @@ import (
 // newScratchPersistentVolumeClaimSpec).
 const importerSelector = "app=containerized-data-importer"
 
+// ReasonPodRunning is CDI's Running reason for a worker pod that runs
+// (pkg/controller/util.go PodRunningReason, set by
+// setAnnotationsFromPodWithPrefix): no cause, so a stall does not quote it.
+const ReasonPodRunning = "Pod is running"
+
+// StallCause is the reason and message CDI gives for a stalled
+// DataVolume, when it gives one that says more than that its pod runs.
+func (s State) StallCause() (reason, message string) {
+	if s.Reason == ReasonPodRunning {
+		return "", ""
+	}
+	return s.Reason, s.Message
+}
+
 // StalledFix is the fix of a golden's import that has not moved for the
 // stall bound (internal/stall), by where it stopped, in the catalog's
 // fields. CDI waits for a claim without limit, and re-creates the importer

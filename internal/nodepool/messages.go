@@ -59,8 +59,10 @@ func msgGoldenStalled(p pool, golden string, st cdistate.State, mark stall.Mark,
 	if st.Progress != "" {
 		at += ", " + st.Progress
 	}
-	return fmt.Sprintf("Node pool %q clones golden image %q, whose import has not moved for %s (the catalog's polling.stallAfter.imports; %s, %d importer restarts%s), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: %s; or switch the pool to osImage.factory.",
-		p.Ref(), golden, stall.Bound(mark.After), at, st.Restarts, cdiSays(st), cdistate.StalledFix(st, src))
+	cause := st
+	cause.Reason, cause.Message = st.StallCause()
+	return fmt.Sprintf("Node pool %q clones golden image %q, whose import has not moved for at least %s (the catalog's polling.stallAfter.imports; %s, %d importer restarts%s), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: %s; or switch the pool to osImage.factory.",
+		p.Ref(), golden, stall.Bound(mark.After), at, st.Restarts, cdiSays(cause), cdistate.StalledFix(st, src))
 }
 
 func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, progress string) string {

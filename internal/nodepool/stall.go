@@ -95,6 +95,6 @@ func stalledClonesText(p pool, img image, clones []cloneInFlight, after time.Dur
 	if img.GoldenNamespace != "" {
 		source = "namespace " + img.GoldenNamespace
 	}
-	return fmt.Sprintf("worker DataVolumes %s in namespace %s have not moved for %s (Input polling.stallAfter.clones), and CDI gives up on no clone: check each one's PVC events (kubectl -n %s describe pvc <name>) and CDI's temporary claim tmp-pvc-<UID of that PVC> in %s, which a storage backend under load can leave Pending or Lost (CDI #2323, #3470); a disk in PendingPopulation waits for its VM to be scheduled. CDI continues once the claim binds; a disk that cannot is replaced by deleting its Machine",
+	return fmt.Sprintf("worker DataVolumes %s in namespace %s have not moved for at least %s (Input polling.stallAfter.clones), and CDI gives up on no clone: check each one's PVC events (kubectl -n %s describe pvc <name>) and CDI's temporary claim tmp-pvc-<UID of that PVC> in %s, which a storage backend under load can leave Pending or Lost (CDI #2323, #3470); a disk in PendingPopulation waits for its VM to be scheduled. CDI continues once the claim binds; a disk that cannot is replaced by deleting its Machine",
 		strings.Join(stuck, ", "), p.Namespace, stall.Bound(after), p.Namespace, source)
 }

@@ -52,12 +52,12 @@ func TestCloneStalls(t *testing.T) {
 		},
 		"AfterTheBoundIsStalled": {
 			reason: "Two hours unmoved, read back from the status the last call left (a restarted function loses nothing): CloneHealthy False with the disks' names and where each stopped.",
-			dvs: []cdiv1.DataVolume{disk("w-1", cdiv1.CloneScheduled, "N/A", 0), disk("w-2", cdiv1.CloneInProgress, "40.00%", 0), disk("w-3", cdiv1.Succeeded, "100.0%", 0)}, now: now,
+			dvs:    []cdiv1.DataVolume{disk("w-1", cdiv1.CloneScheduled, "N/A", 0), disk("w-2", cdiv1.CloneInProgress, "40.00%", 0), disk("w-3", cdiv1.Succeeded, "100.0%", 0)}, now: now,
 			prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.CloneScheduled, "N/A", 0, twoHoursAgo), record("w-2", cdiv1.CloneInProgress, "40.00%", 0, twoHoursAgo)},
 			want: want{
 				Clones: []v1alpha1.CloneProgress{record("w-1", cdiv1.CloneScheduled, "N/A", 0, twoHoursAgo), record("w-2", cdiv1.CloneInProgress, "40.00%", 0, twoHoursAgo)},
 				Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonCloneStalled,
-					Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 (CloneScheduled), w-2 (CloneInProgress, 40.00%) in namespace tenant-a have not moved for 20m (Input polling.stallAfter.clones), and CDI gives up on no clone: ` + fix},
+					Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 (CloneScheduled), w-2 (CloneInProgress, 40.00%) in namespace tenant-a have not moved for at least 20m (Input polling.stallAfter.clones), and CDI gives up on no clone: ` + fix},
 			},
 		},
 		"ProgressMovedResets": {
