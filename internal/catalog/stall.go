@@ -30,13 +30,8 @@ func trackImports(plan []planned, prev []v1alpha1.GoldenStatus, now time.Time, a
 		if p.Retiring || p.Raw != nil || p.Recreate || p.Live == nil || !cdistate.Of(p.Live, nil).InProgress() {
 			continue
 		}
-		var last *stall.Record
-		if st, ok := before[labels.GoldenRef(p.Namespace, p.Name)]; ok {
-			if since, ok := stall.ParseSince(st.ProgressSince); ok {
-				last = &stall.Record{Fingerprint: stall.Fingerprint{Phase: st.Phase, Progress: st.Progress, Restarts: st.Restarts}, Since: since}
-			}
-		}
-		rec, ok := stall.Track(last, stall.Of(p.Live), now)
+		st := before[labels.GoldenRef(p.Namespace, p.Name)]
+		rec, ok := stall.Track(stall.Recorded(st.Phase, st.Progress, st.Restarts, st.ProgressSince), stall.Of(p.Live), now)
 		if !ok {
 			continue
 		}

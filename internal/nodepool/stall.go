@@ -43,13 +43,8 @@ func trackClones(dvs []cdiv1.DataVolume, prev []v1alpha1.CloneProgress, now time
 		if !stall.Cloning(dv) || isCloneWithoutSource(*dv) {
 			continue
 		}
-		var last *stall.Record
-		if c, ok := before[dv.Name]; ok {
-			if since, ok := stall.ParseSince(c.ProgressSince); ok {
-				last = &stall.Record{Fingerprint: stall.Fingerprint{Phase: c.Phase, Progress: c.Progress, Restarts: c.Restarts}, Since: since}
-			}
-		}
-		rec, ok := stall.Track(last, stall.Of(dv), now)
+		c := before[dv.Name]
+		rec, ok := stall.Track(stall.Recorded(c.Phase, c.Progress, c.Restarts, c.ProgressSince), stall.Of(dv), now)
 		if !ok {
 			continue
 		}

@@ -101,6 +101,17 @@ func ParseSince(s string) (time.Time, bool) {
 	return t.UTC(), true
 }
 
+// Recorded is the record a status entry carries, its phase, progress,
+// restarts and progressSince; nil when it carries no time or one that does
+// not parse, which starts the record afresh.
+func Recorded(phase, progress string, restarts int32, since string) *Record {
+	t, ok := ParseSince(since)
+	if !ok {
+		return nil
+	}
+	return &Record{Fingerprint: Fingerprint{Phase: phase, Progress: progress, Restarts: restarts}, Since: t}
+}
+
 // Mark is the catalog's verdict on a golden it finds stalled, written on
 // the golden DataVolume (labels.AnnImportStalled) for the pools that clone
 // it: the fingerprint it stalled at and the bound it was held to. A pool

@@ -104,6 +104,16 @@ func TestBound(t *testing.T) {
 	}
 }
 
+func TestRecorded(t *testing.T) {
+	want := &Record{Fingerprint: importing("12.5%", 2), Since: t0}
+	if diff := cmp.Diff(want, Recorded("ImportInProgress", "12.5%", 2, "2024-01-01T00:00:00Z")); diff != "" {
+		t.Errorf("a status entry's fields are its record\n-want, +got:\n%s", diff)
+	}
+	if got := Recorded("ImportInProgress", "12.5%", 0, ""); got != nil {
+		t.Errorf("an entry without progressSince (an older function's, or a settled golden's) has no record, got %v", got)
+	}
+}
+
 func TestSinceRoundTrip(t *testing.T) {
 	at := time.Date(2023, 12, 31, 16, 0, 0, 0, time.FixedZone("CET", 3600))
 	got, ok := ParseSince(FormatSince(at))
