@@ -40,6 +40,9 @@ func (s State) StallCause() (reason, message string) {
 func StalledFix(s State, g Golden) string {
 	pods := fmt.Sprintf("kubectl -n %s get pods,pvc -l %s", g.Namespace, importerSelector)
 	switch {
+	case s.Kind == Pending && s.Awaits != "":
+		// What CDI waits for says more than any claim does.
+		return s.Awaits
 	case s.Kind == Pending || s.Phase == cdiv1.PVCBound:
 		return fmt.Sprintf("its claim is not bound, or not handed to the importer: check the golden's PVC and its StorageClass's provisioner (kubectl -n %s describe pvc %s; %s); CDI continues by itself once the claim binds", g.Namespace, g.Name, pods)
 	case s.Phase == cdiv1.ImportScheduled:

@@ -19,6 +19,11 @@ func TestStalledFix(t *testing.T) {
 			state:  State{Kind: Pending, Phase: cdiv1.Pending},
 			want:   "its claim is not bound, or not handed to the importer: check the golden's PVC and its StorageClass's provisioner (kubectl -n cozy-public describe pvc talos-worker-a-v1.13.6; kubectl -n cozy-public get pods,pvc -l app=containerized-data-importer); CDI continues by itself once the claim binds",
 		},
+		"WhatCDIAwaitsIsTheFix": {
+			reason: "A golden waiting for a StorageClass to exist says so; no claim will bind before it does.",
+			state:  State{Kind: Pending, Awaits: `CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does`},
+			want:   `CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does`,
+		},
 		"ImporterNotStartedNamesTheScratchClaim": {
 			reason: "cozystack #3513: an importer that waits on a scratch claim that never binds.",
 			state:  State{Kind: Importing, Phase: cdiv1.ImportScheduled},
