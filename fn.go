@@ -27,7 +27,7 @@ import (
 )
 
 // Function boots Talos worker disks from shared golden images. It holds no
-// mutable state: every call decides from its request alone.
+// mutable state: every call decides from its request and the time it runs.
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
@@ -39,6 +39,10 @@ type Function struct {
 	now func() time.Time
 }
 
+// defaultClock is the clock of a Function without WithClock: the wall
+// clock, except in a binary built for the render tests (clock_render.go).
+var defaultClock = time.Now
+
 // Option configures a Function.
 type Option func(*Function)
 
@@ -47,8 +51,8 @@ func WithMetrics(r *metrics.Recorder) Option {
 	return func(f *Function) { f.metrics = r }
 }
 
-// WithClock reads the time a call is decided at from now (time.Now unless
-// set): tests fix it.
+// WithClock makes every call read its time from now: what a call decides
+// from time (a stalled import or clone) is then reproducible.
 func WithClock(now func() time.Time) Option {
 	return func(f *Function) { f.now = now }
 }
@@ -62,7 +66,7 @@ func NewFunction(log logging.Logger, ttl time.Duration, opts ...Option) *Functio
 	f := &Function{
 		log: log,
 		ttl: ttl,
-		now: time.Now,
+		now: defaultClock,
 		modes: map[v1beta1.Mode]compose.Mode{
 			v1beta1.ModeCatalog:       catalog.Mode{},
 			v1beta1.ModeTenantCluster: tenantcluster.Mode{},
@@ -156,7 +160,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
 		return c
 	}
-	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now(),
+	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now().UTC().Truncate(time.Second),
 		Peek: func(name string) []*unstructured.Unstructured { return required.Peek(req, name) }}
 
 	call := m.Prepare(r)

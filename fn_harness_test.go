@@ -105,16 +105,12 @@ func field(s *structpb.Struct, path ...string) string {
 	return s.GetFields()[path[len(path)-1]].GetStringValue()
 }
 
-// newTestFunction is the function under test, as main serves it, on a
-// fixed clock: testNow.
+// newTestFunction is the function under test, as main serves it, at
+// fixture.Clock as the render harness's function process runs, so that an
+// example's expected output holds for it.
 func newTestFunction() *Function {
-	return NewFunction(logging.NewNopLogger(), time.Minute, WithClock(func() time.Time { return testNow }))
+	return NewFunction(logging.NewNopLogger(), time.Minute, WithClock(fixture.Clock))
 }
-
-// testNow is when the tests decide. The example scenarios' claims CDI left
-// behind date from 2025, long before it and before any wall clock the
-// render test (test/render) runs the function on, so both see them leaked.
-var testNow = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // settleRequest calls f the way Crossplane does (fixture.Loop): first with
 // the request as given, then with what the response's requirements select

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 
+	"github.com/cozystack/function-worker-image/internal/fixture"
 	"github.com/cozystack/function-worker-image/internal/metrics"
 )
 
@@ -32,7 +33,7 @@ func TestMetricsFollowTheResponse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rsp, err := NewFunction(logging.NewNopLogger(), time.Minute, WithMetrics(rec)).RunFunction(context.Background(), req)
+			rsp, err := NewFunction(logging.NewNopLogger(), time.Minute, WithMetrics(rec), WithClock(fixture.Clock)).RunFunction(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}

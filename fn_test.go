@@ -17,6 +17,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
+	"github.com/cozystack/function-worker-image/internal/fixture"
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
@@ -627,7 +628,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := NewFunction(logging.NewNopLogger(), time.Minute)
+			f := NewFunction(logging.NewNopLogger(), time.Minute, WithClock(fixture.Clock))
 			rsp, err := f.RunFunction(context.Background(), tc.args.req)
 			if err != nil {
 				t.Fatalf("%s\nRunFunction returned an error: %v", tc.reason, err)

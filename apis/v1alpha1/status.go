@@ -32,6 +32,14 @@ type GoldenStatus struct {
 	Phase string `json:"phase,omitempty"`
 	// Progress of the import, e.g. 42.0%.
 	Progress string `json:"progress,omitempty"`
+	// Restarts is the importer's restart count as CDI reports it, recorded
+	// with ProgressSince.
+	Restarts int32 `json:"restarts,omitempty"`
+	// ProgressSince is when the function first saw the import at this
+	// phase, progress and restart count (RFC 3339); one that stays there
+	// for the Input's polling.stallAfter.imports is reported Stalled. Kept
+	// only while the golden imports: CDI records no such time.
+	ProgressSince string `json:"progressSince,omitempty"`
 	// Storage is the golden's size.
 	Storage string `json:"storage,omitempty"`
 	// StorageClass is the golden's class (declared, else its PVC's).
@@ -43,7 +51,8 @@ type GoldenStatus struct {
 	// Reason says why the golden is not ready when it needs someone to
 	// act: the import's cause as CDI reports it (UntrustedCertificate,
 	// Unauthorized, ImageNotFound, Unresolvable, Unreachable,
-	// ChecksumMismatch, TooSmall, CredentialsMissing, ...), or
+	// ChecksumMismatch, TooSmall, CredentialsMissing, ...), Stalled for
+	// an import that has not moved for polling.stallAfter.imports, or
 	// Recreating while the catalog re-creates a golden that never
 	// succeeded to give it the catalog's new CA, credentials or checksum.
 	Reason string `json:"reason,omitempty"`
@@ -108,8 +117,9 @@ type PoolStatus struct {
 // contract tenant-cluster mode reads back. Pointers tell "not reported" from
 // a zero value on the reading side.
 type NodePoolStatus struct {
-	// Image is the boot image the pool resolved to.
-	Image *NodePoolImage `json:"image,omitempty"`
+	// Image is the boot image the pool resolved to, and the pool's worker
+	// disks still cloning it.
+	Image *NodePoolImageStatus `json:"image,omitempty"`
 	// Template is the name of the KubevirtMachineTemplate the MachineDeployment points at.
 	Template string `json:"template"`
 	// BootstrapTemplate is the name of the TalosConfigTemplate the MachineDeployment points at.
@@ -142,6 +152,39 @@ type NodePoolImage struct {
 	ImageURL string `json:"imageURL,omitempty"`
 	// StorageClass is the class the pool's disks resolved to.
 	StorageClass string `json:"storageClass,omitempty"`
+}
+
+// NodePoolImageStatus is the image a pool resolved to, as an XNodePool
+// reports it: with its worker disks still cloning it. They are kept under
+// image, whose object keeps unknown fields, so that a function upgraded
+// before its XRD writes a status the older XRD accepts.
+// +kubebuilder:pruning:PreserveUnknownFields
+type NodePoolImageStatus struct {
+	NodePoolImage `json:",inline"`
+	// Clones are the pool's worker disks in a clone phase, each with when
+	// the function first saw it at its phase, progress and restart count:
+	// CDI records no such time. A disk that stays there for the Input's
+	// polling.stallAfter.clones makes CloneHealthy False (CloneStalled).
+	// Only while some disk clones: a settled pool lists none.
+	// +listType=atomic
+	Clones []CloneProgress `json:"clones,omitempty"`
+}
+
+// CloneProgress is one worker disk of a pool in a clone phase.
+// +kubebuilder:pruning:PreserveUnknownFields
+
+type CloneProgress struct {
+	// DataVolume is the worker disk's name, in the pool's namespace.
+	DataVolume string `json:"dataVolume"`
+	// Phase is its clone phase (CloneScheduled, CSICloneInProgress, ...).
+	Phase string `json:"phase,omitempty"`
+	// Progress is CDI's progress of the clone, e.g. 42.0% or N/A.
+	Progress string `json:"progress,omitempty"`
+	// Restarts is its worker pod's restart count as CDI reports it.
+	Restarts int32 `json:"restarts,omitempty"`
+	// ProgressSince is when the function first saw the disk at this phase,
+	// progress and restart count (RFC 3339).
+	ProgressSince string `json:"progressSince"`
 }
 
 // Gate says whether node-pool mode is holding a change back, and why.

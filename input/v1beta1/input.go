@@ -503,6 +503,38 @@ type PollingOptions struct {
 	// +optional
 	// +kubebuilder:default="15s"
 	InProgress *metav1.Duration `json:"inProgress,omitempty"`
+
+	// StallAfter is how long a golden's import, or a worker disk's clone,
+	// may stay at one phase, progress and restart count before it is
+	// reported stalled.
+	// +optional
+	StallAfter StallAfterOptions `json:"stallAfter,omitempty"`
+}
+
+// StallAfterOptions bound how long CDI may work on a DataVolume without it
+// moving before the function reports it stalled: CDI gives up on neither an
+// import nor a clone that hangs, and keeps no time that moves with progress,
+// so the function records when it last saw one move (internal/stall).
+type StallAfterOptions struct {
+	// Imports bounds a golden's import (status.goldens[].reason Stalled, and
+	// GoldenStalled on the pools that wait for it). CDI's importer cancels a
+	// transfer after 10 minutes without a byte and is restarted with the
+	// kubelet's back-off (at most 5 minutes), so a transfer stalled mid-body
+	// shows as restarts well inside 30 minutes; what stays put longer waits
+	// on something without a timeout: response headers, a claim or scratch
+	// claim that never binds, an importer pod that is never scheduled.
+	// +optional
+	// +kubebuilder:default="30m"
+	Imports *metav1.Duration `json:"imports,omitempty"`
+
+	// Clones bounds a worker disk's clone in one clone phase (the pool's
+	// CloneHealthy, reason CloneStalled). CDI issue #2721 shows clones that
+	// sat 16 minutes in CloneScheduled and then finished; past 20 minutes a
+	// temporary claim left Pending or Lost (CDI #2323, #3470) is likelier
+	// than a slow clone.
+	// +optional
+	// +kubebuilder:default="20m"
+	Clones *metav1.Duration `json:"clones,omitempty"`
 }
 
 // ClusterAPIVersion is a served version of cluster.x-k8s.io.

@@ -20,6 +20,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/redact"
+	"github.com/cozystack/function-worker-image/internal/stall"
 )
 
 // previousStatus is what the last call reported, to find transitions.
@@ -33,11 +34,19 @@ func goldenSignal(p planned) compose.GoldenSignal {
 	if p.Raw != nil {
 		return compose.GoldenSignal{State: stateUnreadable, Retiring: p.Retiring}
 	}
+	if p.Stalled {
+		return compose.GoldenSignal{State: stateStalled, Retiring: p.Retiring}
+	}
 	return compose.GoldenSignal{State: string(cdistate.Of(p.Live, nil).Kind), Retiring: p.Retiring}
 }
 
-// stateUnreadable is the metrics' state of a golden that cannot be read.
-const stateUnreadable = "Unreadable"
+// stateUnreadable and stateStalled are the metrics' states of a golden that
+// cannot be read, and of one whose import has not moved for
+// polling.stallAfter.imports.
+const (
+	stateUnreadable = "Unreadable"
+	stateStalled    = ReasonStalled
+)
 
 // emit turns the plan into the Output.
 func emit(xrName, goldenNamespace string, plan []planned, obs observedState, prev previousStatus, cfg config.Config, grants grantees, ca string) compose.Output {
@@ -168,6 +177,10 @@ func desiredGolden(p planned, obs observedState) (*composed.Unstructured, error)
 		// keeps it for cdistate.Of.
 		dv.Annotations[labels.AnnImportPermanentError] = memo
 	}
+	if mark := stallMark(p); mark != "" {
+		// The pools that clone it read the golden, not the catalog.
+		dv.Annotations[labels.AnnImportStalled] = mark
+	}
 	c, err := compose.ToDesired(dv, compose.DropZero("spec", "finalCheckpoint"))
 	if err != nil {
 		return nil, fmt.Errorf("cannot compose golden DataVolume %s/%s: %w", p.Namespace, p.Name, err)
@@ -224,6 +237,9 @@ func statusOf(p planned, snapshot *snapshotv1.VolumeSnapshot) v1alpha1.GoldenSta
 		st.Phase = string(p.Live.Status.Phase)
 		st.Progress = string(p.Live.Status.Progress)
 		st.Ready = cdistate.Of(p.Live, nil).Ready()
+	}
+	if p.Moved != nil {
+		st.Restarts, st.ProgressSince = p.Moved.Restarts, stall.FormatSince(p.Moved.Since)
 	}
 	st.Reason, st.Message = goldenReason(p)
 	return st

@@ -144,6 +144,7 @@ func (c *call) Compose(got required.Resolved, _ required.Raw) compose.Output {
 		return compose.Output{Fatal: err}
 	}
 	preferSnapshots(plan, readSnapshotWorld(r.Config.SnapshotGoldens, got))
+	trackImports(plan, prev.Goldens, r.Now, r.Config.Stall.Imports)
 
 	return emit(xrName, ns.Name, plan, obs, prev, r.Config, c.grantees(plan, got), caBundle(c.spec, r.Config))
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"sort"
 	"strings"
+	"time"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/stall"
 )
 
 // planned is one golden and everything decided about it.
@@ -40,6 +42,13 @@ type planned struct {
 	Recreate bool
 	// Changes name what the re-created golden's import changes (settle.go).
 	Changes []string
+	// Moved is when the golden, still importing, was first seen at its
+	// phase, progress and restarts; Stalled is true once that is StallAfter
+	// (polling.stallAfter.imports) ago (stall.go). Nil and false for a
+	// golden CDI is not working on.
+	Moved      *stall.Record
+	Stalled    bool
+	StallAfter time.Duration
 	// Snapshot is the golden's observed VolumeSnapshot, SnapshotInUse
 	// whether a Usage protects it, and SnapshotPref whether its class keeps
 	// goldens as snapshots (snapshot.go).

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,7 @@ const (
 	problemFailed     = "failed"
 	problemUnreadable = "unreadable"
 	problemFailing    = "failing"
+	problemStalled    = "stalled"
 	problemWaiting    = "waiting"
 )
 
@@ -71,6 +73,9 @@ func goldenProblem(e planned) problem {
 	case cdistate.Failing:
 		return problem{problemFailing, reasonOr("ImportFailing"), failingText(s, ref, e.Golden)}
 	}
+	if e.Stalled {
+		return problem{problemStalled, ReasonStalled, stalledText(s, ref, e)}
+	}
 	return problem{problemWaiting, "", fmt.Sprintf("%s (%s)", ref, waitingText(s))}
 }
 
@@ -109,7 +114,7 @@ func goldensCondition(goldens []planned) compose.Condition {
 			causes[pr.Reason] = true
 		}
 	}
-	failed, unreadable, failing, waiting := texts[problemFailed], texts[problemUnreadable], texts[problemFailing], texts[problemWaiting]
+	failed, unreadable, failing, stalled, waiting := texts[problemFailed], texts[problemUnreadable], texts[problemFailing], texts[problemStalled], texts[problemWaiting]
 	single := func(fallback string) string {
 		if len(causes) == 1 {
 			for c := range causes {
@@ -122,11 +127,13 @@ func goldensCondition(goldens []planned) compose.Condition {
 	case total == 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusTrue, Reason: "NoImages", Message: "The catalog lists no images."}
 	case len(failed) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailed"), Message: strings.Join(append(append(failed, unreadable...), failing...), "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailed"), Message: strings.Join(slices.Concat(failed, unreadable, failing, stalled), "; ") + "."}
 	case len(unreadable) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonGoldenUnreadable, Message: strings.Join(append(unreadable, failing...), "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonGoldenUnreadable, Message: strings.Join(slices.Concat(unreadable, failing, stalled), "; ") + "."}
 	case len(failing) > 0:
-		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailing"), Message: strings.Join(failing, "; ") + "."}
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: single("ImportFailing"), Message: strings.Join(slices.Concat(failing, stalled), "; ") + "."}
+	case len(stalled) > 0:
+		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: ReasonStalled, Message: strings.Join(stalled, "; ") + "."}
 	case len(waiting) > 0:
 		return compose.Condition{Type: ConditionGoldensReady, Status: compose.StatusFalse, Reason: "Importing",
 			Message: fmt.Sprintf("%d of %d golden images are Succeeded; waiting for %s. Pools that clone them wait until they are.", total-len(waiting), total, strings.Join(waiting, ", "))}
@@ -158,7 +165,7 @@ func causeGolden(g Golden) cdistate.Golden {
 	if g.Index >= 0 {
 		entry = fmt.Sprintf("images[%d]", g.Index)
 	}
-	return cdistate.Golden{Entry: entry, Namespace: g.Namespace, URL: g.URL, SchematicID: g.SchematicID, Version: g.Version,
+	return cdistate.Golden{Entry: entry, Namespace: g.Namespace, Name: g.Name, URL: g.URL, SchematicID: g.SchematicID, Version: g.Version,
 		CertConfigMap: g.Import.CertConfigMap, SecretRef: g.Import.SecretRef, SecretExtraHeaders: g.Import.SecretExtraHeaders}
 }
 
@@ -266,6 +273,8 @@ func transitions(prev, next []v1alpha1.GoldenStatus) []compose.Result {
 			out = append(out, compose.Result{Severity: compose.SeverityNormal, Reason: "GoldenImported", Message: fmt.Sprintf("Golden DataVolume %s is Succeeded: pools can clone Talos %s from it.", ref, n.Version)})
 		case n.Phase == string(cdiv1.Failed) && p.Phase != string(cdiv1.Failed):
 			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: "GoldenFailed", Message: fmt.Sprintf("Golden DataVolume %s failed to import: check the importer pod events in %s, then delete the DataVolume so the catalog re-creates it.", ref, n.Namespace)})
+		case n.Reason == ReasonStalled && p.Reason != ReasonStalled:
+			out = append(out, compose.Result{Severity: compose.SeverityWarning, Reason: "GoldenStalled", Message: n.Message})
 		}
 		if n.Retiring && !p.Retiring {
 			while := strings.Join(n.PinnedBy, ", ") + " pin it"

@@ -134,8 +134,10 @@ type Golden struct {
 	// Entry is the catalog field path of its entry, "images[2]"; empty
 	// where the caller does not know it (a pool), which then names the
 	// entry by its image.
-	Entry                string
+	Entry string
+	// Namespace and Name are the golden DataVolume's.
 	Namespace            string
+	Name                 string
 	URL                  string
 	SchematicID, Version string
 	// CertConfigMap, SecretRef and SecretExtraHeaders are what its import

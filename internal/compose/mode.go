@@ -18,10 +18,12 @@ type Request struct {
 	Config    config.Config
 	Composite *composite.Unstructured
 	Observed  map[resource.Name]resource.ObservedComposed
-	// Now is when the call is decided, read once from the Function's clock
-	// (WithClock). Only a bound on an object's own timestamps reads it (a
-	// clone claim CDI left behind: clonebudget.CountClaims); the zero time
-	// bounds nothing.
+	// Now is when the call runs, read once from the Function's clock
+	// (fn.go, WithClock) and whole seconds, as a status records it: what a
+	// mode decides from time (a clone claim CDI left behind,
+	// clonebudget.CountClaims; when an import or clone last moved,
+	// internal/stall) is then a function of the request, and tests fix it.
+	// The zero time bounds nothing and finds nothing stalled.
 	Now time.Time
 	// Peek is what the request already carries under a requirement's
 	// name (required.Peek); nil reads nothing. Only a choice that picks

@@ -115,7 +115,9 @@ type ClonePlanSignal struct {
 type GoldenSignal struct {
 	// State is the golden's import state as the catalog classes it
 	// (internal/cdistate Kind: Missing, Pending, Importing, Failing,
-	// Failed, Permanent, WaitingForSource, Succeeded), or Unreadable.
+	// Failed, Permanent, WaitingForSource, Succeeded), Stalled for an
+	// import that has not moved for polling.stallAfter.imports, or
+	// Unreadable.
 	State    string
 	Retiring bool
 }

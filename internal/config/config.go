@@ -73,6 +73,9 @@ type Config struct {
 
 	SteadyTTL     time.Duration
 	InProgressTTL time.Duration
+	// Stall bounds how long an import or a clone may go without moving
+	// before it is reported stalled.
+	Stall StallBounds
 
 	// ImageFactoryCA is the Input's talos.imageFactoryCA, trimmed.
 	ImageFactoryCA string
@@ -104,6 +107,11 @@ type Requested struct {
 	Join             v1beta1.JoinOptions       `json:"join,omitempty"`
 	Scheduling       v1beta1.SchedulingOptions `json:"scheduling,omitempty"`
 	TemplateRevision int64                     `json:"templateRevision,omitempty"`
+}
+
+// StallBounds are the Input's polling.stallAfter with defaults applied.
+type StallBounds struct {
+	Imports, Clones time.Duration
 }
 
 // CloneBudget is the Input's cloneBudget with its default applied.
@@ -186,6 +194,7 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		CloneBudget:           CloneBudget{Default: defaults.CloneBudget, LeakedClaimAfter: defaults.LeakedClaimAfter},
 		SteadyTTL:             steadyTTL,
 		InProgressTTL:         15 * time.Second,
+		Stall:                 StallBounds{Imports: defaults.ImportStallAfter, Clones: defaults.CloneStallAfter},
 	}
 	var errs field.ErrorList
 	if n := in.CloneHealth.MaxWorkerDisks; n != nil {
@@ -246,6 +255,14 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 	}
 	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "steady"), c.SteadyTTL)...)
 	errs = append(errs, rules.PollingInterval(field.NewPath("polling", "inProgress"), c.InProgressTTL)...)
+	if d := in.Polling.StallAfter.Imports; d != nil {
+		c.Stall.Imports = d.Duration
+		errs = append(errs, rules.StallBound(field.NewPath("polling", "stallAfter", "imports"), d.Duration)...)
+	}
+	if d := in.Polling.StallAfter.Clones; d != nil {
+		c.Stall.Clones = d.Duration
+		errs = append(errs, rules.StallBound(field.NewPath("polling", "stallAfter", "clones"), d.Duration)...)
+	}
 
 	for i, c := range in.Scheduling.TopologySpreadConstraints {
 		errs = append(errs, rules.TopologySpread(field.NewPath("scheduling", "topologySpreadConstraints").Index(i), c)...)

@@ -93,6 +93,33 @@ const CloneBudget int32 = 10
 // no clone runs through.
 const LeakedClaimAfter = 10 * time.Minute
 
+// ImportStallAfter and CloneStallAfter are the Input's
+// polling.stallAfter.imports and .clones: how long an import or a clone may
+// stay at one phase, progress and restart count before it is reported
+// stalled (internal/stall).
+//
+// Imports, 30 minutes: CDI v1.65.0's importer cancels an HTTP transfer after
+// 10 minutes without a byte (pkg/importer/http-datasource.go
+// NewHTTPDataSource starts pollProgress with a 10-minute idle time) and
+// exits, and the kubelet restarts it with a back-off of at most 5 minutes,
+// which CDI counts (status.restartCount): a stall mid-body moves the count
+// within 15 minutes, and three restarts are reported as failing
+// (cdistate.RestartLoopThreshold). Twice that cycle without any change is
+// something with no timeout at all: a server that accepts the connection
+// and never answers (createHTTPClient sets no timeout, so the HEAD in
+// getContentLength and the GET in createHTTPReader wait for ever, before
+// pollProgress starts), a claim or scratch claim that never binds, an
+// importer pod never scheduled.
+//
+// Clones, 20 minutes: CDI issue #2721 shows clones that sat 16 minutes in
+// CloneScheduled before they finished; a few minutes past that, a
+// temporary claim left Pending or Lost (CDI #2323, #3470) or a CSI clone
+// that never completes (#3939) is likelier than a slow clone.
+const (
+	ImportStallAfter = 30 * time.Minute
+	CloneStallAfter  = 20 * time.Minute
+)
+
 // The Cluster API defaults of a pool, the kubernetes-nodes chart's
 // (packages/apps/kubernetes-nodes/values.yaml:38-42, 70-83 and
 // templates/nodegroup.yaml:540-544 at cozystack/cozystack@69da032).

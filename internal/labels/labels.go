@@ -49,6 +49,10 @@ const (
 	// AnnImportPermanentError keeps on a golden DataVolume a permanent
 	// importer error, which CDI clears on each importer restart (cdistate).
 	AnnImportPermanentError = Prefix + "import-permanent-error"
+	// AnnImportStalled marks a golden DataVolume whose import the catalog
+	// found stalled, with the phase, progress and restarts it stalled at
+	// and the bound (stall.Mark), for the pools that clone it.
+	AnnImportStalled = Prefix + "import-stalled"
 	// AnnTeardown "true" on an XNodePool has its pool remove its workers and
 	// composed objects while the XNodePool stays: an XTenantCluster sets it
 	// on a pool that left spec.nodePools and deletes it once released.

@@ -189,7 +189,7 @@ func newStateCollector(now func() time.Time) *stateCollector {
 		composites: prometheus.NewDesc(Namespace+"_composites", "Composites this replica decided for within three of their TTLs, by mode.", []string{"mode"}, nil),
 		held:       prometheus.NewDesc(Namespace+"_held_composites", "Composites whose latest decision holds a change back (a node pool's gate), by mode and reason.", []string{"mode", "reason"}, nil),
 		refused:    prometheus.NewDesc(Namespace+"_refused_composites", "Composites whose latest call returned a fatal result (invalid spec, catalog drift, support matrix), by mode.", []string{"mode"}, nil),
-		goldens:    prometheus.NewDesc(Namespace+"_goldens", "Golden images by catalog, import state (Succeeded, Importing, Pending, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.", []string{"catalog", "state", "retiring"}, nil),
+		goldens:    prometheus.NewDesc(Namespace+"_goldens", "Golden images by catalog, import state (Succeeded, Importing, Pending, Stalled, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.", []string{"catalog", "state", "retiring"}, nil),
 	}
 }
 

@@ -38,7 +38,7 @@ func TestStateGauges(t *testing.T) {
 # TYPE function_worker_image_composites gauge
 function_worker_image_composites{mode="Catalog"} 1
 function_worker_image_composites{mode="NodePool"} 3
-# HELP function_worker_image_goldens Golden images by catalog, import state (Succeeded, Importing, Pending, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.
+# HELP function_worker_image_goldens Golden images by catalog, import state (Succeeded, Importing, Pending, Stalled, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.
 # TYPE function_worker_image_goldens gauge
 function_worker_image_goldens{catalog="default",retiring="false",state="Importing"} 1
 function_worker_image_goldens{catalog="default",retiring="false",state="Succeeded"} 2
@@ -68,7 +68,7 @@ function_worker_image_held_composites{mode="NodePool",reason="CloneNotAuthorized
 # HELP function_worker_image_composites Composites this replica decided for within three of their TTLs, by mode.
 # TYPE function_worker_image_composites gauge
 function_worker_image_composites{mode="Catalog"} 1
-# HELP function_worker_image_goldens Golden images by catalog, import state (Succeeded, Importing, Pending, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.
+# HELP function_worker_image_goldens Golden images by catalog, import state (Succeeded, Importing, Pending, Stalled, Failing, Failed, Permanent, WaitingForSource, Missing, Unreadable) and whether they are retiring.
 # TYPE function_worker_image_goldens gauge
 function_worker_image_goldens{catalog="default",retiring="false",state="Importing"} 1
 function_worker_image_goldens{catalog="default",retiring="false",state="Succeeded"} 2

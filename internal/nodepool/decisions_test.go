@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/matrix"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -369,6 +371,11 @@ func TestGateOnGolden(t *testing.T) {
 		{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"},
 		{Type: cdiv1.DataVolumeReady, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"},
 	}}}
+	stalledAt := func(progress string) *cdiv1.DataVolume {
+		mark := stall.Mark{Fingerprint: stall.Fingerprint{Phase: string(cdiv1.ImportInProgress), Progress: "12.5%"}, After: 30 * time.Minute}
+		return &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{labels.AnnImportStalled: mark.String()}},
+			Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, Progress: cdiv1.DataVolumeProgress(progress)}}
+	}
 	cases := map[string]struct {
 		reason string
 		// dv is the golden's DataVolume; nil with pvc false is a missing golden.
@@ -387,6 +394,9 @@ func TestGateOnGolden(t *testing.T) {
 		"ClonedPoolIgnoresMissing":    {reason: "A pool that cloned is never blocked by a missing golden.", cloned: true},
 		"ClonedPoolIgnoresFailed":     {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), cloned: true},
 		"ClonedPoolIgnoresImporting":  {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), cloned: true},
+		"StalledGoldenHoldsAsStalled": {reason: "The catalog marked the golden stalled where it still is: the pool says so, not that no action is needed.", dv: stalledAt("12.5%"), want: ReasonGoldenStalled},
+		"StaleMarkHoldsAsImporting":   {reason: "A golden that moved past its mark imports again, whatever the catalog has not dropped yet.", dv: stalledAt("13.0%"), want: ReasonGoldenImporting},
+		"ClonedPoolIgnoresStalled":    {reason: "A pool that cloned is not blocked by its golden's later fate.", dv: stalledAt("12.5%"), cloned: true},
 		"UnschedulableAfterRestartsHoldsAsImporting": {
 			reason: "CDI's restart count never goes down (pkg/controller/util.go setAnnotationsFromPodWithPrefix 312-316): an Unschedulable importer pod after restarts waits for capacity, it is not a restart loop.",
 			dv: &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportScheduled, RestartCount: 4, Conditions: []cdiv1.DataVolumeCondition{
@@ -428,6 +438,14 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
 					{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"}}}},
 			want: &hold{Reason: ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: https://factory.talos.dev serves no image at /image/abc/v1.13.6/openstack-amd64.raw.xz: check that this factory has schematicID abc and Talos v1.13.6 (an Enterprise or self-hosted factory serves only the schematics it stores, so the public default schematic may not exist there) and correct the schematicID or version of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6, or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 at a factory or mirror that serves it; the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
+		},
+		"StalledGoldenSaysWhereAndTheFix": {
+			reason: "A golden the catalog found stalled (eight hours at 12.5%: a server that sends no headers holds CDI's importer without a timeout) is not an import that needs no action.",
+			dv: &cdiv1.DataVolume{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{labels.AnnImportStalled: `{"phase":"ImportInProgress","progress":"12.5%","after":"30m0s"}`}},
+				Spec:       cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz"}}},
+				Status:     cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, Progress: "12.5%"}},
+			want: &hold{Reason: ReasonGoldenStalled, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import has not moved for at least 30m (the catalog's polling.stallAfter.imports; phase ImportInProgress, 12.5%, 0 importer restarts), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: CDI's importer is waiting on https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz, which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n cozy-public logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 (or the catalog's spec.imageFactoryURL) at a mirror that answers: the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
 		},
 		"NamedClassNotYetCreatedSaysWhatCDIAwaits": {
 			reason: "datavolume/controller-base.go 314-336: CDI creates the PVC once the named class appears.",
@@ -667,7 +685,7 @@ func TestCloneHealth(t *testing.T) {
 			if tc.reads != nil {
 				rd = *tc.reads
 			}
-			c := cloneHealth(fxPoolID, tc.dvs, rd, 256, nil)
+			c := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, 20*time.Minute, nil)
 			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

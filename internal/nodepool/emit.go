@@ -193,12 +193,12 @@ func deploymentReady(md *clusterv1.MachineDeployment, want *int32) resource.Read
 
 // status is the XNodePool status the tenant cluster reads back.
 func (pl plan) status(machineTemplate, bootstrapTemplate string) v1alpha1.NodePoolStatus {
-	img := &v1alpha1.NodePoolImage{
+	img := &v1alpha1.NodePoolImageStatus{NodePoolImage: v1alpha1.NodePoolImage{
 		SchematicID:  pl.Image.SchematicID.Value,
 		Version:      pl.Image.Version.Value,
 		SourceType:   string(pl.Image.Source),
 		StorageClass: pl.StorageClass.Name,
-	}
+	}, Clones: cloneProgress(pl.Clones)}
 	if pl.Image.Source == SourceClone {
 		img.Golden = pl.Image.GoldenRef()
 	} else {
@@ -236,11 +236,15 @@ func (pl plan) workerImageCondition() compose.Condition {
 }
 
 // previous is what the observed composite said last time, to emit results
-// on transitions only.
+// on transitions only, and since when each disk in flight has not moved.
 type previous struct {
 	Gate       v1alpha1.Gate               `json:"gate"`
 	Template   string                      `json:"template"`
 	Conditions []compose.ObservedCondition `json:"conditions"`
+	// Image carries the records of the disks in flight (stall.go).
+	Image struct {
+		Clones []v1alpha1.CloneProgress `json:"clones"`
+	} `json:"image"`
 }
 
 // condition is "status/reason" of the previous condition of type t.

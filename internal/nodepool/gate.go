@@ -12,6 +12,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -147,6 +148,13 @@ func gateOnGolden(p pool, img image, st cdistate.State, dv *cdiv1.DataVolume, cl
 	case cdistate.Failing:
 		return &hold{Reason: ReasonGoldenFailing, Message: msgGoldenFailing(p, golden, img, st, goldenImport(img, dv))}
 	}
+	// The catalog's verdict, while the golden is where it stalled
+	// (internal/stall): the pool reads the golden, not the catalog.
+	if dv != nil {
+		if mark, ok := stall.MarkOf(dv.Annotations[labels.AnnImportStalled], dv); ok {
+			return &hold{Reason: ReasonGoldenStalled, Message: msgGoldenStalled(p, golden, st, mark, goldenImport(img, dv))}
+		}
+	}
 	progress := ""
 	if st.Progress != "" {
 		progress = ", " + st.Progress
@@ -157,7 +165,7 @@ func gateOnGolden(p pool, img image, st cdistate.State, dv *cdiv1.DataVolume, cl
 // goldenImport is what a fix for the golden's import names: its image, and
 // what its DataVolume imports with (nil before it exists).
 func goldenImport(img image, dv *cdiv1.DataVolume) cdistate.Golden {
-	g := cdistate.Golden{Namespace: img.GoldenNamespace, SchematicID: img.SchematicID.Value, Version: img.Version.Value}
+	g := cdistate.Golden{Namespace: img.GoldenNamespace, Name: img.GoldenName, SchematicID: img.SchematicID.Value, Version: img.Version.Value}
 	if dv != nil && dv.Spec.Source != nil && dv.Spec.Source.HTTP != nil {
 		h := dv.Spec.Source.HTTP
 		g.URL, g.CertConfigMap, g.SecretRef, g.SecretExtraHeaders = h.URL, h.CertConfigMap, h.SecretRef, h.SecretExtraHeaders

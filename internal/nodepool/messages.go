@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
+	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -17,6 +18,7 @@ const (
 	ReasonGoldenMissing        = "GoldenMissing"
 	ReasonGoldenImporting      = "GoldenImporting"
 	ReasonGoldenFailing        = "GoldenFailing"
+	ReasonGoldenStalled        = "GoldenStalled"
 	ReasonGoldenFailed         = "GoldenFailed"
 	ReasonStorageClassMismatch = "StorageClassMismatch"
 	ReasonDiskTooSmall         = "DiskTooSmall"
@@ -62,6 +64,19 @@ func msgGoldenFailing(p pool, golden string, img image, st cdistate.State, src c
 	}
 	return fmt.Sprintf("Node pool %q clones golden image %q, whose import keeps failing (phase %s, %d importer restarts%s); the new worker template is held back until an import attempt succeeds, which lifts the hold by itself. Check the importer pod logs in namespace %s (an unreachable Image Factory is the usual cause), or switch the pool to osImage.factory.",
 		p.Ref(), golden, st.PhaseText(), st.Restarts, cdiSays(st), img.GoldenNamespace)
+}
+
+// msgGoldenStalled says where the golden's import stopped, as the catalog
+// found it (stall.Mark), what CDI says, and the catalog's fix.
+func msgGoldenStalled(p pool, golden string, st cdistate.State, mark stall.Mark, src cdistate.Golden) string {
+	at := "phase " + st.PhaseText()
+	if st.Progress != "" {
+		at += ", " + st.Progress
+	}
+	cause := st
+	cause.Reason, cause.Message = st.StallCause()
+	return fmt.Sprintf("Node pool %q clones golden image %q, whose import has not moved for at least %s (the catalog's polling.stallAfter.imports; %s, %d importer restarts%s), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: %s; or switch the pool to osImage.factory.",
+		p.Ref(), golden, stall.Bound(mark.After), at, st.Restarts, cdiSays(cause), cdistate.StalledFix(st, src))
 }
 
 func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, progress string) string {

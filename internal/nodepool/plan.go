@@ -55,6 +55,9 @@ type plan struct {
 	SupportMatrix compose.Condition
 	CloneHealth   compose.Condition
 	Installer     compose.Condition
+	// Clones are the worker disks in a clone phase and since when each
+	// has not moved (stall.go), for status.image.clones.
+	Clones []cloneInFlight
 
 	// Join is the Join bootstrap mode's facts and decisions; nil for a
 	// Generate pool.
@@ -94,10 +97,12 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
+	clones := trackClones(world.WorkerDVs, c.prev.Image.Clones, r.Now, r.Config.Stall.Clones)
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion, World: world, Join: join,
+		Clones: clones,
 	}
 	gate := decideGate(c, s, world)
 	pl.StorageClass = decideStorageClass(s, img, gate)
@@ -130,7 +135,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	}
 	// How the disks were cloned, and how the template the workers are made
 	// from after this call makes them.
-	pl.CloneHealth = cloneHealth(p, world.WorkerDVs, c.reads, r.Config.MaxWorkerDisks, copyOf(pl.workersTemplate()))
+	pl.CloneHealth = cloneHealth(p, img, world.WorkerDVs, clones, c.reads, r.Config.MaxWorkerDisks, r.Config.Stall.Clones, copyOf(pl.workersTemplate()))
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}

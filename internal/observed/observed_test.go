@@ -22,18 +22,18 @@ func TestWorkerDataVolume(t *testing.T) {
 		wantErr string
 	}{
 		"IdentityLabelsOneAnnotationAndStatus": {
-			reason: "What clone health reads of a worker disk is read; the spec, other annotations and the rest of the status are not.",
+			reason: "What clone health reads of a worker disk is read, its progress and restarts included (internal/stall); the spec, other annotations and the rest of the status are not.",
 			obj: map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume",
 				"metadata": map[string]any{"name": "w", "namespace": "t", "labels": map[string]any{"a": "b"}, "uid": "u",
 					"annotations": map[string]any{"cdi.kubevirt.io/cloneType": "csi-clone", "cdi.kubevirt.io/storage.clone.token": "eyJ..."}},
 				"spec": map[string]any{"source": map[string]any{"pvc": map[string]any{"name": "g", "namespace": "cozy-public"}}},
-				"status": map[string]any{"phase": "Succeeded", "restartCount": int64(2), "claimName": "w", "conditions": []any{
+				"status": map[string]any{"phase": "Succeeded", "progress": "100.0%", "restartCount": int64(2), "claimName": "w", "conditions": []any{
 					map[string]any{"type": "Bound", "status": "False", "reason": "CloneWithoutSource", "message": "gone", "lastTransitionTime": "2026-12-01T00:00:00Z"},
 				}}},
 			want: cdiv1.DataVolume{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "DataVolume"},
 				ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "t", Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"cdi.kubevirt.io/cloneType": "csi-clone"}},
-				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded, ClaimName: "w", Conditions: []cdiv1.DataVolumeCondition{
+				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.Succeeded, Progress: "100.0%", RestartCount: 2, ClaimName: "w", Conditions: []cdiv1.DataVolumeCondition{
 					{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "CloneWithoutSource", Message: "gone"},
 				}},
 			},
@@ -52,6 +52,11 @@ func TestWorkerDataVolume(t *testing.T) {
 			reason:  "A phase that is not a string is named by its path.",
 			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}, "status": map[string]any{"phase": int64(3)}},
 			wantErr: `cannot read DataVolume "t/w": status.phase is not a string`,
+		},
+		"RestartCountOfTheWrongTypeIsAnError": {
+			reason:  "A restart count that is no 32-bit integer is named by its path.",
+			obj:     map[string]any{"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": map[string]any{"name": "w", "namespace": "t"}, "status": map[string]any{"restartCount": 1.5}},
+			wantErr: `cannot read DataVolume "t/w": status.restartCount is not a 32-bit integer`,
 		},
 		"ConditionOfTheWrongShapeIsAnError": {
 			reason:  "A condition that is not an object is named by its index.",

@@ -2,6 +2,7 @@ package observed
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -16,8 +17,9 @@ import (
 // ~6 KB of mostly clone tokens and managedFields no rule reads.
 
 // WorkerDataVolume reads a worker DataVolume's identity, labels, the named
-// annotations, status.phase, status.claimName and status.conditions from
-// its wire form; a mistyped field is an error naming object and field.
+// annotations, status.phase, status.progress, status.restartCount,
+// status.claimName and status.conditions from its wire form; a mistyped
+// field is an error naming object and field.
 func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolume, error) {
 	dv := cdiv1.DataVolume{}
 	f, meta, ref, err := wireMeta(s, CDIAPIVersion, KindDataVolume, &dv.TypeMeta, &dv.ObjectMeta)
@@ -44,6 +46,15 @@ func WorkerDataVolume(s *structpb.Struct, annotations ...string) (cdiv1.DataVolu
 	}
 	dv.Status.Phase = cdiv1.DataVolumePhase(phase)
 	if dv.Status.ClaimName, err = stringField(sf, "claimName"); err != nil {
+		return dv, fmt.Errorf("cannot read %s %q: status.%w", KindDataVolume, ref, err)
+	}
+	// What moves while a clone runs (internal/stall).
+	progress, err := stringField(sf, "progress")
+	if err != nil {
+		return dv, fmt.Errorf("cannot read %s %q: status.%w", KindDataVolume, ref, err)
+	}
+	dv.Status.Progress = cdiv1.DataVolumeProgress(progress)
+	if dv.Status.RestartCount, err = int32Field(sf, "restartCount"); err != nil {
 		return dv, fmt.Errorf("cannot read %s %q: status.%w", KindDataVolume, ref, err)
 	}
 	conds := sf["conditions"]
@@ -111,6 +122,25 @@ func stringField(fields map[string]*structpb.Value, key string) (string, error) 
 		return "", nil
 	}
 	return "", fmt.Errorf("%s is not a string", key)
+}
+
+// int32Field reads an optional integer field that fits an int32; JSON
+// carries it as a number.
+func int32Field(fields map[string]*structpb.Value, key string) (int32, error) {
+	v, ok := fields[key]
+	if !ok {
+		return 0, nil
+	}
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		n := k.NumberValue
+		if n == math.Trunc(n) && n >= math.MinInt32 && n <= math.MaxInt32 {
+			return int32(n), nil
+		}
+	case *structpb.Value_NullValue:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%s is not a 32-bit integer", key)
 }
 
 // stringMap reads a map of strings (labels, annotations); only keys in

@@ -20,6 +20,7 @@ func FuzzWorkerDataVolume(f *testing.F) {
 	for _, seed := range []string{
 		`{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"w","namespace":"t","labels":{"a":"b"},"annotations":{"cdi.kubevirt.io/cloneType":"copy","x":"y"}},"status":{"phase":"Succeeded","claimName":"w","conditions":[{"type":"Bound","status":"False","reason":"CloneWithoutSource","message":"m"}]}}`,
 		`{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"w"},"status":null}`,
+		`{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"name":"w"},"status":{"phase":"CSICloneInProgress","progress":"N/A","restartCount":2}}`,
 		`{"apiVersion":"cdi.kubevirt.io/v1beta1","kind":"DataVolume","metadata":{"labels":null},"status":{"conditions":[1]}}`,
 		`{"kind":"DataVolume","status":"x"}`,
 	} {
@@ -48,6 +49,7 @@ func FuzzWorkerDataVolume(f *testing.F) {
 			want.Annotations = map[string]string{labels.AnnCDICloneType: v}
 		}
 		want.Status.Phase, want.Status.ClaimName = typed.Status.Phase, typed.Status.ClaimName
+		want.Status.Progress, want.Status.RestartCount = typed.Status.Progress, typed.Status.RestartCount
 		for _, c := range typed.Status.Conditions {
 			want.Status.Conditions = append(want.Status.Conditions, cdiv1.DataVolumeCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
 		}

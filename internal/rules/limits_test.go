@@ -2,6 +2,7 @@ package rules
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -105,6 +106,15 @@ func TestSupportMatrixRow(t *testing.T) {
 				t.Errorf("%s\nnames %q, want %q", tc.reason, errs[0].Field, tc.wantField)
 			}
 		})
+	}
+}
+
+func TestStallBound(t *testing.T) {
+	if errs := StallBound(field.NewPath("polling", "stallAfter", "imports"), 30*time.Second); len(errs) == 0 || errs[0].Field != "polling.stallAfter.imports" {
+		t.Errorf("a bound below a minute is refused at its own path, got %v", errs)
+	}
+	if errs := StallBound(field.NewPath("polling", "stallAfter", "clones"), MinStallBound); len(errs) > 0 {
+		t.Errorf("1m is accepted, got %v", errs)
 	}
 }
 

@@ -47,7 +47,10 @@ func observePool(obs compose.Observed, name resource.Name) poolReport {
 	}
 	r := poolReport{Status: v1alpha1.PoolStatus{Template: s.Template, Gate: s.Gate}}
 	if s.Image != nil {
-		r.Status.Image = s.Image
+		// The image, without the pool's clones in flight, which would
+		// rewrite the cluster's status as they progress.
+		img := s.Image.NodePoolImage
+		r.Status.Image = &img
 		r.Status.SourceType = s.Image.SourceType
 	}
 	ready := condition{Status: "Unknown"}

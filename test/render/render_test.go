@@ -207,11 +207,15 @@ func cachedTool(t *testing.T, root, env, script string) string {
 }
 
 // startFunction builds the function and serves it with --insecure on a free
-// loopback port for the duration of the test.
+// loopback port for the duration of the test. It is built with the
+// renderclock tag (clock_render.go): every call runs at crossplane render's
+// fixed instant, so a scenario decides a stalled import or clone from the
+// time its observed status records, and the output does not change with the
+// wall clock.
 func startFunction(t *testing.T, root string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "function-worker-image")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", "renderclock", "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("cannot build the function: %v\n%s", err, out)
