@@ -262,7 +262,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 				Results: []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_FATAL,
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
-					Message:  `XWorkerImageCatalog "default": images[0].storage is "8Gi", but golden DataVolume cozy-public/` + goldenA + ` was made with 6Gi and a DataVolume's size cannot change: remove images[0].storage or set it to 6Gi (the golden's size only bounds the pools' diskSize from below). A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
+					Message:  `XWorkerImageCatalog "default": images[0].storage is "8Gi", but golden DataVolume cozy-public/` + goldenA + ` was made with 6Gi and a DataVolume's size cannot change: remove images[0].storage or set it to 6Gi (the golden's size only bounds the pools' diskSize from below). A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
 				}},
 			}},
 		},

@@ -16,6 +16,7 @@ const (
 
 // WorkerImageCatalogSpec is the spec of the cluster-scoped XWorkerImageCatalog:
 // the operator-curated list of golden Talos images.
+// +kubebuilder:validation:XValidation:rule=`!(has(self.storageClass) && has(self.storageClasses))`,message="set storageClass or storageClasses, not both: list every class in storageClasses"
 type WorkerImageCatalogSpec struct {
 	// GoldenNamespace is the namespace that holds the golden DataVolumes.
 	// +kubebuilder:default="cozy-public"
@@ -30,10 +31,22 @@ type WorkerImageCatalogSpec struct {
 	Storage Quantity `json:"storage,omitempty"`
 	// StorageClass is the default class of the goldens. Empty leaves it
 	// to CDI (the default class). Pools that clone a golden must use the
-	// same class.
+	// same class; for pools on several classes, use storageClasses.
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
+	// StorageClasses keeps every image on each of these classes: one
+	// golden per (schematicID, version, architecture, class), so a pool
+	// clones the golden of its own class. Set it or storageClass, not
+	// both. An existing golden keeps its name on the class it was made
+	// on; a new golden on the first listed class is named as with
+	// storageClass, one on another class
+	// talos-worker-<schematicID>-<version>-<arch>-<10 hex of the class
+	// name's SHA-256>. A golden whose class is no longer listed leaves the
+	// catalog, kept while a pool still clones it.
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
+	StorageClasses []DNSSubdomain `json:"storageClasses,omitempty"`
 	// Images are the golden images to keep, one entry per (schematicID,
-	// version), one golden per architecture of it. A golden's URL, size and class cannot change (a
+	// version), one golden per architecture and StorageClass of it. A golden's URL, size and class cannot change (a
 	// DataVolume spec is immutable): add a new entry, move the pools,
 	// then remove the old one.
 	// +kubebuilder:validation:MaxItems=256
@@ -91,6 +104,7 @@ type ImageFactoryAuth struct {
 // CatalogImage is one golden image of the catalog. Kept apart from the
 // declaration: the list items have no description of their own.
 
+// +kubebuilder:validation:XValidation:rule=`!(has(self.storageClass) && has(self.storageClasses))`,message="set storageClass or storageClasses, not both: list every class in storageClasses"
 type CatalogImage struct {
 	// SchematicID is the Image Factory schematic (64 lowercase hex characters for a real schematic).
 	// +required
@@ -102,8 +116,15 @@ type CatalogImage struct {
 	Version TalosVersion `json:"version,omitempty"`
 	// Storage overrides spec.storage for this golden.
 	Storage Quantity `json:"storage,omitempty"`
-	// StorageClass overrides spec.storageClass for this golden.
+	// StorageClass overrides spec.storageClass and spec.storageClasses
+	// for this image: its goldens live on this class alone.
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
+	// StorageClasses overrides spec.storageClass and spec.storageClasses
+	// for this image: a golden on each of them. Set it or storageClass,
+	// not both.
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
+	StorageClasses []DNSSubdomain `json:"storageClasses,omitempty"`
 	// ImageFactoryURL overrides spec.imageFactoryURL for this golden.
 	ImageFactoryURL URL `json:"imageFactoryURL,omitempty"`
 	// Checksum is the image's expected digest, sha256:<64 hex> or

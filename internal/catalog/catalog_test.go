@@ -48,14 +48,14 @@ func TestResolveGoldens(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		spec    v1alpha1.WorkerImageCatalogSpec
-		made    madeArchs
+		made    madeGoldens
 		want    []Golden
 		wantErr string
 	}{
 		"ArchitectureNextToExistingGoldenIsSuffixed": {
 			reason: "The existing unsuffixed golden was made amd64: it keeps its name, arm64 gets -arm64 and its own URL.",
 			spec:   v1alpha1.WorkerImageCatalogSpec{Architectures: []string{"amd64", "arm64"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6"}}},
-			made:   madeArchs{"talos-worker-abc-v1.13.6": "amd64"},
+			made:   madeGoldens{"talos-worker-abc-v1.13.6": {Arch: "amd64"}},
 			want: []Golden{
 				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
 				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-arm64", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
@@ -64,7 +64,7 @@ func TestResolveGoldens(t *testing.T) {
 		"ExistingGoldenNamesItsArchitectureNotTheDefault": {
 			reason: "The unsuffixed golden was made arm64 before the Input said amd64: arm64 keeps it, the default gets -amd64.",
 			spec:   v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", Architectures: []string{"amd64", "arm64"}}}},
-			made:   madeArchs{"talos-worker-abc-v1.13.6": "arm64"},
+			made:   madeGoldens{"talos-worker-abc-v1.13.6": {Arch: "arm64"}},
 			want: []Golden{
 				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
 				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
@@ -76,6 +76,52 @@ func TestResolveGoldens(t *testing.T) {
 			want: []Golden{
 				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", Explicit: explicit{Arch: true}},
 			},
+		},
+		"SecondClassGetsAHashedGolden": {
+			reason: "The same image on replicated and local: the first class's golden is named as ever, the other's hashes its class.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{StorageClasses: []string{"replicated", "local"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6"}}},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated"},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64-25bf8e1a23", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "local"},
+			},
+		},
+		"ExistingGoldenKeepsItsClassWhenAnotherIsListedFirst": {
+			reason: "The unsuffixed golden lives on replicated; listing local first gives local a new golden and moves nothing.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{StorageClasses: []string{"local", "replicated"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6"}}},
+			made:   madeGoldens{"talos-worker-abc-v1.13.6": {Arch: "amd64", Class: "replicated"}},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64-25bf8e1a23", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "local"},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated"},
+			},
+		},
+		"DefaultClassGoldenIsTheFirstClasss": {
+			reason: "A golden left to the default class counts as the first listed class's, as it did before classes: it keeps its name.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{StorageClasses: []string{"replicated", "local"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6"}}},
+			made:   madeGoldens{"talos-worker-abc-v1.13.6": {Arch: "amd64"}},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated"},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64-25bf8e1a23", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "local"},
+			},
+		},
+		"ClassAndArchitectureMultiply": {
+			reason: "Two architectures on two classes are four goldens, each named on its own.",
+			spec:   v1alpha1.WorkerImageCatalogSpec{Architectures: []string{"amd64", "arm64"}, Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", StorageClasses: []string{"replicated", "local"}}}},
+			want: []Golden{
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated", Explicit: explicit{Arch: true}},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-amd64-25bf8e1a23", SchematicID: "abc", Version: "v1.13.6", Arch: "amd64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "local", Explicit: explicit{Arch: true}},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-arm64", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "replicated", Explicit: explicit{Arch: true}},
+				{Index: 0, Namespace: "cozy-public", Name: "talos-worker-abc-v1.13.6-arm64-25bf8e1a23", SchematicID: "abc", Version: "v1.13.6", Arch: "arm64", URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-arm64.raw.xz", Storage: resource.MustParse("6Gi"), StorageText: "6Gi", StorageClass: "local", Explicit: explicit{Arch: true}},
+			},
+		},
+		"StorageClassAndStorageClassesAreRefusedTogether": {
+			reason:  "Which class was meant cannot be told.",
+			spec:    v1alpha1.WorkerImageCatalogSpec{StorageClass: "replicated", StorageClasses: []string{"local"}},
+			wantErr: `XWorkerImageCatalog "default": spec.storageClass: Invalid value: "replicated": set storageClass or storageClasses, not both: list "replicated" in spec.storageClasses instead`,
+		},
+		"EntryClassesAreCheckedAsTheCatalogs": {
+			reason:  "An entry's classes are refused as the catalog's are, a listed default class and a duplicate included.",
+			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.13.6", StorageClass: "a", StorageClasses: []string{"b", "b", ""}}}},
+			wantErr: `XWorkerImageCatalog "default": spec.images[0].storageClass: Invalid value: "a": set storageClass or storageClasses, not both: list "a" in spec.images[0].storageClasses instead; spec.images[0].storageClasses[1]: Duplicate value: "b"; spec.images[0].storageClasses[2]: Required value: name a StorageClass: the default class is the one storageClass left empty means, and it cannot be listed`,
 		},
 		"UnsupportedArchitectureIsRefused": {
 			reason:  "A golden is imported for a Talos disk architecture only.",
@@ -92,7 +138,7 @@ func TestResolveGoldens(t *testing.T) {
 			spec: v1alpha1.WorkerImageCatalogSpec{GoldenNamespace: "images", Storage: "4Gi", StorageClass: "replicated", Images: []v1alpha1.CatalogImage{
 				{SchematicID: "abc", Version: "v1.12.0", Storage: "8Gi", StorageClass: "fast", ImageFactoryURL: "http://mirror.local/"},
 			}},
-			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", Arch: "amd64", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast", Explicit: explicit{URL: true, Storage: true, StorageClass: true}}},
+			want: []Golden{{Index: 0, Namespace: "images", Name: "talos-worker-abc-v1.12.0", SchematicID: "abc", Version: "v1.12.0", Arch: "amd64", URL: "http://mirror.local/image/abc/v1.12.0/openstack-amd64.raw.xz", Storage: resource.MustParse("8Gi"), StorageText: "8Gi", StorageClass: "fast", Explicit: explicit{URL: true, Storage: true}}},
 		},
 		"MissingSchematicIsRefused": {
 			reason:  "Every entry needs a schematicID.",
@@ -107,7 +153,7 @@ func TestResolveGoldens(t *testing.T) {
 		"DuplicateGoldenIsRefused": {
 			reason:  "Entries differing only in size or class still collide on the golden name.",
 			spec:    v1alpha1.WorkerImageCatalogSpec{Images: []v1alpha1.CatalogImage{{SchematicID: "abc", Version: "v1.0.0"}, {SchematicID: "abc", Version: "v1.0.0", Storage: "8Gi"}}},
-			wantErr: `XWorkerImageCatalog "default": spec.images[1]: Invalid value: resolves to the same golden DataVolume "talos-worker-abc-v1.0.0" as spec.images[0]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)`,
+			wantErr: `XWorkerImageCatalog "default": spec.images[1]: Invalid value: resolves to the same golden DataVolume "talos-worker-abc-v1.0.0" as spec.images[0]: one entry per (schematicID, version) keeps every golden of that image, and a second would silently replace the first: drop the duplicate, listing its classes in the first's storageClasses and its architectures in its architectures`,
 		},
 		"StorageBelowImageIsRefused": {
 			reason:  "A golden smaller than the raw disk image cannot hold the import.",

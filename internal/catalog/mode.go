@@ -38,7 +38,7 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 	c := &call{r: r}
 	c.obs = readObserved(r.Observed)
 	if c.spec, c.err = decodeSpec(r); c.err == nil {
-		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config, madeArchsOf(c.obs))
+		c.goldens, c.goldensErr = resolveGoldens(r.Composite.GetName(), c.spec, r.Config, madeGoldensOf(c.obs))
 	}
 	c.prev = compose.PreviousStatus[previousStatus](r.Composite)
 	c.grants = planGrants(r.Config.Usages, r.Config.CloneRBACScope != v1beta1.CloneRBACAllServiceAccounts, c.obs.Binding)

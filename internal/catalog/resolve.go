@@ -58,16 +58,16 @@ type importSource struct {
 
 // explicit marks the values a catalog entry wrote itself.
 type explicit struct {
-	URL, Storage, StorageClass bool
+	URL, Storage bool
 	// Arch is true when the catalog or the entry lists architectures.
 	Arch bool
 }
 
 // resolveGoldens validates and resolves every entry, reporting every invalid
 // one at once so the catalog is fixed in one pass.
-// made is what each observed golden was made with (madeArchs): a new
-// architecture takes a name no golden of another architecture holds.
-func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config, made madeArchs) ([]Golden, error) {
+// made is what each observed golden was made with (madeGoldens): a new
+// architecture or class takes a name no golden of another holds.
+func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg config.Config, made madeGoldens) ([]Golden, error) {
 	root := field.NewPath("spec")
 	var errs field.ErrorList
 
@@ -91,7 +91,8 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 			defStorage, defStorageText = q, string(spec.Storage)
 		}
 	}
-	errs = append(errs, rules.StorageClass(root.Child("storageClass"), spec.StorageClass)...)
+	defClasses, e := storageClasses(root, spec.StorageClass, spec.StorageClasses)
+	errs = append(errs, e...)
 	imp, e := resolveImportSource(xrName, root, spec, cfg)
 	errs = append(errs, e...)
 	errs = append(errs, architectures(root.Child("architectures"), spec.Architectures)...)
@@ -107,7 +108,7 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 	byName := map[string]int{}
 	for i, e := range spec.Images {
 		path := root.Child("images").Index(i)
-		g := Golden{Index: i, Namespace: ns, SchematicID: e.SchematicID, Version: e.Version, Storage: defStorage, StorageText: defStorageText, StorageClass: spec.StorageClass, Import: imp}
+		g := Golden{Index: i, Namespace: ns, SchematicID: e.SchematicID, Version: e.Version, Storage: defStorage, StorageText: defStorageText, Import: imp}
 		g.Import.Checksum = e.Checksum
 		entry := rules.SchematicID(path.Child("schematicID"), e.SchematicID)
 		entry = append(entry, rules.TalosVersion(path.Child("version"), e.Version)...)
@@ -123,9 +124,11 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 			entry = append(entry, ee...)
 			g.Storage, g.StorageText, g.Explicit.Storage = q, string(e.Storage), true
 		}
-		if e.StorageClass != "" {
-			entry = append(entry, rules.StorageClass(path.Child("storageClass"), e.StorageClass)...)
-			g.StorageClass, g.Explicit.StorageClass = e.StorageClass, true
+		classes := defClasses
+		if e.StorageClass != "" || len(e.StorageClasses) > 0 {
+			var ee field.ErrorList
+			classes, ee = storageClasses(path, e.StorageClass, e.StorageClasses)
+			entry = append(entry, ee...)
 		}
 		archs := defArchs
 		g.Explicit.Arch = len(spec.Architectures) > 0 || len(e.Architectures) > 0
@@ -137,23 +140,56 @@ func resolveGoldens(xrName string, spec v1alpha1.WorkerImageCatalogSpec, cfg con
 			errs = append(errs, entry...)
 			continue
 		}
-		names := made.names(e.SchematicID, e.Version, archs)
+		names := made.names(e.SchematicID, e.Version, archs, classes)
 		for _, arch := range archs {
-			a := g
-			a.Arch, a.Name = arch, names[arch]
-			a.URL = talosimage.DiskURL(entryFactory, e.SchematicID, e.Version, cfg.Platform, arch)
-			if first, dup := byName[a.Name]; dup {
-				errs = append(errs, field.Invalid(path, field.OmitValueType{}, fmt.Sprintf("resolves to the same golden DataVolume %q as spec.images[%d]; the name is keyed on (schematicID, version) alone, so a second entry would silently replace the first: drop the duplicate or give it a distinct (schematicID, version)", a.Name, first)))
-				continue
+			for _, class := range classes {
+				a := g
+				a.Arch, a.StorageClass, a.Name = arch, class, names[variant{arch, class}]
+				a.URL = talosimage.DiskURL(entryFactory, e.SchematicID, e.Version, cfg.Platform, arch)
+				if first, dup := byName[a.Name]; dup {
+					// Names are keyed on (schematicID, version, architecture,
+					// class), which the schema keeps unique; a hash collision
+					// of two class names is all that can land here.
+					errs = append(errs, field.Invalid(path, field.OmitValueType{}, fmt.Sprintf("resolves to the same golden DataVolume %q as spec.images[%d]: one entry per (schematicID, version) keeps every golden of that image, and a second would silently replace the first: drop the duplicate, listing its classes in the first's storageClasses and its architectures in its architectures", a.Name, first)))
+					continue
+				}
+				byName[a.Name] = i
+				goldens = append(goldens, a)
 			}
-			byName[a.Name] = i
-			goldens = append(goldens, a)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, catalogError(xrName, errs)
 	}
 	return goldens, nil
+}
+
+// storageClasses is the classes of an entry or of the catalog, from
+// storageClass or storageClasses at path: one class, "" for the default
+// class, when neither is set. Setting both is refused, should the schema
+// not have: which one was meant cannot be told.
+func storageClasses(path *field.Path, class string, classes []string) ([]string, field.ErrorList) {
+	if len(classes) == 0 {
+		return []string{class}, rules.StorageClass(path.Child("storageClass"), class)
+	}
+	var errs field.ErrorList
+	if class != "" {
+		errs = append(errs, field.Invalid(path.Child("storageClass"), class, fmt.Sprintf("set storageClass or storageClasses, not both: list %q in %s instead", class, path.Child("storageClasses"))))
+	}
+	seen := map[string]bool{}
+	for i, c := range classes {
+		p := path.Child("storageClasses").Index(i)
+		if c == "" {
+			errs = append(errs, field.Required(p, "name a StorageClass: the default class is the one storageClass left empty means, and it cannot be listed"))
+			continue
+		}
+		errs = append(errs, rules.StorageClass(p, c)...)
+		if seen[c] {
+			errs = append(errs, field.Duplicate(p, c))
+		}
+		seen[c] = true
+	}
+	return classes, errs
 }
 
 // architectures refuses an architecture a golden cannot be imported for,
@@ -172,29 +208,46 @@ func architectures(path *field.Path, archs []string) field.ErrorList {
 // golden can hold, as the XRD's enum lists them.
 var supportedArchitectures = []string{"amd64", "arm64"}
 
-// madeArchs is the architecture each observed golden of the catalog was
-// made with, by name: the one its source URL names, "" when that is not
-// known (a golden the function cannot read, or a URL of another form).
-type madeArchs map[string]string
+// madeGoldens is what each observed golden of the catalog was made with,
+// by name: the architecture its source URL names and the StorageClass its
+// spec names, each "" when not known (a golden the function cannot read, a
+// URL of another form, a golden left to the default class).
+type madeGoldens map[string]made
 
-// madeArchsOf reads madeArchs from the observed goldens.
-func madeArchsOf(obs observedState) madeArchs {
-	out := madeArchs{}
+// made is what one golden was made with.
+type made struct{ Arch, Class string }
+
+// madeGoldensOf reads madeGoldens from the observed goldens.
+func madeGoldensOf(obs observedState) madeGoldens {
+	out := madeGoldens{}
 	for name, dv := range obs.Live {
-		out[name] = talosimage.ArchitectureOf(liveSpecOf(dv).URL)
+		l := liveSpecOf(dv)
+		out[name] = made{Arch: talosimage.ArchitectureOf(l.URL), Class: l.StorageClass}
 	}
 	for name := range obs.unreadableGoldens() {
-		out[name] = ""
+		out[name] = made{}
 	}
 	return out
 }
 
-// names names an entry's goldens (talosimage.GoldenNames): the unsuffixed
-// name stays with the architecture its golden was made with, an
-// architecture's own golden keeps its suffixed name. An existing unsuffixed
-// golden of an unknown architecture counts as none, so the first listed
-// keeps it, as before architectures.
-func (m madeArchs) names(schematicID, version string, archs []string) map[string]string {
+// variant is one golden of an image: its architecture and class.
+type variant struct{ Arch, Class string }
+
+// names names an entry's goldens, one per architecture and class. Names
+// are pinned by the pools that clone them, so none may change:
+//
+//   - on the entry's first class (home), the goldens are named as before
+//     classes (talosimage.GoldenNames): the unsuffixed name stays with the
+//     architecture its golden was made with, an architecture's own golden
+//     keeps its suffixed name, and an unsuffixed golden of an unknown
+//     architecture counts as none, so the first listed keeps it;
+//   - a golden of one of those names that was made on another class keeps
+//     its name for that class, if listed: a golden is never moved, and an
+//     existing golden left to the default class (no class in its spec)
+//     counts as the home class's, as it did before classes;
+//   - every other golden is talosimage.GoldenClassName(arch, class), which
+//     hashes the class.
+func (m madeGoldens) names(schematicID, version string, archs, classes []string) map[variant]string {
 	base := talosimage.GoldenName(schematicID, version)
 	suffixed := map[string]bool{}
 	for _, a := range archs {
@@ -202,7 +255,24 @@ func (m madeArchs) names(schematicID, version string, archs []string) map[string
 			suffixed[a] = true
 		}
 	}
-	return talosimage.GoldenNames(schematicID, version, archs, m[base], suffixed)
+	home := classes[0]
+	byArch := talosimage.GoldenNames(schematicID, version, archs, m[base].Arch, suffixed)
+	out := make(map[variant]string, len(archs)*len(classes))
+	for _, a := range archs {
+		n := byArch[a]
+		got, exists := m[n]
+		for _, c := range classes {
+			switch {
+			case !exists && c == home:
+				out[variant{a, c}] = n
+			case exists && (got.Class == c || got.Class == "" && c == home):
+				out[variant{a, c}] = n
+			default:
+				out[variant{a, c}] = talosimage.GoldenClassName(schematicID, version, a, c)
+			}
+		}
+	}
+	return out
 }
 
 func catalogError(xrName string, errs field.ErrorList) error {

@@ -53,7 +53,7 @@ func liveSpecOf(dv *cdiv1.DataVolume) liveSpec {
 //
 //   - a golden that succeeded, or that anything uses or pins, is kept
 //     exactly as it was made: a default changed since (the factory URL, a
-//     mirror of it, the size, the class, the CA, the credentials) applies to
+//     mirror of it, the size, the CA, the credentials) applies to
 //     new goldens only. Only a value the entry itself writes can contradict
 //     it, and that is refused (explicitConflicts);
 //   - a golden that never succeeded and that nothing uses, whose import
@@ -62,11 +62,14 @@ func liveSpecOf(dv *cdiv1.DataVolume) liveSpec {
 //     which deletes it, and composed anew once it is gone. That is how a
 //     golden failing for want of a CA, credentials or a mirror gets them.
 //
-// A golden's architecture is part of what it is, not a default: its name is
-// decided from what the goldens were made with (resolve.go madeArchs), so a
-// golden never changes architecture. One whose architecture is no longer
-// listed leaves the catalog (retiring while in use, planGoldens); it is not
-// re-created.
+// A golden's architecture and class are part of what it is, not defaults:
+// its name is decided from what the goldens were made with (resolve.go
+// madeGoldens), so a golden never changes architecture or class. One whose
+// architecture or class is no longer listed leaves the catalog (retiring
+// while in use, planGoldens); it is not re-created. The one exception is a
+// golden left to the default class, which counts as the first listed
+// class's: if it never succeeded and nothing holds it, it is re-created on
+// that class.
 //
 // The status then shows each golden as it is.
 func settle(xrName string, plan []planned) error {
@@ -89,7 +92,7 @@ func settle(xrName string, plan []planned) error {
 	if len(conflicts) == 0 {
 		return nil
 	}
-	return refused(xrName, fmt.Errorf("%s. A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names",
+	return refused(xrName, fmt.Errorf("%s. A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names",
 		strings.Join(conflicts, "; ")))
 }
 
@@ -113,10 +116,6 @@ func explicitConflicts(g Golden, l liveSpec) []string {
 			out = append(out, fmt.Sprintf("%s.storage is %q, but golden DataVolume %s was made with %s and a DataVolume's size cannot change: remove %s.storage or set it to %s (the golden's size only bounds the pools' diskSize from below)",
 				entry, g.StorageText, golden, l.Storage, entry, l.Storage))
 		}
-	}
-	if g.Explicit.StorageClass && l.StorageClass != "" && l.StorageClass != g.StorageClass {
-		out = append(out, fmt.Sprintf("%s.storageClass is %q, but golden DataVolume %s lives on StorageClass %q and a golden cannot move: remove %s.storageClass or set it to %q; for pools on %q, keep this image in a second catalog whose goldenNamespace and storageClass are that class's, and set those pools' goldenNamespace to it",
-			entry, g.StorageClass, golden, l.StorageClass, entry, l.StorageClass, g.StorageClass))
 	}
 	if g.Explicit.URL && l.URL != "" && !strings.Contains(l.URL, imagePath(g)) {
 		out = append(out, fmt.Sprintf("%s.imageFactoryURL makes the source %q, but golden DataVolume %s imported another image, %q: remove %s.imageFactoryURL, or point it at a factory or mirror that serves %s",

@@ -72,19 +72,13 @@ func TestSettle(t *testing.T) {
 			reason: "A size written on the entry itself that its golden was not made with is refused, with a fix that can be done.",
 			p:      planned{Golden: explicitly(explicit{Storage: true}, nil), Live: succeeded},
 			wantErr: `XWorkerImageCatalog "default": images[2].storage is "8Gi", but golden DataVolume cozy-public/talos-worker-abc-v1.0.0 was made with 6Gi and a DataVolume's size cannot change: remove images[2].storage or set it to 6Gi (the golden's size only bounds the pools' diskSize from below). ` +
-				`A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
-		},
-		"ExplicitClassContradictsAGoldenInUse": {
-			reason: "A golden any Usage holds is kept even before it succeeded; a class written on its entry that it does not live on is refused.",
-			p:      planned{Golden: explicitly(explicit{StorageClass: true}, func(g *Golden) { g.StorageClass = local }), Live: failing, InUse: true},
-			wantErr: `XWorkerImageCatalog "default": images[2].storageClass is "local", but golden DataVolume cozy-public/talos-worker-abc-v1.0.0 lives on StorageClass "replicated" and a golden cannot move: remove images[2].storageClass or set it to "replicated"; for pools on "local", keep this image in a second catalog whose goldenNamespace and storageClass are that class's, and set those pools' goldenNamespace to it. ` +
-				`A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
+				`A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
 		},
 		"ExplicitURLOfAnotherImageContradicts": {
 			reason: "A URL that names another image than the golden holds is refused, with the credential in neither URL echoed.",
 			p:      planned{Golden: explicitly(explicit{URL: true}, nil), Live: liveDV("https://u:secret@old.internal/other/path.raw.xz", "8Gi", &repl, cdiv1.Succeeded)},
 			wantErr: `XWorkerImageCatalog "default": images[2].imageFactoryURL makes the source "` + mirrorURL + `", but golden DataVolume cozy-public/talos-worker-abc-v1.0.0 imported another image, "https://REDACTED@old.internal/other/path.raw.xz": remove images[2].imageFactoryURL, or point it at a factory or mirror that serves /image/abc/v1.0.0/. ` +
-				`A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, spec.storageClass, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
+				`A golden is imported once and its DataVolume's spec is immutable; a catalog-wide default (spec.imageFactoryURL, spec.storage, the Input's) applies to new goldens only, but a value written on the entry itself must match the golden it names`,
 		},
 		"FailingUnheldGoldenIsRecreatedOnTheMirror": {
 			reason: "A golden that never succeeded and that nothing holds has nothing to keep: it is re-created with what the catalog imports now.",
@@ -93,8 +87,8 @@ func TestSettle(t *testing.T) {
 		},
 		"ExplicitValuesOnAnUnheldGoldenRecreateIt": {
 			reason: "An explicit value on an entry whose golden never succeeded is no contradiction: the golden is made again.",
-			p:      planned{Golden: explicitly(explicit{Storage: true, StorageClass: true}, func(g *Golden) { g.StorageClass = local }), Live: failing},
-			want: planned{Golden: explicitly(explicit{Storage: true, StorageClass: true}, func(g *Golden) { g.StorageClass = local }), Live: failing, Recreate: true,
+			p:      planned{Golden: explicitly(explicit{Storage: true}, func(g *Golden) { g.StorageClass = local }), Live: failing},
+			want: planned{Golden: explicitly(explicit{Storage: true}, func(g *Golden) { g.StorageClass = local }), Live: failing, Recreate: true,
 				Changes: []string{"source URL", "size", "StorageClass"}},
 		},
 		"CACredentialsAndChecksumRecreateAnUnheldGolden": {

@@ -6,6 +6,8 @@
 package talosimage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 )
 
@@ -14,6 +16,23 @@ import (
 func GoldenName(schematicID, version string) string {
 	return "talos-worker-" + schematicID + "-" + version
 }
+
+// GoldenClassName is the name of the golden of (schematicID, version,
+// arch) on a StorageClass other than the first its catalog lists for the
+// image: GoldenName-<arch>-<10 hex of the class name's SHA-256>. A class
+// name can be 253 characters, so it is hashed to keep the name a bounded
+// DNS subdomain (and the PVC CDI names after it); the architecture is
+// spelled out so the name still says what it holds. It is a contract like
+// GoldenName: the catalog creates it and a pool on that class reconstructs
+// it.
+func GoldenClassName(schematicID, version, arch, storageClass string) string {
+	sum := sha256.Sum256([]byte(storageClass))
+	return GoldenName(schematicID, version) + "-" + arch + "-" + hex.EncodeToString(sum[:])[:classHashLen]
+}
+
+// classHashLen is how much of the class hash a golden's name carries: 40
+// bits, so two classes of one site collide with a chance of about n²/2^41.
+const classHashLen = 10
 
 // DiskURL is the Image Factory URL of the raw disk image.
 func DiskURL(factory, schematicID, version, platform, arch string) string {

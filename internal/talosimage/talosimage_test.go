@@ -1,7 +1,12 @@
 package talosimage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -72,4 +77,43 @@ func TestArchitectureOf(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestGoldenClassName(t *testing.T) {
+	long := strings.Repeat("a", 253)
+	cases := map[string]struct {
+		reason string
+		class  string
+		want   string
+	}{
+		"ShortClass": {
+			reason: "The class is hashed, the architecture spelled out.",
+			class:  "local",
+			want:   "talos-worker-abc-v1.13.6-arm64-25bf8e1a23",
+		},
+		"LongestClassStaysBounded": {
+			reason: "A 253-character class name adds no more than any other.",
+			class:  long,
+			want:   "talos-worker-abc-v1.13.6-arm64-" + hashPrefix(long),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := GoldenClassName("abc", "v1.13.6", "arm64", tc.class)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if errs := validation.IsDNS1123Subdomain(got); len(errs) > 0 {
+				t.Errorf("%s: %q is no DNS subdomain: %v", tc.reason, got, errs)
+			}
+		})
+	}
+	if GoldenClassName("abc", "v1.13.6", "arm64", "local") == GoldenClassName("abc", "v1.13.6", "arm64", "local-2") {
+		t.Error("two classes must not share a golden name")
+	}
+}
+
+func hashPrefix(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:10]
 }
