@@ -356,7 +356,7 @@ func dv(phase cdiv1.DataVolumePhase, restarts int32, running corev1.ConditionSta
 }
 
 var fxImage = image{
-	Source: SourceClone, SchematicID: setting{Value: "abc"}, Version: setting{Value: "v1.13.6"},
+	Source: SourceClone, SchematicID: setting{Value: "abc"}, Version: setting{Value: "v1.13.6"}, Arch: setting{Value: "amd64"},
 	GoldenNamespace: "cozy-public", GoldenName: "talos-worker-abc-v1.13.6",
 }
 

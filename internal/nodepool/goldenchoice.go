@@ -1,6 +1,8 @@
 package nodepool
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -17,9 +19,17 @@ import (
 // unsuffixed golden, as it always has, and asks for nothing more; a pool of
 // another architecture asks for both candidates by name and clones the one
 // of its architecture.
+//
+// A catalog that keeps the image on several StorageClasses has one golden
+// per class too: talosimage.GoldenClassName on every class but the first.
+// A pool that declares its class asks for that name and clones it when it
+// exists, so its disks clone on their own class; otherwise it clones the
+// golden of its architecture, and the class gate (gate.go) holds it when
+// that golden lives on another class.
 const (
 	reqArchGolden     = "golden-arch"
 	reqArchGoldenBase = "golden-arch-base"
+	reqClassGolden    = "golden-class"
 )
 
 // candidate is what the pool knows of one golden it may clone.
@@ -77,20 +87,73 @@ func candidateOf(items []*unstructured.Unstructured, namespace, name string) can
 	return candidate{}
 }
 
-// chooseGoldenOf is the pool's golden choice: for a pool of another
-// architecture, from the candidates the request carries (peek); for one
-// of the Input's, the unsuffixed golden, checked once it is read (world).
-func chooseGoldenOf(img image, cfg config.Config, peek func(string) []*unstructured.Unstructured) goldenChoice {
+// chooseGoldenOf is the pool's golden choice: the golden of its class
+// when the catalog keeps one (chooseClass); else for a pool of another
+// architecture, from the candidates the request carries (peek); for one of
+// the Input's, the unsuffixed golden, checked once it is read (world).
+func chooseGoldenOf(img image, cfg config.Config, poolClass, running string, peek func(string) []*unstructured.Unstructured) goldenChoice {
 	base := img.GoldenName
+	var c goldenChoice
 	if !otherArch(img, cfg) {
-		return goldenChoice{Arch: img.Arch.Value, Name: base}
+		c = goldenChoice{Arch: img.Arch.Value, Name: base}
+	} else {
+		var suffixed, unsuffixed []*unstructured.Unstructured
+		if peek != nil {
+			suffixed, unsuffixed = peek(reqArchGolden), peek(reqArchGoldenBase)
+		}
+		own := base + "-" + img.Arch.Value
+		c = chooseGolden(base, img.Arch.Value, false, candidateOf(suffixed, img.GoldenNamespace, own), candidateOf(unsuffixed, img.GoldenNamespace, base))
 	}
-	var suffixed, unsuffixed []*unstructured.Unstructured
+	if poolClass == "" {
+		return c
+	}
+	var classed []*unstructured.Unstructured
 	if peek != nil {
-		suffixed, unsuffixed = peek(reqArchGolden), peek(reqArchGoldenBase)
+		classed = peek(reqClassGolden)
 	}
-	own := base + "-" + img.Arch.Value
-	return chooseGolden(base, img.Arch.Value, false, candidateOf(suffixed, img.GoldenNamespace, own), candidateOf(unsuffixed, img.GoldenNamespace, base))
+	name := classGoldenName(img, poolClass)
+	return chooseClass(c, name, candidateOf(classed, img.GoldenNamespace, name).Exists, running)
+}
+
+// chooseClass picks the golden of the pool's class, name, over the golden
+// of its architecture (c) when the catalog keeps it (exists). A pool whose
+// running template clones c's golden keeps it: moving to the class's
+// golden would roll every worker, which the pool's owner did not ask for
+// (a pool on the copy path, or one that ran before the catalog listed its
+// class); its next image does clone its class's golden, since that is a
+// new choice.
+func chooseClass(c goldenChoice, name string, exists bool, running string) goldenChoice {
+	if running == name || exists && running != c.Name {
+		return goldenChoice{Arch: c.Arch, Name: name}
+	}
+	return c
+}
+
+// classGoldenName is the golden of the pool's image, architecture and class
+// on a class that is not its catalog's first (talosimage.GoldenClassName).
+func classGoldenName(img image, class string) string {
+	return talosimage.GoldenClassName(img.SchematicID.Value, img.Version.Value, img.Arch.Value, class)
+}
+
+// runningGolden is the name of the golden the pool's running template
+// clones in the pool's golden namespace, "" for none.
+func (cs composedState) runningGolden(img image) string {
+	running, _ := cs.inEffect()
+	tc, ok := cs.observedClone(running)
+	if !ok {
+		return ""
+	}
+	ns, name, _ := strings.Cut(tc.Golden, "/")
+	if ns != img.GoldenNamespace {
+		return ""
+	}
+	return name
+}
+
+// classSelectors asks a pool that declares its class for its class's
+// golden.
+func classSelectors(sel required.Selectors, img image, class string) {
+	sel[reqClassGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, classGoldenName(img, class))
 }
 
 // otherArch reports a clone pool of another architecture than the Input's.

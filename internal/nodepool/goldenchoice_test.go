@@ -100,3 +100,49 @@ func TestCheckedChoice(t *testing.T) {
 		})
 	}
 }
+
+func TestChooseClass(t *testing.T) {
+	const base, classed = "talos-worker-abc-v1.13.6", "talos-worker-abc-v1.13.6-amd64-25bf8e1a23"
+	byArch := goldenChoice{Arch: "amd64", Name: base}
+	cases := map[string]struct {
+		reason  string
+		exists  bool
+		running string
+		want    goldenChoice
+	}{
+		"NewPoolClonesItsClasssGolden": {
+			reason: "The catalog keeps the image on the pool's class: a new pool clones that golden.",
+			exists: true,
+			want:   goldenChoice{Arch: "amd64", Name: classed},
+		},
+		"NoClassGoldenKeepsTheArchitecturesChoice": {
+			reason: "The catalog does not keep the image on the pool's class: the golden of its architecture, which the class gate judges.",
+			want:   byArch,
+		},
+		"RunningPoolKeepsTheGoldenItClones": {
+			reason:  "A pool that runs on the golden of its architecture (the copy path, or before the catalog listed its class) keeps it: moving would roll every worker.",
+			exists:  true,
+			running: base,
+			want:    byArch,
+		},
+		"PoolOfAnotherImageMovesToItsClasssGolden": {
+			reason:  "A pool whose running template clones another image makes a new choice: its class's golden.",
+			exists:  true,
+			running: "talos-worker-abc-v1.12.0",
+			want:    goldenChoice{Arch: "amd64", Name: classed},
+		},
+		"RunningClassGoldenIsKept": {
+			reason:  "A pool cloning its class's golden keeps it, even while the golden is not read.",
+			running: classed,
+			want:    goldenChoice{Arch: "amd64", Name: classed},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := chooseClass(byArch, classed, tc.exists, tc.running)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

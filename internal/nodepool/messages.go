@@ -89,8 +89,19 @@ func msgGoldenImporting(p pool, golden string, img image, st cdistate.State, pro
 }
 
 func msgStorageClassMismatch(p pool, img image, poolClass, goldenClass class, detail string) string {
-	return fmt.Sprintf("Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add a catalog entry with a different (schematicID, version) on StorageClass %q and point the pool's osImage.builtin at it; or, once no pool clones this golden, delete it and let the catalog recreate it on %q; %s; or switch the pool to osImage.factory.",
-		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, poolClass.Name, poolClass.Name, copyFix(poolClass.Name))
+	return fmt.Sprintf("Node pool %q is on StorageClass %q (from %s) but its golden image %q is on %q (from %s); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back.%s Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. %s; %s; or switch the pool to osImage.factory.",
+		p.Ref(), poolClass.Name, poolClass.From, img.GoldenNamespace+"/"+img.GoldenName, goldenClass.Name, goldenClass.From, detail, classFix(img, poolClass), copyFix(poolClass.Name))
+}
+
+// classFix is the StorageClassMismatch fix that keeps a golden on the
+// pool's class (goldenchoice.go): a pool that names its class clones it.
+func classFix(img image, poolClass class) string {
+	golden := img.GoldenNamespace + "/" + classGoldenName(img, poolClass.Name)
+	list := fmt.Sprintf("Add %q to the XWorkerImageCatalog's spec.storageClasses (or to images[].storageClasses of schematicID %s, version %s)", poolClass.Name, img.SchematicID.Value, img.Version.Value)
+	if poolClass.From == "spec.storageClass" {
+		return fmt.Sprintf("%s: the catalog then keeps golden %s on that class, which this pool clones as soon as it is Succeeded (a node-local class cannot serve clones to every node: for one, copy instead)", list, golden)
+	}
+	return fmt.Sprintf("%s and create the pool with spec.storageClass %q: a pool that names its class clones the golden the catalog keeps on it, %s", list, poolClass.Name, golden)
 }
 
 func msgDiskTooSmall(p pool, img image, diskSize resource.Quantity, goldenStorage *resource.Quantity) string {

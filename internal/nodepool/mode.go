@@ -78,7 +78,7 @@ func prepare(r compose.Request) *call {
 	if c.img.Source == SourceClone {
 		// The golden of the pool's architecture (goldenchoice.go).
 		c.goldenBase = c.img.GoldenName
-		c.choice = chooseGoldenOf(c.img, r.Config, r.Peek)
+		c.choice = chooseGoldenOf(c.img, r.Config, c.spec.StorageClass, c.obs.runningGolden(c.img), r.Peek)
 		c.img.GoldenName = c.choice.Name
 	}
 	if c.request, c.err = requestSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
@@ -145,6 +145,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 	sel := selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
 	if otherArch(c.img, c.r.Config) {
 		archSelectors(sel, c.img, c.goldenBase)
+	}
+	if c.img.Source == SourceClone && c.spec.StorageClass != "" {
+		classSelectors(sel, c.img, c.spec.StorageClass)
 	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
