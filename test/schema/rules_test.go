@@ -413,6 +413,21 @@ func TestSchemasAcceptAndReject(t *testing.T) {
 			obj:    catalogHead + `spec: {storage: "6 GiB"}`,
 			want:   []string{"spec.storage", "should match"},
 		},
+		"CatalogStorageClassAndStorageClassesAreRejected": {
+			reason: "Which class was meant cannot be told: one of them, on the catalog.",
+			obj:    catalogHead + `spec: {storageClass: replicated, storageClasses: [local]}`,
+			want:   []string{"spec", "set storageClass or storageClasses, not both"},
+		},
+		"CatalogEntryStorageClassAndStorageClassesAreRejected": {
+			reason: "Which class was meant cannot be told: one of them, on an entry.",
+			obj:    catalogHead + `spec: {images: [{schematicID: ` + schematic + `, version: v1.13.6, storageClass: a, storageClasses: [b]}]}`,
+			want:   []string{"spec.images[0]", "set storageClass or storageClasses, not both"},
+		},
+		"CatalogStorageClassesAreASet": {
+			reason: "A class listed twice would name one golden twice.",
+			obj:    catalogHead + `spec: {storageClasses: [local, local]}`,
+			want:   []string{"spec.storageClasses[1]", "Duplicate value"},
+		},
 		"ClaimWithBuiltinAndFactoryIsRejected": {
 			reason: "The legacy claim carries the same rules as the composite.",
 			dir:    legacyDir,
