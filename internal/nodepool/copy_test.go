@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -214,7 +213,7 @@ func TestCloneHealthOnTheCopyPath(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, tc.reads, 256, 20*time.Minute, tc.copying)
+			got := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, tc.reads, 256, fxStallBounds, tc.copying)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -685,7 +685,7 @@ func TestCloneHealth(t *testing.T) {
 			if tc.reads != nil {
 				rd = *tc.reads
 			}
-			c := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, 20*time.Minute, nil)
+			c := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, fxStallBounds, nil)
 			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -3,12 +3,12 @@ package nodepool
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
@@ -23,7 +23,8 @@ const cloneWithoutSource = cdistate.ReasonCloneWithoutSource
 const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 
 // cloneHealth surfaces worker disks whose clone waits without a source,
-// has not moved for polling.stallAfter.clones (clones, stall.go), or fell
+// has not moved for polling.stallAfter.clones, or whose import over HTTP
+// has not for polling.stallAfter.imports (clones, stall.go), or fell
 // back to a host-assisted copy: CDI fails none of them, and each defeats the
 // golden (a disk that never boots, one that copies the image per worker). Both are
 // on the DataVolume: CDI copies the claim's cloneType onto it (CDI v1.65.0
@@ -36,7 +37,7 @@ const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 // HostAssistedCopy and a message that says what each worker costs. It
 // comes from the template, not the disks, so a settled pool that reads
 // none keeps saying it.
-func cloneHealth(p pool, img image, dvs []cdiv1.DataVolume, clones []cloneInFlight, rd reads, limit int32, stallAfter time.Duration, copying *copyPath) compose.Condition {
+func cloneHealth(p pool, img image, dvs []cdiv1.DataVolume, clones []cloneInFlight, rd reads, limit int32, bounds config.StallBounds, copying *copyPath) compose.Condition {
 	if rd.TooManyWorkers {
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: ReasonTooManyWorkerDisks, Message: msgTooManyWorkerDisks(p, rd.WorkerDisks, limit)}
 	}
@@ -53,9 +54,13 @@ func cloneHealth(p pool, img image, dvs []cdiv1.DataVolume, clones []cloneInFlig
 	if len(stuck) > 0 {
 		msgs = append(msgs, fmt.Sprintf("worker DataVolumes %s in namespace %s wait for a clone source that does not exist (CloneWithoutSource); restore the golden image through the XWorkerImageCatalog, or move the pool to an image that exists", strings.Join(stuck, ", "), p.Namespace))
 	}
-	stalled := stalledClonesText(p, img, clones, stallAfter)
+	stalled := stalledClonesText(p, img, clones, bounds)
 	if stalled != "" {
 		msgs = append(msgs, stalled)
+	}
+	imports := stalledImportsText(p, clones, bounds)
+	if imports != "" {
+		msgs = append(msgs, imports)
 	}
 	if len(copied) > 0 {
 		msgs = append(msgs, fmt.Sprintf("worker DataVolumes %s in namespace %s were cloned by a host-assisted copy instead of a CSI clone (CDI's cloneType %s; the reason CDI gives is the %s annotation of each one's PVC); check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion", strings.Join(copied, ", "), p.Namespace, cloneTypeCopy, labels.AnnCDICloneFallbackReason))
@@ -65,6 +70,8 @@ func cloneHealth(p pool, img image, dvs []cdiv1.DataVolume, clones []cloneInFlig
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: cloneWithoutSource, Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
 	case stalled != "":
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonCloneStalled, Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
+	case imports != "":
+		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonImportStalled, Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
 	case len(copied) > 0:
 		return compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: "HostAssistedClone", Message: fmt.Sprintf("Node pool %q: %s.", p.Ref(), strings.Join(msgs, "; "))}
 	case copying != nil:

@@ -97,7 +97,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	clones := trackClones(world.WorkerDVs, c.prev.Image.Clones, r.Now, r.Config.Stall.Clones)
+	clones := trackClones(world.WorkerDVs, c.prev.Image.Clones, r.Now, r.Config.Stall)
 	pl := plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
 		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
@@ -135,7 +135,7 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	}
 	// How the disks were cloned, and how the template the workers are made
 	// from after this call makes them.
-	pl.CloneHealth = cloneHealth(p, img, world.WorkerDVs, clones, c.reads, r.Config.MaxWorkerDisks, r.Config.Stall.Clones, copyOf(pl.workersTemplate()))
+	pl.CloneHealth = cloneHealth(p, img, world.WorkerDVs, clones, c.reads, r.Config.MaxWorkerDisks, r.Config.Stall, copyOf(pl.workersTemplate()))
 	if pl.Join != nil && pl.Hold == nil {
 		pl.pinFacts()
 	}

@@ -11,12 +11,16 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // TestCloneStalls: the worker disks in a clone phase that a pool records in
 // status.image.clones, read back on the next call, and the CloneHealthy
 // condition they make, at a fixed time.
+// fxStallBounds are the Input's default stall bounds.
+var fxStallBounds = config.StallBounds{Imports: 30 * time.Minute, Clones: 20 * time.Minute}
+
 func TestCloneStalls(t *testing.T) {
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	disk := func(name string, phase cdiv1.DataVolumePhase, progress string, restarts int32) cdiv1.DataVolume {
@@ -92,6 +96,22 @@ func TestCloneStalls(t *testing.T) {
 			want: want{Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: cloneWithoutSource,
 				Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 in namespace tenant-a wait for a clone source that does not exist (CloneWithoutSource); restore the golden image through the XWorkerImageCatalog, or move the pool to an image that exists.`}},
 		},
+		"ImportBeforeItsBoundIsHealthy": {
+			reason: "An HTTP disk's import is bounded by polling.stallAfter.imports (30m), not the clones' 20m: 25 minutes unmoved is still healthy.",
+			dvs:    []cdiv1.DataVolume{disk("w-1", cdiv1.ImportInProgress, "12.50%", 0)}, now: now,
+			prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, "2023-12-31T23:35:00Z")},
+			want: want{Clones: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, "2023-12-31T23:35:00Z")}, Health: healthy},
+		},
+		"ImportAfterItsBoundIsStalled": {
+			reason: "HTTP disks that import from the factory and have not moved for two hours (a factory that accepts and never answers, cozystack #3244): ImportStalled, naming the disks and the fixes.",
+			dvs:    []cdiv1.DataVolume{disk("w-1", cdiv1.ImportInProgress, "12.50%", 0), disk("w-2", cdiv1.ImportScheduled, "N/A", 0)}, now: now,
+			prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, twoHoursAgo), record("w-2", cdiv1.ImportScheduled, "N/A", 0, twoHoursAgo)},
+			want: want{
+				Clones: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, twoHoursAgo), record("w-2", cdiv1.ImportScheduled, "N/A", 0, twoHoursAgo)},
+				Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonImportStalled,
+					Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 (ImportInProgress, 12.50%), w-2 (ImportScheduled) in namespace tenant-a have not moved for at least 30m (Input polling.stallAfter.imports): each imports the image from the Image Factory itself, and CDI's importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check the importer pods (kubectl -n tenant-a get pods -l app=containerized-data-importer) and that the factory serves the image, then delete a stuck importer pod so CDI starts a new attempt; or point spec.talos.imageFactoryURL at a mirror that answers; or, to import the image once for every worker, move the pool to osImage.builtin (a golden of the XWorkerImageCatalog, cloned per worker).`},
+			},
+		},
 		"NoClockRecordsNothing": {
 			reason: "A request without a time keeps no record and finds nothing stalled.",
 			dvs:    []cdiv1.DataVolume{disk("w-1", cdiv1.CloneScheduled, "N/A", 0)},
@@ -101,8 +121,8 @@ func TestCloneStalls(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			clones := trackClones(tc.dvs, tc.prev, tc.now, 20*time.Minute)
-			got := want{Clones: cloneProgress(clones), Health: cloneHealth(fxPoolID, fxImage, tc.dvs, clones, reads{Workers: true}, 256, 20*time.Minute, nil)}
+			clones := trackClones(tc.dvs, tc.prev, tc.now, fxStallBounds)
+			got := want{Clones: cloneProgress(clones), Health: cloneHealth(fxPoolID, fxImage, tc.dvs, clones, reads{Workers: true}, 256, fxStallBounds, nil)}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -184,6 +184,20 @@ var clonePhases = map[cdiv1.DataVolumePhase]bool{
 	cdiv1.NamespaceTransferInProgress:       true,
 }
 
+// importPhases are the phases of an import in flight, as CDI v1.65.0's
+// import controller sets them on a DataVolume (pkg/controller/datavolume/
+// import-controller.go updateStatusPhase: ImportScheduled until the
+// importer pod runs, ImportInProgress while it does).
+var importPhases = map[cdiv1.DataVolumePhase]bool{
+	cdiv1.ImportScheduled:  true,
+	cdiv1.ImportInProgress: true,
+}
+
+// Importing reports whether a DataVolume is in one of the import phases.
+func Importing(dv *cdiv1.DataVolume) bool {
+	return importPhases[dv.Status.Phase]
+}
+
 // Cloning reports whether a DataVolume is in one of the clone phases.
 func Cloning(dv *cdiv1.DataVolume) bool {
 	return clonePhases[dv.Status.Phase]
