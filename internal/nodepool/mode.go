@@ -146,6 +146,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if otherArch(c.img, c.r.Config) {
 		archSelectors(sel, c.img, c.goldenBase)
 	}
+	if writesArchitecture(c.img, c.r.Config) {
+		kubeVirtSelectors(sel)
+	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
 	}
