@@ -112,6 +112,7 @@ func prepare(r compose.Request) *call {
 		}
 	}
 	c.reads = planReads(in)
+	c.reads.KubeVirt = writesArchitecture(c.img, r.Config)
 	return c
 }
 
@@ -146,7 +147,7 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if otherArch(c.img, c.r.Config) {
 		archSelectors(sel, c.img, c.goldenBase)
 	}
-	if writesArchitecture(c.img, c.r.Config) {
+	if c.reads.KubeVirt {
 		kubeVirtSelectors(sel)
 	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {

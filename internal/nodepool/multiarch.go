@@ -49,10 +49,20 @@ const (
 	kindKubeVirt       = "KubeVirt"
 )
 
-// writesArchitecture reports a pool whose VM names its architecture: one of
-// another architecture than the Input's.
+// vmArchitecture is the spec.template.spec.architecture a pool's VM names:
+// the pool's architecture when it is not the Input's image.arch, else none,
+// so no template of a pool of the Input's architecture changes. The one
+// decision of both the VM template (vmtemplate.go) and this gate.
+func vmArchitecture(poolArch, inputArch string) string {
+	if poolArch == inputArch {
+		return ""
+	}
+	return poolArch
+}
+
+// writesArchitecture reports a pool whose VM names its architecture.
 func writesArchitecture(img image, cfg config.Config) bool {
-	return img.Arch.Value != cfg.Arch
+	return vmArchitecture(img.Arch.Value, cfg.Arch) != ""
 }
 
 // kubeVirtSelectors asks a pool whose VM names its architecture for the

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
@@ -132,15 +133,15 @@ func TestGateOnMultiArchitectureMessages(t *testing.T) {
 		want *hold
 	}{
 		"Refused": {
-			kv: kubeVirtGate{Found: true, Name: "kubevirt/kubevirt", Default: "amd64"},
+			kv:   kubeVirtGate{Found: true, Name: "kubevirt/kubevirt", Default: "amd64"},
 			want: &hold{Reason: ReasonArchitectureNotAdmitted, Message: `Node pool "tenant-a/demo-md0": spec.architecture is "arm64", which its worker VMs carry as spec.template.spec.architecture, but the KubeVirt CR kubevirt/kubevirt has the MultiArchitecture feature gate off and its control plane is amd64 (status.defaultArchitecture), and KubeVirt refuses a VM of another architecture than its control plane's without that gate; so the new worker template is held back and the pool's existing resources are kept as they are. Enable the MultiArchitecture feature gate in the KubeVirt CR's spec.configuration.developerConfiguration.featureGates, or use a pool of the control plane's architecture (spec.architecture amd64, or unset when it is the Input's image.arch).`},
 		},
 		"NoDefaultYet": {
-			kv: kubeVirtGate{Found: true, Name: "kubevirt/kubevirt"},
+			kv:   kubeVirtGate{Found: true, Name: "kubevirt/kubevirt"},
 			want: &hold{Reason: ReasonArchitectureNotAdmitted, Message: `Node pool "tenant-a/demo-md0": spec.architecture is "arm64", which its worker VMs carry as spec.template.spec.architecture, but the KubeVirt CR kubevirt/kubevirt has the MultiArchitecture feature gate off and reports no control plane architecture yet (status.defaultArchitecture), so whether KubeVirt admits it is unknown; the hold lifts once virt-operator reports it and it is arm64; so the new worker template is held back and the pool's existing resources are kept as they are. Enable the MultiArchitecture feature gate in the KubeVirt CR's spec.configuration.developerConfiguration.featureGates, or use a pool of the control plane's architecture (leave spec.architecture unset for the Input's image.arch).`},
 		},
 		"Unreadable": {
-			kv: kubeVirtGate{Found: true, Name: "kubevirt/kubevirt", Unreadable: "bad"},
+			kv:   kubeVirtGate{Found: true, Name: "kubevirt/kubevirt", Unreadable: "bad"},
 			want: &hold{Reason: ReasonArchitectureNotAdmitted, Message: `Node pool "tenant-a/demo-md0": spec.architecture is "arm64", which its worker VMs carry as spec.template.spec.architecture, but the KubeVirt CR kubevirt/kubevirt cannot be read (bad), so whether KubeVirt admits it is unknown; so the new worker template is held back and the pool's existing resources are kept as they are. Enable the MultiArchitecture feature gate in the KubeVirt CR's spec.configuration.developerConfiguration.featureGates, or use a pool of the control plane's architecture (leave spec.architecture unset for the Input's image.arch).`},
 		},
 		"Admitted": {kv: kubeVirtGate{Found: true, Name: "kubevirt/kubevirt", Default: "amd64", MultiArchitecture: true}},
@@ -150,6 +151,43 @@ func TestGateOnMultiArchitectureMessages(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, gateOnMultiArchitecture(p, img, tc.kv)); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestVMArchitecture(t *testing.T) {
+	cases := map[string]struct {
+		reason            string
+		pool, input       string
+		wantVM            string
+		wantReadsKubeVirt bool
+	}{
+		"InputsArchitectureNamesNone": {
+			reason: "A pool of the Input's architecture writes none: no existing template changes, and it reads no KubeVirt CR.",
+			pool:   "amd64", input: "amd64",
+		},
+		"OtherArchitectureIsNamed": {
+			reason: "An arm64 pool on an amd64 Input names arm64, and reads the KubeVirt CR.",
+			pool:   "arm64", input: "amd64", wantVM: "arm64", wantReadsKubeVirt: true,
+		},
+		"Amd64OnAnArm64InputIsNamed": {
+			reason: "The rule is relative to the Input: an amd64 pool on an arm64 Input names amd64.",
+			pool:   "amd64", input: "arm64", wantVM: "amd64", wantReadsKubeVirt: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.wantVM, vmArchitecture(tc.pool, tc.input)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			cfg := testConfig(t)
+			cfg.Arch = tc.input
+			r := request(t, nodePoolXR(map[string]any{"architecture": tc.pool}), worldFixture{}, nil)
+			r.Config = cfg
+			_, asked := composetest.Run(Mode{}, r).Requirements[reqKubeVirt]
+			if asked != tc.wantReadsKubeVirt {
+				t.Errorf("%s: KubeVirt CR asked for = %t, want %t", tc.reason, asked, tc.wantReadsKubeVirt)
 			}
 		})
 	}

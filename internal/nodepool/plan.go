@@ -336,7 +336,7 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	// already composed has nothing left to wait for.
 	// An adopted template runs already, like a composed one.
 	_, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]
-	if !composed && pl.Adopted == nil && writesArchitecture(img, r.Config) {
+	if !composed && pl.Adopted == nil && c.reads.KubeVirt {
 		// Before the golden: without KubeVirt's admission no VM runs,
 		// whatever it clones (multiarch.go).
 		h = gateOnMultiArchitecture(p, img, w.KubeVirt)

@@ -369,6 +369,9 @@ func asked(got required.Resolved, rd reads) required.Resolved {
 	if !rd.Budget {
 		delete(out, reqStorageCapacities)
 	}
+	if !rd.KubeVirt {
+		delete(out, reqKubeVirt)
+	}
 	if !rd.Grant {
 		delete(out, reqCloneBindings)
 		delete(out, reqCloneRoles)
