@@ -135,9 +135,10 @@ const (
 	// archAdmitted: the gate is on, or the architecture is the control
 	// plane's.
 	archAdmitted archAdmission = iota
-	// archNoKubeVirt: no KubeVirt CR in this cluster. KubeVirt runs
-	// elsewhere (CAPK's infraClusterSecretRef) or not yet: the function
-	// cannot see its gate and lets the pool through, as before the gate.
+	// archNoKubeVirt: no KubeVirt CR in this cluster. KubeVirt is not
+	// deployed yet, or runs the VMs elsewhere (CAPK's
+	// infraClusterSecretRef): there is no gate here to read, so the pool
+	// goes through, as before the gate.
 	archNoKubeVirt
 	// archRefused: the gate is off and the control plane is of another
 	// architecture: virt-api would refuse every worker VM.
