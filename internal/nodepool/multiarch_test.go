@@ -95,6 +95,14 @@ func TestReadKubeVirt(t *testing.T) {
 			},
 			want: kubeVirtGate{Found: true, Name: "kubevirt/a", Default: "amd64"},
 		},
+		"NamespaceBeforeName": {
+			reason: "The namespace orders first: kubevirt/z comes before other/a.",
+			items: []*unstructured.Unstructured{
+				kubeVirtObj("other", "a", nil, "arm64"),
+				kubeVirtObj("kubevirt", "z", []any{"MultiArchitecture"}, "amd64"),
+			},
+			want: kubeVirtGate{Found: true, Name: "kubevirt/z", MultiArchitecture: true, Default: "amd64"},
+		},
 		"UnreadableIsReportedAndDecides": {
 			reason: "A CR whose featureGates is not a list cannot be read: it is reported and the gate is undecided.",
 			items:  []*unstructured.Unstructured{kubeVirtObj("kubevirt", "kubevirt", []any{}, "amd64")},
