@@ -88,8 +88,9 @@ type kubeVirtGate struct {
 
 // readKubeVirt reads the KubeVirt CRs: the first by namespace and name
 // decides, should there be more (virt-operator deploys one per cluster),
-// whatever order they came in, as the CDI resource does (world.go). An unreadable one that would come first makes the whole read
-// unreadable: it may be the one that runs.
+// whatever order they came in, as the CDI resource does (world.go). An
+// unreadable one that comes first leaves the gate undecided: it may be the
+// one that runs. Every unreadable one is returned, to be reported.
 func readKubeVirt(items []*unstructured.Unstructured) (kubeVirtGate, []string) {
 	var g kubeVirtGate
 	var unreadable []string

@@ -280,7 +280,8 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			}
 		}
 	}
-	// The KubeVirt CRs, read together: the first by name decides.
+	// The KubeVirt CRs, read together: the first by namespace and name
+	// decides (readKubeVirt).
 	var kvUnreadable []string
 	w.KubeVirt, kvUnreadable = readKubeVirt(got[reqKubeVirt])
 	w.Unreadable = append(w.Unreadable, kvUnreadable...)
