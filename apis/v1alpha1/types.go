@@ -372,7 +372,10 @@ type PoolShape struct {
 	// (<platform>-<arch>.raw.xz) and, when it is not the function Input's
 	// image.arch (the default), the VM's spec.architecture, which KubeVirt
 	// schedules on a node of that architecture. A builtin pool clones the
-	// catalog's golden of this architecture.
+	// catalog's golden of this architecture. KubeVirt admits a VM of
+	// another architecture than its control plane's only with its
+	// MultiArchitecture feature gate on; without it the pool is held
+	// (ArchitectureNotAdmitted) and composes no new template.
 	Architecture Architecture `json:"architecture,omitempty"`
 
 	// --- Issue 12, VM details: roles and the worker VM template (the

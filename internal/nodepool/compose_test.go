@@ -198,6 +198,16 @@ func TestCompose(t *testing.T) {
 	}
 
 	allowCopy := func(c *config.Config) { c.AllowHostAssistedCopy = true }
+	// An arm64 HTTP pool, and the KubeVirt CR of an amd64 control plane
+	// with the MultiArchitecture gate off, on, or unreadable.
+	arm64Spec := map[string]any{"architecture": "arm64"}
+	arm64Larger := map[string]any{"architecture": "arm64", "diskSize": "30Gi"}
+	kubeVirtOff := []*unstructuredT{kubeVirtObj("kubevirt", "kubevirt", []any{"Snapshot"}, "amd64")}
+	kubeVirtOn := []*unstructuredT{kubeVirtObj("kubevirt", "kubevirt", []any{"Snapshot", "MultiArchitecture"}, "amd64")}
+	kubeVirtUnreadable := []*unstructuredT{kubeVirtObj("kubevirt", "kubevirt", nil, "amd64")}
+	kubeVirtUnreadable[0].Object["spec"] = map[string]any{"configuration": map[string]any{"developerConfiguration": map[string]any{"featureGates": "MultiArchitecture"}}}
+	arm64KMT, arm64TCT := names(t, arm64Spec, worldFixture{kubevirt: kubeVirtOn})
+	existingArm64 := composeOnce(t, arm64Spec, worldFixture{kubevirt: kubeVirtOn}, mdReady(1))
 	cases := map[string]struct {
 		reason   string
 		xr       *composite.Unstructured
@@ -591,6 +601,49 @@ func TestCompose(t *testing.T) {
 				"docker.io": map[string]any{"endpoints": []any{"https://mirror.internal"}},
 				"ghcr.io":   map[string]any{"endpoints": []any{"https://ghcr.internal"}, "skipFallback": true},
 			}}}),
+		},
+		"OtherArchitecturePoolHeldWhileKubeVirtRefusesIt": {
+			reason: "An arm64 pool on an amd64 control plane without the MultiArchitecture gate composes nothing: KubeVirt would refuse every VM.",
+			xr:     nodePoolXR(arm64Spec),
+			world:  worldFixture{kubevirt: kubeVirtOff},
+			want:   summary{Gate: "Held/ArchitectureNotAdmitted"}, // nothing composed: testdata
+		},
+		"OtherArchitecturePoolComposedWithTheGateOn": {
+			reason: "With the gate on the arm64 pool composes, its VM naming arm64.",
+			xr:     nodePoolXR(arm64Spec),
+			world:  worldFixture{kubevirt: kubeVirtOn},
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"OtherArchitecturePoolComposedWithoutAKubeVirtCR": {
+			reason: "No KubeVirt CR (KubeVirt on CAPK's infrastructure cluster): the gate cannot be seen and holds nothing.",
+			xr:     nodePoolXR(arm64Spec),
+			want:   summary{Gate: "Open/TemplateComposed"},
+		},
+		"OtherArchitecturePoolHeldWhileTheKubeVirtCRIsUnreadable": {
+			reason: "A KubeVirt CR that cannot be read: whether it admits the VM is unknown, so nothing new is composed, and the CR is reported unreadable.",
+			xr:     nodePoolXR(arm64Spec),
+			world:  worldFixture{kubevirt: kubeVirtUnreadable},
+			want:   summary{Gate: "Held/ArchitectureNotAdmitted"}, // nothing composed: testdata
+		},
+		"OtherArchitecturePoolKeepsWhatRunsWhenHeld": {
+			reason:   "The gate turned off under a running arm64 pool whose spec then changes: the new template is held, the running one and its deployment are kept.",
+			xr:       nodePoolXR(arm64Larger),
+			world:    worldFixture{kubevirt: kubeVirtOff},
+			observed: existingArm64,
+			want: summary{Resources: []string{
+				"deletion-guard ready=True",
+				"kubevirtmachinetemplate-" + arm64KMT + " ready=True",
+				"machinedeployment ready=True",
+				"machinehealthcheck ready=True",
+				"talosconfigtemplate-" + arm64TCT + " ready=True",
+			}, Gate: "Held/ArchitectureNotAdmitted", Template: arm64KMT},
+		},
+		"OtherArchitecturePoolRunningIsNotHeld": {
+			reason:   "A running arm64 pool whose template is composed is never held by the gate: the hold keeps what runs, and there is nothing new.",
+			xr:       nodePoolXR(arm64Spec),
+			world:    worldFixture{kubevirt: kubeVirtOff},
+			observed: existingArm64,
+			want:     summary{Gate: "Open/TemplateComposed"},
 		},
 		"SteadyStateEmitsNoResults": {
 			reason: "With the observed status already saying what this reconcile decides, no event is emitted.",

@@ -20,7 +20,8 @@
 //  5. the pool's request (request.go): running templates that carry it are
 //     kept in place of what this release renders, so no release rolls a pool
 //     that asked for nothing new;
-//  6. the hold, the first that applies: the clone gates and pre-flight of a
+//  6. the hold, the first that applies: KubeVirt's admission of the VM's
+//     architecture (multiarch.go), the clone gates and pre-flight of a
 //     new clone template (gate.go, preflight.go), an unknown node size, the
 //     clone grant, the Join mode's holds (joinplan.go);
 //  7. a Join pool not held stays on its running bootstrap template when only

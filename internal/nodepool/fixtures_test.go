@@ -231,6 +231,8 @@ type worldFixture struct {
 	// MachineDeployment and its templates), answering adoption's
 	// requirements by kind.
 	existing []*unstructured.Unstructured
+	// kubevirt answers the KubeVirt CR requirement (multiarch.go).
+	kubevirt []*unstructured.Unstructured
 }
 
 // instancetype is a VirtualMachineClusterInstancetype of cpu vCPUs and
@@ -301,6 +303,7 @@ func (w worldFixture) resolved() required.Resolved {
 		reqGoldenPV:           one(w.goldenPV),
 		reqStorageClasses:     orEmpty(w.classes),
 		reqMachineSets:        orEmpty(w.sets),
+		reqKubeVirt:           orEmpty(w.kubevirt),
 	}
 }
 

@@ -23,6 +23,9 @@ const (
 	ReasonStorageClassMismatch = "StorageClassMismatch"
 	ReasonDiskTooSmall         = "DiskTooSmall"
 	ReasonCloneNotAuthorized   = "CloneNotAuthorized"
+	// ReasonArchitectureNotAdmitted: KubeVirt would refuse the pool's VMs
+	// for their architecture (multiarch.go).
+	ReasonArchitectureNotAdmitted = "ArchitectureNotAdmitted"
 )
 
 // The messages of the gates, one builder per reason, beside the reasons:
@@ -44,6 +47,27 @@ func msgGoldenArchitectureMissing(p pool, img image, c goldenChoice) string {
 	}
 	return fmt.Sprintf("Node pool %q runs %s workers (%s) and clones the golden of schematicID %s, version %s for %s, %q, which the catalog does not keep (%s), so the new worker template is held back and the pool's existing resources are kept as they are: a worker would boot a disk of another architecture. Add %s to the XWorkerImageCatalog's spec.architectures, or to architectures of its images[] entry for this schematicID and version, or switch the pool to osImage.factory.",
 		p.Ref(), c.Arch, img.Arch.Field, img.SchematicID.Value, img.Version.Value, c.Arch, img.GoldenNamespace+"/"+c.Name, has, c.Arch)
+}
+
+// msgArchitectureNotAdmitted says why KubeVirt would refuse the pool's VMs,
+// or why the function cannot tell, and both fixes: the feature gate, or a
+// pool of the control plane's architecture.
+func msgArchitectureNotAdmitted(p pool, img image, kv kubeVirtGate) string {
+	const fix = "Enable the MultiArchitecture feature gate in the KubeVirt CR's spec.configuration.developerConfiguration.featureGates"
+	var why, other string
+	switch {
+	case kv.Unreadable != "":
+		why = fmt.Sprintf("the KubeVirt CR %s cannot be read (%s), so whether KubeVirt admits it is unknown", kv.Name, kv.Unreadable)
+		other = "or use a pool of the control plane's architecture (leave spec.architecture unset for the Input's image.arch)"
+	case kv.Default == "":
+		why = fmt.Sprintf("the KubeVirt CR %s has the MultiArchitecture feature gate off and reports no control plane architecture yet (status.defaultArchitecture), so whether KubeVirt admits it is unknown; the hold lifts once virt-operator reports it and it is %s", kv.Name, img.Arch.Value)
+		other = "or use a pool of the control plane's architecture (leave spec.architecture unset for the Input's image.arch)"
+	default:
+		why = fmt.Sprintf("the KubeVirt CR %s has the MultiArchitecture feature gate off and its control plane is %s (status.defaultArchitecture), and KubeVirt refuses a VM of another architecture than its control plane's without that gate", kv.Name, kv.Default)
+		other = fmt.Sprintf("or use a pool of the control plane's architecture (spec.architecture %s, or unset when it is the Input's image.arch)", kv.Default)
+	}
+	return fmt.Sprintf("Node pool %q: %s is %q, which its worker VMs carry as spec.template.spec.architecture, but %s; so the new worker template is held back and the pool's existing resources are kept as they are. %s, %s.",
+		p.Ref(), img.Arch.Field, img.Arch.Value, why, fix, other)
 }
 
 func msgGoldenFailed(p pool, golden string, st cdistate.State, src cdistate.Golden) string {

@@ -112,6 +112,7 @@ func prepare(r compose.Request) *call {
 		}
 	}
 	c.reads = planReads(in)
+	c.reads.KubeVirt = writesArchitecture(c.img, r.Config)
 	return c
 }
 
@@ -148,6 +149,9 @@ func (c *call) Requirements() (required.Selectors, error) {
 	}
 	if c.img.Source == SourceClone && c.spec.StorageClass != "" {
 		classSelectors(sel, c.img, c.spec.StorageClass)
+	}
+	if c.reads.KubeVirt {
+		kubeVirtSelectors(sel)
 	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
 		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))

@@ -322,7 +322,8 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }
 
-// decideHold is what holds the pool back, the first that applies: the
+// decideHold is what holds the pool back, the first that applies:
+// KubeVirt's admission of the VM's architecture (multiarch.go), the
 // clone gates and pre-flight of a new clone template (with the clone it
 // predicts; a CSI clone on a node-local class last among them), an unknown
 // node size, the clone grant, then the Join mode's holds, which hold
@@ -334,7 +335,13 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
 	// An adopted template runs already, like a composed one.
-	if _, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]; img.Source == SourceClone && !composed && pl.Adopted == nil {
+	_, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]
+	if !composed && pl.Adopted == nil && c.reads.KubeVirt {
+		// Before the golden: without KubeVirt's admission no VM runs,
+		// whatever it clones (multiarch.go).
+		h = gateOnMultiArchitecture(p, img, w.KubeVirt)
+	}
+	if h == nil && img.Source == SourceClone && !composed && pl.Adopted == nil {
 		h = gateClone(gate)
 		if h == nil {
 			h = gateOnGoldenSnapshot(p, img, pl.Snapshot)

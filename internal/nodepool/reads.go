@@ -42,6 +42,9 @@ type reads struct {
 	// golden's claim and the classes, for the capacity prediction
 	// (capacity.go), while the pool may start clones.
 	Budget bool
+	// KubeVirt: the KubeVirt CRs, for a pool whose VM names its
+	// architecture (multiarch.go); every other pool reads none.
+	KubeVirt bool
 	// WorkerDisks bounds the pool's worker disks (workerDisks); above
 	// cloneHealth.maxWorkerDisks, TooManyWorkers, they are not read.
 	WorkerDisks    int32

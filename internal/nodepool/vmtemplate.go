@@ -80,9 +80,7 @@ func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cf
 		// it, as config does the Input's.
 		FactoryCA: cmp.Or(strings.TrimSpace(spec.Talos.ImageFactoryCA), cfg.ImageFactoryCA),
 	}
-	if spec.Architecture != cfg.Arch {
-		v.Architecture = spec.Architecture
-	}
+	v.Architecture = vmArchitecture(spec.Architecture, cfg.Arch)
 	if d := spec.Disk; d != nil {
 		if d.PCIAddress != "" {
 			v.PCIAddress = d.PCIAddress

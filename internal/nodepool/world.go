@@ -146,6 +146,9 @@ type world struct {
 	// the content it is bound to; nil unless read (snapshot.go).
 	GoldenSnapshot        *snapshotv1.VolumeSnapshot
 	GoldenSnapshotContent *snapshotv1.VolumeSnapshotContent
+	// KubeVirt is what the MultiArchitecture gate reads of the KubeVirt CR;
+	// zero unless read (multiarch.go).
+	KubeVirt kubeVirtGate
 	// Instancetype is nil when the pool sets resources or it is missing.
 	Instancetype *instancetypev1beta1.VirtualMachineClusterInstancetype
 	// Unreadable lists, sorted, the objects that could not be converted.
@@ -277,6 +280,11 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			}
 		}
 	}
+	// The KubeVirt CRs, read together: the first by namespace and name
+	// decides (readKubeVirt).
+	var kvUnreadable []string
+	w.KubeVirt, kvUnreadable = readKubeVirt(got[reqKubeVirt])
+	w.Unreadable = append(w.Unreadable, kvUnreadable...)
 	sortByName(w.CloneClaims)
 	slices.SortStableFunc(w.StorageCapacities, func(a, b storagev1.CSIStorageCapacity) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
@@ -361,6 +369,9 @@ func asked(got required.Resolved, rd reads) required.Resolved {
 	}
 	if !rd.Budget {
 		delete(out, reqStorageCapacities)
+	}
+	if !rd.KubeVirt {
+		delete(out, reqKubeVirt)
 	}
 	if !rd.Grant {
 		delete(out, reqCloneBindings)
