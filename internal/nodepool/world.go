@@ -159,6 +159,17 @@ type world struct {
 func readWorld(p pool, img image, instanceType string, got required.Resolved, raw required.Raw, capi v1beta1.ClusterAPIVersion, rd reads) world {
 	w := world{}
 	got = asked(got, rd)
+	// Sized once: a StorageClass is ~1 KB as a Go value, and appending
+	// every class to a growing slice copied them all several times.
+	if n := len(got[reqStorageClasses]); n > 0 {
+		w.StorageClasses = make([]storagev1.StorageClass, 0, n)
+	}
+	if n := len(got[reqStorageCapacities]); n > 0 {
+		w.StorageCapacities = make([]storagev1.CSIStorageCapacity, 0, n)
+	}
+	if n := len(got[reqMachineSets]); n > 0 {
+		w.MachineSets = make([]clusterv1.MachineSet, 0, n)
+	}
 	cdiName := ""
 	golden := func(u *unstructured.Unstructured) bool { return is(u, img.GoldenNamespace, img.GoldenName) }
 	// Each requirement: which of its objects are the ones asked for (nil:
