@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -144,21 +145,29 @@ var keptMetadata = []string{"name", "generateName", "namespace", "labels", "anno
 
 // AsObserved is an observed resource as a desired one: every top-level
 // field but status, and of its metadata only keptMetadata.
+// Only what is kept is copied: copying the whole object first copied its
+// status and managedFields, most of an observed object, to drop them.
 func AsObserved(u *composed.Unstructured) *composed.Unstructured {
-	out := u.DeepCopy()
-	delete(out.Object, "status")
-	if meta, ok := out.Object["metadata"].(map[string]any); ok {
-		kept := make(map[string]any, len(keptMetadata))
-		for _, f := range keptMetadata {
-			if v, ok := meta[f]; ok {
-				kept[f] = v
-			}
+	obj := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		if k == "status" {
+			continue
 		}
-		dropKey(kept, "labels", labels.InUse)
-		dropKey(kept, "annotations", labels.AnnDeletionAttempt)
-		out.Object["metadata"] = kept
+		if meta, ok := v.(map[string]any); ok && k == "metadata" {
+			kept := make(map[string]any, len(keptMetadata))
+			for _, f := range keptMetadata {
+				if mv, ok := meta[f]; ok {
+					kept[f] = runtime.DeepCopyJSONValue(mv)
+				}
+			}
+			dropKey(kept, "labels", labels.InUse)
+			dropKey(kept, "annotations", labels.AnnDeletionAttempt)
+			obj[k] = kept
+			continue
+		}
+		obj[k] = runtime.DeepCopyJSONValue(v)
 	}
-	return out
+	return &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: obj}}
 }
 
 // dropKey removes key from the metadata map field, and the field when left

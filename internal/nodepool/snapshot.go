@@ -125,12 +125,16 @@ func restoresSnapshot(u *composed.Unstructured) (namespace, name string, ok bool
 }
 
 // systemDiskTemplate is a machine template's dataVolumeTemplate of the
-// system disk, nil when it has none.
+// system disk, nil when it has none. It is the template's own map, not a
+// copy (a copy of every dataVolumeTemplate was most of what the capacity,
+// copy-path and snapshot checks allocated, several times a call): callers
+// only read it.
 func systemDiskTemplate(u *composed.Unstructured) map[string]any {
 	if u == nil {
 		return nil
 	}
-	dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	dvts, _ := v.([]any)
 	for _, d := range dvts {
 		m, isMap := d.(map[string]any)
 		if !isMap {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"sort"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -161,6 +162,17 @@ type world struct {
 func readWorld(p pool, img image, instanceType string, got required.Resolved, raw required.Raw, capi v1beta1.ClusterAPIVersion, rd reads) world {
 	w := world{}
 	got = asked(got, rd)
+	// Sized once: a StorageClass is ~1 KB as a Go value, and appending
+	// every class to a growing slice copied them all several times.
+	if n := len(got[reqStorageClasses]); n > 0 {
+		w.StorageClasses = make([]storagev1.StorageClass, 0, n)
+	}
+	if n := len(got[reqStorageCapacities]); n > 0 {
+		w.StorageCapacities = make([]storagev1.CSIStorageCapacity, 0, n)
+	}
+	if n := len(got[reqMachineSets]); n > 0 {
+		w.MachineSets = make([]clusterv1.MachineSet, 0, n)
+	}
 	cdiName := ""
 	golden := func(u *unstructured.Unstructured) bool { return is(u, img.GoldenNamespace, img.GoldenName) }
 	// Each requirement: which of its objects are the ones asked for (nil:
@@ -245,7 +257,13 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			}
 		}
 	}
+	// The pool's hash is a digest of its identity: computed once, not per
+	// object read.
+	poolHash := p.Hash()
 	if rd.Workers {
+		if n := len(raw[reqWorkerDVs]); n > 0 {
+			w.WorkerDVs = make([]cdiv1.DataVolume, 0, n)
+		}
 		for _, s := range raw[reqWorkerDVs] {
 			// Identity, labels, CDI's cloneType and the status: what clone
 			// health reads, and nothing else of ~6 KB.
@@ -253,7 +271,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			switch {
 			case err != nil:
 				w.Unreadable = append(w.Unreadable, err.Error())
-			case dv.Namespace == p.Namespace && dv.Labels[labels.Pool] == p.Hash():
+			case dv.Namespace == p.Namespace && dv.Labels[labels.Pool] == poolHash:
 				w.WorkerDVs = append(w.WorkerDVs, dv)
 			}
 		}
@@ -264,7 +282,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			switch {
 			case err != nil:
 				w.Unreadable = append(w.Unreadable, err.Error())
-			case pvc.Namespace == p.Namespace && pvc.Labels[labels.Pool] == p.Hash():
+			case pvc.Namespace == p.Namespace && pvc.Labels[labels.Pool] == poolHash:
 				w.WorkerPVCs = append(w.WorkerPVCs, pvc)
 			}
 		}
@@ -275,7 +293,7 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			switch {
 			case err != nil:
 				w.Unreadable = append(w.Unreadable, err.Error())
-			case isCloneClaim(pvc, img.GoldenNamespace, p.Hash()):
+			case isCloneClaim(pvc, img.GoldenNamespace, poolHash):
 				w.CloneClaims = append(w.CloneClaims, pvc)
 			}
 		}
@@ -327,12 +345,22 @@ func typed[T any, PT interface {
 	}
 }
 
-// sortByName sorts objects by name, keeping the order of equal names.
+// sortByName sorts objects by name, keeping the order of equal names. The
+// objects are compared where they are: a comparison of values copied each
+// object (a DataVolume is over a kilobyte) to the heap, twice per
+// comparison. Crossplane lists them in name order already, which one pass
+// tells.
 func sortByName[T any, PT interface {
 	*T
 	GetName() string
 }](objs []T) {
-	slices.SortStableFunc(objs, func(a, b T) int { return cmp.Compare(PT(&a).GetName(), PT(&b).GetName()) })
+	name := func(i int) string { return PT(&objs[i]).GetName() }
+	for i := 1; i < len(objs); i++ {
+		if name(i-1) > name(i) {
+			sort.SliceStable(objs, func(i, j int) bool { return name(i) < name(j) })
+			return
+		}
+	}
 }
 
 // goldenVolumeToRead names the golden PVC's bound PV when the pre-flight

@@ -164,7 +164,12 @@ func stringMap(v *structpb.Value, want []string) (map[string]string, error) {
 			return fmt.Errorf("%s is not a string", k)
 		}
 		if out == nil {
-			out = map[string]string{}
+			// Sized for what is read, so that it never grows.
+			n := len(fields)
+			if want != nil {
+				n = min(n, len(want))
+			}
+			out = make(map[string]string, n)
 		}
 		out[k] = str.StringValue
 		return nil

@@ -117,6 +117,22 @@ func (r budgetRun) timeline(step time.Duration) []string {
 // (harness.SetCSICloneDuration).
 func scaleUpUnderBudget(t *testing.T, ns, cluster, seed string, workers, budget int64, cloneDuration, timeout time.Duration) budgetRun {
 	t.Helper()
+	return scaleUpUnderBudgetWith(t, ns, cluster, seed, workers, budget, cloneDuration, timeout, budgetOptions{})
+}
+
+// budgetOptions are what a scale-up under a budget adds to the plain one.
+type budgetOptions struct {
+	// Input edits the copy of the Composition's Input further, after the
+	// budget is set.
+	Input func(input map[string]any) error
+	// BeforeScale runs once the pool's deployment exists with 0 replicas,
+	// before the pool is scaled; it is given the golden's name.
+	BeforeScale func(t *testing.T, golden string)
+}
+
+// scaleUpUnderBudgetWith is scaleUpUnderBudget with opts.
+func scaleUpUnderBudgetWith(t *testing.T, ns, cluster, seed string, workers, budget int64, cloneDuration, timeout time.Duration, opts budgetOptions) budgetRun {
+	t.Helper()
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
 	if err := cp.SetCSICloneDuration(cloneDuration); err != nil {
@@ -128,7 +144,13 @@ func scaleUpUnderBudget(t *testing.T, ns, cluster, seed string, workers, budget 
 	sid := schematicID(seed)
 	readyGolden(t, ns, sid)
 	comp := compositionWith(t, harness.NodePool, "e2e-budget-"+ns, func(input map[string]any) error {
-		return unstructured.SetNestedField(input, budget, "cloneBudget", "storageClasses", harness.DefaultStorageClass)
+		if err := unstructured.SetNestedField(input, budget, "cloneBudget", "storageClasses", harness.DefaultStorageClass); err != nil {
+			return err
+		}
+		if opts.Input != nil {
+			return opts.Input(input)
+		}
+		return nil
 	})
 	pool := func(replicas int64) *unstructured.Unstructured {
 		xr := sizedPool(ns, cluster, sid, replicas, "20Gi")
@@ -162,6 +184,10 @@ func scaleUpUnderBudget(t *testing.T, ns, cluster, seed string, workers, budget 
 		}
 		return nil
 	})
+
+	if opts.BeforeScale != nil {
+		opts.BeforeScale(t, goldenName(sid))
+	}
 
 	run := budgetRun{Workers: workers, Budget: budget, XR: xr.GetName(), NS: ns}
 	var mu sync.Mutex
