@@ -161,11 +161,12 @@ type NodePoolImage struct {
 // +kubebuilder:pruning:PreserveUnknownFields
 type NodePoolImageStatus struct {
 	NodePoolImage `json:",inline"`
-	// Clones are the pool's worker disks in a clone phase, each with when
-	// the function first saw it at its phase, progress and restart count:
-	// CDI records no such time. A disk that stays there for the Input's
-	// polling.stallAfter.clones makes CloneHealthy False (CloneStalled).
-	// Only while some disk clones: a settled pool lists none.
+	// Clones are the pool's worker disks in a clone phase (or, on the
+	// HTTP path, an import phase), each with when the function first saw
+	// it at its phase, progress and restart count: CDI records no such
+	// time. A disk that stays there for the Input's polling.stallAfter.clones
+	// (imports) makes CloneHealthy False (CloneStalled, ImportStalled).
+	// Only while some disk is in flight: a settled pool lists none.
 	// +listType=atomic
 	Clones []CloneProgress `json:"clones,omitempty"`
 }
