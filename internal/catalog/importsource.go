@@ -53,19 +53,8 @@ func resolveImportSource(xrName string, root *field.Path, spec v1alpha1.WorkerIm
 		path := root.Child("imageFactoryAuth")
 		errs = append(errs, rules.SecretName(path.Child("secretRef"), a.SecretRef)...)
 		imp.SecretRef = a.SecretRef
-		seen := map[string]bool{}
-		for i, name := range a.SecretExtraHeaders {
-			p := path.Child("secretExtraHeaders").Index(i)
-			if name == "" {
-				errs = append(errs, field.Required(p, "name a Secret in the golden namespace whose value is one HTTP header line, or drop the item"))
-				continue
-			}
-			errs = append(errs, rules.SecretName(p, name)...)
-			if seen[name] {
-				errs = append(errs, field.Duplicate(p, name))
-			}
-			seen[name] = true
-		}
+		errs = append(errs, rules.NameList(path.Child("secretExtraHeaders"), a.SecretExtraHeaders, rules.SecretName,
+			"name a Secret in the golden namespace whose value is one HTTP header line, or drop the item")...)
 		// CDI mounts them in the order given (import-controller.go
 		// makeImporterPodSpec); the order carries no meaning, so it is
 		// fixed, and reordering the list is no change.

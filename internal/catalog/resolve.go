@@ -176,19 +176,8 @@ func storageClasses(path *field.Path, class string, classes []string) ([]string,
 	if class != "" {
 		errs = append(errs, field.Invalid(path.Child("storageClass"), class, fmt.Sprintf("set storageClass or storageClasses, not both: list %q in %s instead", class, path.Child("storageClasses"))))
 	}
-	seen := map[string]bool{}
-	for i, c := range classes {
-		p := path.Child("storageClasses").Index(i)
-		if c == "" {
-			errs = append(errs, field.Required(p, "name a StorageClass: the default class is the one storageClass left empty means, and it cannot be listed"))
-			continue
-		}
-		errs = append(errs, rules.StorageClass(p, c)...)
-		if seen[c] {
-			errs = append(errs, field.Duplicate(p, c))
-		}
-		seen[c] = true
-	}
+	errs = append(errs, rules.NameList(path.Child("storageClasses"), classes, rules.StorageClass,
+		"name a StorageClass: the default class is the one storageClass left empty means, and it cannot be listed")...)
 	return classes, errs
 }
 

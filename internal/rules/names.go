@@ -75,3 +75,24 @@ func subdomainName(path *field.Path, v, what, fix string) field.ErrorList {
 	}
 	return nil
 }
+
+// NameList checks a list of names that is a set: each item non-empty
+// (required says what to put there instead), valid by check, and listed
+// once, as the schema's listType=set keeps it when the API server sees it.
+func NameList(path *field.Path, names []string, check func(*field.Path, string) field.ErrorList, required string) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		p := path.Index(i)
+		if n == "" {
+			errs = append(errs, field.Required(p, required))
+			continue
+		}
+		errs = append(errs, check(p, n)...)
+		if seen[n] {
+			errs = append(errs, field.Duplicate(p, n))
+		}
+		seen[n] = true
+	}
+	return errs
+}

@@ -99,3 +99,38 @@ func TestGoldenTexts(t *testing.T) {
 		})
 	}
 }
+
+func TestNameList(t *testing.T) {
+	path := field.NewPath("spec", "storageClasses")
+	cases := map[string]struct {
+		reason string
+		names  []string
+		want   string
+	}{
+		"ValidSet": {
+			reason: "Distinct valid names pass.",
+			names:  []string{"replicated", "local"},
+		},
+		"EmptyItemIsRequired": {
+			reason: "An empty item says what to put there.",
+			names:  []string{"replicated", ""},
+			want:   "spec.storageClasses[1]: Required value: name one",
+		},
+		"InvalidAndDuplicate": {
+			reason: "Each item is checked, and a repeated one named at its second place.",
+			names:  []string{"Fast SSD", "local", "local"},
+			want:   `spec.storageClasses[0]: Invalid value: "Fast SSD": is not a StorageClass name (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')); name an existing StorageClass, or leave it empty for the cluster default; spec.storageClasses[2]: Duplicate value: "local"`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if errs := NameList(path, tc.names, StorageClass, "name one"); len(errs) > 0 {
+				got = Message(errs)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

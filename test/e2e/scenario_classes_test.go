@@ -22,6 +22,23 @@ func classGoldenName(sid, arch, class string) string {
 	return goldenName(sid) + "-" + arch + "-" + hex.EncodeToString(sum[:])[:10]
 }
 
+// csiCloneClass installs StorageClass name of the suite's CSI driver (not
+// the default; expand says allowVolumeExpansion) for the scenario, and sets
+// its StorageProfile's cloneStrategy to csi-clone as the storage admin
+// does; it returns the StorageClass as applied.
+func csiCloneClass(t *testing.T, name string, expand bool) *unstructured.Unstructured {
+	t.Helper()
+	sc := harness.StorageClassObject(name, false, expand)
+	cp.MustApply(t, sc)
+	deleteOnCleanup(t, sc)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := cp.ConfigureStorageProfile(ctx, cdi.Controller, name, "csi-clone", 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // TestCatalogKeepsAnImageOnTwoClasses: issue 33, item 2, on CDI and the
 // Cluster API chain. A catalog lists two classes of the suite's CSI driver
 // (spec.storageClasses); it keeps one golden of the image on each, the
@@ -37,14 +54,7 @@ func TestCatalogKeepsAnImageOnTwoClasses(t *testing.T) {
 	inNamespace(t, ns)
 	capiCluster(t, ns, cluster)
 
-	sc := harness.StorageClassObject(class, false, true)
-	cp.MustApply(t, sc)
-	deleteOnCleanup(t, sc)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := cp.ConfigureStorageProfile(ctx, cdi.Controller, class, "csi-clone", 60*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	csiCloneClass(t, class, true)
 
 	sid := schematicID("two-classes")
 	first, second := goldenName(sid), classGoldenName(sid, "amd64", class)

@@ -31,14 +31,7 @@ func TestClassWithoutVolumeExpansionHoldsTheNewPool(t *testing.T) {
 	const ns, cluster, catalog, class = "e2e-no-expansion", "c12", "e2e-no-expansion", "e2e-fixed-size"
 	inNamespace(t, ns)
 
-	sc := harness.StorageClassObject(class, false, false)
-	cp.MustApply(t, sc)
-	deleteOnCleanup(t, sc)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := cp.ConfigureStorageProfile(ctx, cdi.Controller, class, "csi-clone", 60*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	sc := csiCloneClass(t, class, false)
 
 	sid := schematicID("no-expansion")
 	golden := goldenName(sid)
