@@ -202,6 +202,9 @@ func importerScenario(t *testing.T, i int, c importerCase) {
 	}
 	// A credential never shows.
 	u := cp.MustGet(t, harness.WorkerImageCatalog, "", name)
+	if g, ok := goldenStatus(u, golden); ok {
+		t.Logf("status.goldens[%s]: phase %v, restarts %v, reason %v, message %v", golden, g["phase"], g["restarts"], g["reason"], g["message"])
+	}
 	b, _ := yaml.Marshal(u.Object["status"])
 	for _, secret := range []string{c.password, c.token, c.server.Password, c.server.Token} {
 		if secret != "" && bytes.Contains(b, []byte(secret)) {

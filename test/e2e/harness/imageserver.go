@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -38,8 +39,9 @@ type ImageServer struct {
 	// (pkg/importer/checksum.go hashes the bytes as they arrive).
 	Checksum string
 
-	opts ImageServerOptions
-	srv  *http.Server
+	opts   ImageServerOptions
+	srv    *http.Server
+	errLog *os.File
 	ln   net.Listener
 	// held are the connections of requests the server never answers.
 	mu   sync.Mutex
@@ -112,7 +114,15 @@ func (cp *ControlPlane) StartImageServer(opts ImageServerOptions) (*ImageServer,
 		URL: "https://" + ln.Addr().String(), CAPEM: caPEM, Image: buf.Bytes(), RawSize: len(raw),
 		Checksum: "sha256:" + hex.EncodeToString(sum[:]), opts: opts, ln: ln,
 	}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, ErrorLog: nil}
+	// The server's own errors (the importers' failed TLS handshakes among
+	// them) go to logs/image-server-<port>.log.
+	errLog, err := os.Create(filepath.Join(cp.LogDir, fmt.Sprintf("image-server-%d.log", ln.Addr().(*net.TCPAddr).Port)))
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	s.errLog = errLog
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, ErrorLog: log.New(errLog, "", log.LstdFlags)}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	return s, nil
 }
@@ -221,6 +231,7 @@ func (s *ImageServer) Total() int64 { return s.total.Load() }
 // Close stops the server and drops the connections it held.
 func (s *ImageServer) Close() {
 	_ = s.srv.Close()
+	_ = s.errLog.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.held {
