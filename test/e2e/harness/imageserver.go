@@ -42,7 +42,7 @@ type ImageServer struct {
 	opts   ImageServerOptions
 	srv    *http.Server
 	errLog *os.File
-	ln   net.Listener
+	ln     net.Listener
 	// held are the connections of requests the server never answers.
 	mu   sync.Mutex
 	held []net.Conn
