@@ -37,6 +37,10 @@ type importerCase struct {
 	// stallAfter, when set, is the Input's polling.stallAfter.imports on
 	// a copy of the catalog's Composition.
 	stallAfter string
+	// secretLater: the secretRef Secret does not exist when the catalog
+	// is created; it is created once the cause is reported, and the
+	// import must then succeed by itself.
+	secretLater bool
 
 	// phase is the DataVolume phase CDI reaches (Succeeded, Failed), or ""
 	// for one that keeps importing or restarting.
@@ -90,6 +94,18 @@ func TestImporterRealCDIImporter(t *testing.T) {
 		reason:  "ChecksumMismatch",
 		message: []string{"checksum mismatch", "images[0].checksum"},
 	}, {
+		// The secretRef Secret does not exist: the kubelet cannot create
+		// the importer's container (its environment names the Secret's
+		// keys), CDI copies CreateContainerConfigError into Running; once
+		// the Secret is created the importer starts and the import
+		// succeeds, with nothing deleted.
+		name:   "credentials-secret-missing",
+		server: harness.ImageServerOptions{User: user, Password: password},
+		user:   user, password: password, trustCA: true, secretLater: true,
+		phase:   phaseSucceeded,
+		reason:  "CredentialsMissing",
+		message: []string{"CreateContainerConfigError", "spec.imageFactoryAuth.secretRef"},
+	}, {
 		// (e) The server takes the request and never answers: the
 		// importer waits without a timeout, the import does not move,
 		// and the catalog reports it Stalled once the bound passes.
@@ -116,6 +132,9 @@ func importerScenario(t *testing.T, i int, c importerCase) {
 	sid := schematicID("importer-" + c.name)
 	golden := goldenName(sid)
 	secret := func(n string, data map[string]string) string {
+		if c.secretLater && strings.HasSuffix(n, "-basic") {
+			return n
+		}
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: goldenNamespace}, StringData: data}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -168,6 +187,11 @@ func importerScenario(t *testing.T, i int, c importerCase) {
 		t.Fatalf("golden DataVolume %s imports %q, not from the image server %s", golden, url, srv.URL)
 	}
 
+	if c.secretLater {
+		waitGoldenCause(t, name, golden, c.reason, c.message, 2*time.Minute)
+		c.secretLater = false
+		secret(name+"-basic", map[string]string{"accessKeyId": c.user, "secretKey": c.password})
+	}
 	switch {
 	case c.phase == phaseSucceeded:
 		waitDataVolumePhase(t, goldenNamespace, golden, phaseSucceeded)

@@ -626,9 +626,15 @@ func (s *standIns) importerStatus(ctx context.Context, pod *corev1.Pod, r *impor
 	return true
 }
 
-// containerWaiting reports the container waiting for reason.
+// containerWaiting reports the container waiting for reason: the pod
+// Pending before its first start, Running after (a restart the kubelet
+// cannot make keeps the phase).
 func (s *standIns) containerWaiting(ctx context.Context, pod *corev1.Pod, r *importerRun, reason, message string) {
-	s.importerStatus(ctx, pod, r, corev1.PodPending, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}})
+	phase := corev1.PodPending
+	if r.cmd != nil {
+		phase = corev1.PodRunning
+	}
+	s.importerStatus(ctx, pod, r, phase, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}})
 }
 
 // reapImporters kills the importers of pods that are gone (or being
