@@ -98,7 +98,7 @@ test:
 .PHONY: checks
 checks: check-tree vet lint check-generate test-schema test-talos test-packages unit fuzz
 
-## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager, Crossplane core, CDI, Cluster API core manager, its providers and the CSI snapshot controller the e2e suite runs.
+## e2e-binaries: build (once per version, cached under ~/.cache/function-worker-image/bin) the etcd, kube-apiserver, kube-controller-manager, Crossplane core, CDI (with its importer: apt-installs libnbd-dev, qemu-utils and iproute2 when missing), Cluster API core manager, its providers and the CSI snapshot controller the e2e suite runs.
 .PHONY: e2e-binaries
 e2e-binaries:
 	test/e2e/hack/build-binaries.sh

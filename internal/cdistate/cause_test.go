@@ -24,6 +24,13 @@ const (
 	msgTimeout   = `Unable to connect to http data source: HTTP request errored: Get "https://factory.internal/x": dial tcp 10.0.0.5:443: i/o timeout`
 	msgChecksum  = "Unable to process data: checksum validation failed: checksum mismatch: expected sha256:00, calculated sha256:11"
 	msgNoSecret  = `secret "factory-auth" not found`
+	// msgChecksumScratch is the termination message the real importer
+	// wrote in the e2e suite (test/e2e scenario_importer_test.go,
+	// checksum-mismatch): an image it cannot stream goes through scratch
+	// space, whose transfer wraps the error once more
+	// (pkg/importer/data-processor.go ProcessDataWithPause, v1.65.0); CDI
+	// copies it into Running with reason ChecksumError.
+	msgChecksumScratch = "Unable to process data: Unable to transfer source data to scratch space: checksum validation failed: checksum mismatch: expected sha256:0f0f, calculated sha256:ede0"
 )
 
 func TestCause(t *testing.T) {
@@ -47,6 +54,7 @@ func TestCause(t *testing.T) {
 		"ConnectionRefused":           {"Nothing listens.", failing(ReasonError, msgRefused), CauseUnreachable},
 		"Timeout":                     {"The connection times out.", failing(ReasonError, msgTimeout), CauseUnreachable},
 		"Checksum":                    {"CDI fails the import for good.", State{Kind: Failed, Reason: ReasonChecksumError, Message: msgChecksum}, CauseChecksumMismatch},
+		"ChecksumThroughScratch":      {"The same through scratch space.", State{Kind: Failed, Reason: ReasonChecksumError, Message: msgChecksumScratch}, CauseChecksumMismatch},
 		"TooSmall":                    {"The image does not fit.", State{Kind: Permanent, Reason: ReasonError, Message: MessageTooSmall}, CauseTooSmall},
 		"SecretMissing":               {"The kubelet cannot create the importer container.", failing(ReasonCreateContainerConfigError, msgNoSecret), CauseCredentialsMissing},
 		"ConfigErrorWithoutSecret":    {"A config error that names no Secret is not the credentials'.", failing(ReasonCreateContainerConfigError, "something else"), CauseNone},

@@ -184,6 +184,16 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, done)
 	stuckBefore := cp.MustGet(t, harness.DataVolume, goldenNamespace, stuck)
 
+	// The golden that succeeded is in use: a pool clones it.
+	const inUseNS, newNS, cluster = "e2e-mirror-in-use", "e2e-mirror-new-ns", "c-mirror"
+	rbName := "workerimage-clone-" + name
+	md := cluster + "-" + poolName
+	inNamespace(t, inUseNS)
+	inUse := poolXR(inUseNS, cluster, sidDone, "{builtin: {}}")
+	cp.MustApply(t, inUse)
+	deleteOnCleanup(t, inUse)
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, inUseNS, md)
+
 	cp.MustApply(t, spec(mirror, "10Gi", sidDone, sidStuck, sidNew))
 
 	// The new image, from the mirror at 10Gi.
@@ -234,6 +244,22 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 	if g, _ := goldenStatus(u, done); g["source"] != "https://factory.talos.dev/image/"+sidDone+"/"+talosVersion+"/openstack-amd64.raw.xz" || g["storage"] != "6Gi" {
 		t.Errorf("status.goldens[%s] reports %v, want the public factory's source and 6Gi, as it was made", done, g)
 	}
+
+	// After the switch, a pool in a namespace no pool used before, on the
+	// image added in the same edit: the catalog grants its clone (its
+	// RoleBinding binds the namespace's service account) and the pool
+	// composes its MachineDeployment. The pool on the golden in use keeps
+	// its MachineDeployment.
+	inNamespace(t, newNS)
+	fresh := poolXR(newNS, cluster, sidNew, "{builtin: {}}")
+	cp.MustApply(t, fresh)
+	deleteOnCleanup(t, fresh)
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, newNS, md)
+	if rb := cp.MustGet(t, harness.RoleBinding, goldenNamespace, rbName); !bindsServiceAccount(rb, newNS, "default") || !bindsServiceAccount(rb, inUseNS, "default") {
+		t.Errorf("RoleBinding %s/%s does not bind both pools' service accounts (%s/default, %s/default): %v", goldenNamespace, rbName, newNS, inUseNS, rb.Object["subjects"])
+	}
+	cp.MustGet(t, harness.MachineDeployment, inUseNS, md)
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", name, "Synced", "True")
 }
 
 // grants reports whether a ClusterRole has a rule allowing verb on

@@ -231,6 +231,73 @@ GO
   build_cdi cdi-manifests "$cdi_version" "$tools/cdi" github.com/cozystack/function-worker-image/test/e2e/tools/cdi/cmd/cdi-manifests
 }
 
+# CDI's importer (cmd/cdi-importer), unpatched, at the CDI version
+# tools/cdi-importer/go.mod pins: the e2e suite runs it as the process of
+# every importer pod whose source is the suite's own HTTPS server
+# (harness/importer.go). It needs cgo: pkg/importer's VDDK source links
+# libnbd (vddk-datasource_amd64.go), whose Go bindings (libguestfs.org/libnbd)
+# the module proxy does not serve. They are generated C-binding sources that
+# libnbd ships in its own release tarball (golang/), so the build takes them
+# from the Debian source package of the libnbd-dev it links against (fetched
+# with apt from deb.debian.org, the same archive the binary packages come
+# from) and points go.mod's replace at them. At run time the importer runs
+# qemu-img (qemu-utils), and the suite gives each importer a network
+# namespace with ip (iproute2) and a mount namespace with unshare and mount
+# (util-linux, mount). Missing Debian packages are installed with apt-get
+# when the script runs as root (a fresh CI machine), else it says which to
+# install. The binary is cached as cdi-importer-<cdi version>-libnbd<version>.
+importer_packages() {
+  local missing=()
+  dpkg -s libnbd-dev >/dev/null 2>&1 || missing+=(libnbd-dev)
+  command -v qemu-img >/dev/null 2>&1 || missing+=(qemu-utils)
+  command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+  command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  [ ${#missing[@]} -eq 0 ] && return
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "the CDI importer stand-in needs the Debian packages ${missing[*]}: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "installing ${missing[*]} for the CDI importer (apt-get)" >&2
+  local start=$SECONDS
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+    { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2; }
+  echo "installed ${missing[*]} in $((SECONDS - start))s" >&2
+}
+build_cdi_importer() {
+  importer_packages
+  [ "$(pinned kubevirt.io/containerized-data-importer "$tools/cdi-importer/go.mod")" = "$cdi_version" ] ||
+    { echo "tools/cdi-importer/go.mod and tools/cdi/go.mod pin different CDI versions" >&2; exit 1; }
+  local libnbd; libnbd=$(dpkg-query -W -f '${Version}' libnbd-dev | sed 's/-[^-]*$//')
+  local tag="$cdi_version-libnbd$libnbd"
+  local bin="$cache/cdi-importer-$tag"
+  if [ ! -x "$bin" ]; then
+    local w; w=$(mktemp -d -p "$scratch")
+    # The libnbd source package, from a deb-src list of the machine's own
+    # Debian release, kept apart from the system's apt state.
+    local codename; codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    mkdir -p "$w/apt/lists/partial" "$w/src"
+    printf 'deb-src http://deb.debian.org/debian %s main\n' "$codename" > "$w/apt/sources.list"
+    local aptopts=(-o "Dir::Etc::SourceList=$w/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$w/apt/lists" -o APT::Sandbox::User=root)
+    apt-get "${aptopts[@]}" update -qq >&2
+    (cd "$w/src" && apt-get "${aptopts[@]}" source --download-only -qq "libnbd=$(dpkg-query -W -f '${Version}' libnbd-dev)" >&2)
+    local orig; orig=$(ls "$w"/src/libnbd_*.orig.tar.* | head -1)
+    tar -xf "$orig" -C "$w/src"
+    mkdir "$w/build"
+    cp "$tools/cdi-importer/go.mod" "$tools/cdi-importer/go.sum" "$tools/cdi-importer/tools.go" "$w/build/"
+    cp -r "$w"/src/libnbd-*/golang "$w/build/libnbd"
+    [ -f "$w/build/libnbd/bindings.go" ] || { echo "the libnbd $libnbd source has no Go bindings in golang/" >&2; exit 1; }
+    rm -f "$w"/build/libnbd/*_test.go
+    echo "building cdi-importer $tag into $bin (once per version)" >&2
+    local start=$SECONDS tmp="$bin.tmp.$$"
+    (cd "$w/build" && CGO_ENABLED=1 GOGC=${GOGC:-400} go build -trimpath -ldflags "$cdi_ldflags" -o "$tmp" kubevirt.io/containerized-data-importer/cmd/cdi-importer)
+    mv "$tmp" "$bin"
+    echo "built cdi-importer $tag in $((SECONDS - start))s" >&2
+  fi
+  echo "cdi-importer=$bin"
+}
+
 # build_loopback NAME TOOLS MODULE PATCH LDFLAGS builds the main package at
 # the root of MODULE, at the version tools/TOOLS/go.mod pins, into
 # $cache/NAME-VERSION-PATCH unless it is already there. The Cluster API
@@ -287,6 +354,7 @@ kubernetes_chain() {
 providers_chain() {
   build_crossplane
   build_cdis
+  build_cdi_importer
   # The Cluster API core manager (sigs.k8s.io/cluster-api).
   build_loopback capi-manager capi sigs.k8s.io/cluster-api loopback1 \
     "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=%s -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$capi_minor"
@@ -304,6 +372,8 @@ trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
 # Download what the builds need once per set of pins, every module at once.
 modules=(k8s "crossplane/$xp_version" cdi capi cabpt capk snapshotter)
+# tools/cdi-importer is left out: its go.mod replaces libnbd by a directory
+# that exists only while build_cdi_importer builds.
 stamp="$cache/.downloaded-$(cd "$tools" && cat "${modules[@]/%//go.sum}" | sha256sum | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
   start=$SECONDS pids=()

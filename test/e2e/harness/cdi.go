@@ -65,6 +65,10 @@ type CDIBinaries struct {
 	// Manifests is the tools module's cdi-manifests, which prints the CRDs
 	// and webhook configurations CDI's operator generates in Go.
 	Manifests string
+	// Importer is CDI's cdi-importer, unpatched, which the kubelet
+	// stand-in runs as the process of importer pods on the importer
+	// network (importer.go).
+	Importer string
 }
 
 // BuildCDIBinaries runs test/e2e/hack/build-binaries.sh (idempotent: it
@@ -80,8 +84,8 @@ func BuildCDIBinaries(ctx context.Context, repoRoot, logDir string) (CDIBinaries
 	if err != nil {
 		return CDIBinaries{}, err
 	}
-	b := CDIBinaries{Controller: paths["cdi-controller"], APIServer: paths["cdi-apiserver"], Manifests: paths["cdi-manifests"]}
-	for name, p := range map[string]string{"cdi-controller": b.Controller, "cdi-apiserver": b.APIServer, "cdi-manifests": b.Manifests} {
+	b := CDIBinaries{Controller: paths["cdi-controller"], APIServer: paths["cdi-apiserver"], Manifests: paths["cdi-manifests"], Importer: paths["cdi-importer"]}
+	for name, p := range map[string]string{"cdi-controller": b.Controller, "cdi-apiserver": b.APIServer, "cdi-manifests": b.Manifests, "cdi-importer": b.Importer} {
 		if p == "" {
 			return CDIBinaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}
@@ -487,6 +491,7 @@ func (c *CDI) Start(ctx context.Context) error {
 	if err := c.cp.ConfigureStorageProfile(ctx, c.Controller, DefaultStorageClass, "csi-clone", 60*time.Second); err != nil {
 		return err
 	}
+	c.cp.importerBin = c.Bin.Importer
 	return c.cp.StartStandIns()
 }
 

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/discovery"
@@ -71,6 +72,12 @@ type ControlPlane struct {
 	procs        []*Process
 	standIns     *standIns
 	nodes        *nodeStandIns
+
+	// importerBin is CDI's cdi-importer (CDI.Start sets it);
+	// importerNet the network of the real importers (importer.go).
+	importerBin   string
+	importerNetMu sync.Mutex
+	importerNet   *ImporterNetwork
 }
 
 // New prepares a control plane: it builds (or finds cached) binaries and

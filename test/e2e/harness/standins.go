@@ -134,6 +134,14 @@ type standIns struct {
 	// heldSnapshots are the VolumeSnapshots (namespace/name) the
 	// provisioner put its source-protection finalizer on.
 	heldSnapshots map[string]bool
+	// importers are the real importers, by pod UID (importer.go).
+	importers map[types.UID]*importerRun
+}
+
+// stop stops the loop, then every real importer.
+func (s *standIns) stop() {
+	s.loop.stop()
+	s.stopImporters()
 }
 
 // StartStandIns starts the provisioner, snapshotter and kubelet
@@ -144,7 +152,7 @@ func (cp *ControlPlane) StartStandIns() error {
 	if err != nil {
 		return err
 	}
-	s := &standIns{cp: cp, loop: l, cloneStarted: map[types.UID]time.Time{}, snapshots: map[string]*driverSnapshot{}, heldSnapshots: map[string]bool{}}
+	s := &standIns{cp: cp, loop: l, cloneStarted: map[types.UID]time.Time{}, snapshots: map[string]*driverSnapshot{}, heldSnapshots: map[string]bool{}, importers: map[types.UID]*importerRun{}}
 	cp.standIns = s
 	l.start(s.provision, s.snapshotter, s.kubelet)
 	return nil
@@ -377,6 +385,13 @@ func (s *standIns) kubelet(ctx context.Context) {
 		s.logf("list", "kubelet: cannot list pods: %v", err)
 		return
 	}
+	live := map[types.UID]bool{}
+	for i := range pods.Items {
+		if pods.Items[i].DeletionTimestamp == nil {
+			live[pods.Items[i].UID] = true
+		}
+	}
+	s.reapImporters(live)
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || len(pod.Spec.Containers) == 0 {
@@ -393,6 +408,10 @@ func (s *standIns) kubelet(ctx context.Context) {
 		}
 		switch pod.Labels[cdiComponentLabel] {
 		case "importer":
+			if s.cp.importerNetwork().onNetwork(pod) {
+				s.realImporter(ctx, pod)
+				continue
+			}
 			mode, dv := s.importerMode(ctx, pod)
 			switch mode {
 			case ImporterSucceeded:
