@@ -10,8 +10,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 pids=()
 mods=()
+skipped=()
 for gomod in $(git ls-files '*go.mod' 'go.mod' | sort -u); do
   dir=$(dirname "$gomod")
+  # A module that replaces a dependency with a directory its build fetches
+  # (tools/cdi-importer: the libnbd Go bindings, from Debian's source
+  # package, which no module proxy serves) cannot be tidied without it; its
+  # build (test/e2e/hack/build-binaries.sh) compiles it against go.sum.
+  missing=$(cd "$dir" && go mod edit -json | grep -o '"Path": "\./[^"]*"' | sed 's/"Path": "//; s/"$//' | while read -r p; do [ -e "$p" ] || echo "$p"; done || true)
+  if [ -n "$missing" ]; then
+    skipped+=("$dir (replaced by $missing, fetched by its build)")
+    continue
+  fi
   mods+=("$dir")
   (cd "$dir" && go mod tidy -diff) > "$out/${#mods[@]}" 2>&1 &
   pids+=($!)
@@ -24,5 +34,6 @@ for i in "${!pids[@]}"; do
     status=1
   fi
 done
+for s in "${skipped[@]}"; do echo "tidy: skipped $s" >&2; done
 [ "$status" = 0 ] && echo "tidy: ${#mods[@]} modules"
 exit $status
