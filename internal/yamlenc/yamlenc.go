@@ -12,7 +12,11 @@ import (
 	"strconv"
 
 	"go.yaml.in/yaml/v2"
+	sigsyaml "sigs.k8s.io/yaml"
 )
+
+// nel is U+0085 in UTF-8.
+var nel = []byte("\u0085")
 
 // Marshal is sigs.k8s.io/yaml.Marshal: obj as JSON, then as YAML.
 func Marshal(obj any) ([]byte, error) {
@@ -29,6 +33,14 @@ func Marshal(obj any) ([]byte, error) {
 	if !readable(j) {
 		// sigs.k8s.io/yaml fails here: go-yaml's reader refuses the JSON.
 		return nil, errors.New("yaml: control characters are not allowed")
+	}
+	if bytes.Contains(j, nel) {
+		// A raw NEL (encoding/json does not escape it) is a line break to
+		// go-yaml's parser (yaml_private.h is_break), so sigs.k8s.io/yaml
+		// folds it, and the white space around it, inside the JSON's
+		// double-quoted strings; that rare string takes sigs.k8s.io/yaml's
+		// own path rather than a copy of YAML's folding rules.
+		return sigsyaml.JSONToYAML(j)
 	}
 	return yaml.Marshal(typed(v))
 }
