@@ -153,10 +153,10 @@ func assertCopiedDisk(t *testing.T, ns, disk string, srv *harness.ImageServer) {
 	for _, l := range logs {
 		b := filepath.Base(l)
 		cloner = cloner || strings.HasPrefix(b, "cloner-"+goldenNamespace+"-")
-		uploader = uploader || strings.HasPrefix(b, "uploadserver-"+ns+"-")
+		uploader = uploader || strings.HasPrefix(b, "uploadserver-"+goldenNamespace+"-")
 	}
 	if !cloner || !uploader {
-		t.Errorf("no log of cdi-cloner in %s (%v) or of cdi-uploadserver in %s (%v) under %s", goldenNamespace, cloner, ns, uploader, cp.LogDir)
+		t.Errorf("no log of cdi-cloner (%v) or of cdi-uploadserver (%v) in %s under %s: CDI copies across namespaces through a claim in the source's", cloner, uploader, goldenNamespace, cp.LogDir)
 	}
 	t.Logf("worker disk %s/%s: PV %s holds disk.img of %d bytes, starting with the golden's %d-byte raw disk", ns, disk, pvc.Spec.VolumeName, st.Size(), srv.RawSize)
 }

@@ -3,8 +3,11 @@ package harness
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -576,7 +579,9 @@ func (cp *ControlPlane) ReplaceCRD(ctx context.Context, crd *unstructured.Unstru
 // certificates and keys cdi-controller reads as files
 // (UPLOAD_{SERVER,CLIENT}_{KEY,CERT}_FILE, cmd/cdi-controller/controller.go,
 // where the operator mounts the Secrets) and whose bundles it reads from
-// the ConfigMaps (fetcher.ConfigMapCertBundleFetcher). cdi-controller
+// the ConfigMaps (fetcher.ConfigMapCertBundleFetcher). RSA, as the
+// operator's (library-go's crypto signs every certificate it issues with
+// SHA256WithRSA, crypto.go, and refuses another key). cdi-controller
 // issues every upload server's serving certificate and every clone source
 // pod's client certificate from them (upload-controller.go
 // createUploadPodForPvc, clone-controller.go ensureCertSecret). It returns
@@ -591,7 +596,7 @@ func (c *CDI) uploadSigners(ctx context.Context) ([]string, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
-		ca, caPEM, err := newCA()
+		caPEM, keyPEM, err := newRSACA(s.name)
 		if err != nil {
 			return nil, err
 		}
@@ -599,11 +604,7 @@ func (c *CDI) uploadSigners(ctx context.Context) ([]string, error) {
 		if err := os.WriteFile(certFile, caPEM, 0o600); err != nil {
 			return nil, err
 		}
-		key, ok := ca.key.(*ecdsa.PrivateKey)
-		if !ok {
-			return nil, fmt.Errorf("the %s CA key is not ECDSA", s.name)
-		}
-		if err := writeKey(keyFile, key); err != nil {
+		if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 			return nil, err
 		}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.name + "-bundle", Namespace: CDINamespace}, Data: map[string]string{"ca-bundle.crt": string(caPEM)}}
@@ -618,4 +619,28 @@ func (c *CDI) uploadSigners(ctx context.Context) ([]string, error) {
 		env = append(env, s.env+"_KEY_FILE="+keyFile, s.env+"_CERT_FILE="+certFile)
 	}
 	return env, nil
+}
+
+// newRSACA returns the PEM certificate and key of a fresh self-signed RSA CA
+// named cn.
+func newRSACA(cn string) ([]byte, []byte, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: cn},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), nil
 }

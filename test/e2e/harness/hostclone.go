@@ -66,22 +66,41 @@ func (cp *ControlPlane) RunHostAssistedCopies(ns string) error {
 }
 
 // runsCopy reports whether pod is the source or upload server pod of a
-// host-assisted clone into a namespace of RunHostAssistedCopies.
-func (cp *ControlPlane) runsCopy(pod *corev1.Pod) bool {
-	if cp.importerNetwork() == nil {
+// host-assisted clone into a namespace of RunHostAssistedCopies. Both work
+// for CDI's temporary claim (the upload server mounts it; the source pod's
+// AnnOwnerRef names it, clone-controller.go MakeCloneSourcePodSpec), which
+// CDI makes in the source's namespace for a clone across namespaces and
+// moves to the target's afterwards (host-clone.go, ObjectTransfer); its
+// annotation cdi.kubevirt.io/events.source names the target claim.
+func (s *standIns) runsCopy(ctx context.Context, pod *corev1.Pod) bool {
+	if s.cp.importerNetwork() == nil {
 		return false
 	}
-	ns := pod.Namespace
-	if pod.Labels[cdiComponentLabel] == cdiCloneSourceComponent {
-		// clone-controller.go MakeCloneSourcePodSpec: AnnOwnerRef is the
-		// target claim's namespace/name.
-		owner := pod.Annotations["cdi.kubevirt.io/storage.ownerRef"]
+	ns, claim := pod.Namespace, ""
+	switch pod.Labels[cdiComponentLabel] {
+	case cdiCloneSourceComponent:
 		var ok bool
-		if ns, _, ok = strings.Cut(owner, "/"); !ok {
+		if ns, claim, ok = strings.Cut(pod.Annotations["cdi.kubevirt.io/storage.ownerRef"], "/"); !ok {
 			return false
 		}
+	case cdiUploadServerComponent:
+		for _, v := range pod.Spec.Volumes {
+			if v.PersistentVolumeClaim != nil && v.Name == "cdi-data-vol" {
+				claim = v.PersistentVolumeClaim.ClaimName
+			}
+		}
 	}
-	_, ok := cp.copyNamespaces.Load(ns)
+	if claim == "" {
+		return false
+	}
+	pvc, err := s.cp.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, claim, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	if target, _, ok := strings.Cut(pvc.Annotations["cdi.kubevirt.io/events.source"], "/"); ok {
+		ns = target
+	}
+	_, ok := s.cp.copyNamespaces.Load(ns)
 	return ok
 }
 

@@ -425,7 +425,7 @@ func (s *standIns) kubelet(ctx context.Context) {
 		case "cdi-populator-prep":
 			s.terminate(ctx, pod, "", "")
 		case cdiUploadServerComponent, cdiCloneSourceComponent:
-			if s.cp.runsCopy(pod) {
+			if s.runsCopy(ctx, pod) {
 				s.realImporter(ctx, pod)
 			}
 		}
