@@ -30,7 +30,8 @@ import (
 // them from the signers the harness installs as CDI's operator does, the
 // upload Service's name resolving to the upload server's address on the
 // importer network. Each worker disk ends Succeeded, planned copy, on the
-// second class, its volume holding the golden's disk image. A pool on the
+// second class, its volume holding the golden's disk image, and the pool
+// reports CloneHealthy True, HostAssistedCopy (chosen, not a fault). A pool on the
 // same class with the shipped Composition (copy path not enabled) is held
 // with StorageClassMismatch naming hostAssistedCopy.storageClasses, and
 // composes nothing.
@@ -118,6 +119,13 @@ func TestCopyPathOnRealCDI(t *testing.T) {
 		t.Errorf("worker disk %s/%s is on StorageClass %q, want %q", ns, disk, got, class)
 	}
 	assertCopiedDisk(t, ns, disk, srv)
+	// Chosen, not a fault: CloneHealthy True with reason HostAssistedCopy
+	// (and a Warning event), naming both classes.
+	got = cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "CloneHealthy", "True",
+		"onto StorageClass \""+class+"\" by CDI's host-assisted clone", "on StorageClass \""+harness.DefaultStorageClass+"\"")
+	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "HostAssistedCopy" {
+		t.Errorf("CloneHealthy reason %v, want HostAssistedCopy: %s", c["reason"], harness.ConditionsString(got))
+	}
 	t.Logf("worker disk %s/%s copied by CDI's host-assisted clone: %s from its Machine's disk to Succeeded", ns, disk, time.Since(copyStart).Round(time.Second))
 	nothingRefusedIn(t, ns)
 	t.Logf("copy path on the real chain: %s", time.Since(start).Round(time.Second))

@@ -727,7 +727,7 @@ func (s *standIns) reapImporters(live map[types.UID]bool) {
 		if !r.final {
 			s.cp.importerNetwork().release(r.netns)
 		}
-		s.logf(r.key, "kubelet: %s gone; its importer stopped, sandbox %s removed", strings.TrimPrefix(r.key, "pod/"), r.netns)
+		s.logf(r.key, "kubelet: %s gone; its container stopped, sandbox %s removed", strings.TrimPrefix(r.key, "pod/"), r.netns)
 		delete(s.importers, uid)
 	}
 }
