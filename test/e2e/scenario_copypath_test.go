@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,10 +109,16 @@ func TestCopyPathOnRealCDI(t *testing.T) {
 	if d := diskSourceOf(kmt); d.CloneFrom != goldenNamespace+"/"+golden || d.Class != class {
 		t.Fatalf("KubevirtMachineTemplate %s/%s: system disk %+v, want a clone of %s/%s on %s", ns, kmt.GetName(), d, goldenNamespace, golden, class)
 	}
+	dvts, _, _ := unstructured.NestedSlice(kmt.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	for _, d := range dvts {
+		a, _, _ := unstructured.NestedStringMap(d.(map[string]any), "metadata", "annotations")
+		t.Logf("KubevirtMachineTemplate %s/%s: disk template annotations %v", ns, kmt.GetName(), a)
+	}
 	copyStart := time.Now()
 	disk := waitWorkerDisks(t, ns, cluster+"-"+poolName, kmt, 1)[0]
 	waitDataVolumePhase(t, ns, disk, phaseSucceeded)
-	_, pvc := waitCloneSettled(t, ns, disk)
+	dv, pvc := waitCloneSettled(t, ns, disk)
+	t.Logf("worker disk %s/%s: DataVolume annotations %v", ns, disk, dv.GetAnnotations())
 	if got := pvc.GetAnnotations()[annCloneType]; got != "copy" {
 		t.Errorf("CDI planned worker disk %s/%s as %q, want copy (host-assisted); PVC annotations %v", ns, disk, got, pvc.GetAnnotations())
 	}
@@ -126,6 +133,19 @@ func TestCopyPathOnRealCDI(t *testing.T) {
 	if c := harness.Condition(got, "CloneHealthy"); c["reason"] != "HostAssistedCopy" {
 		t.Errorf("CloneHealthy reason %v, want HostAssistedCopy: %s", c["reason"], harness.ConditionsString(got))
 	}
+	// And it stays so while the pool reads its finished disks, which carry
+	// CDI's cloneType copy (read as a fallback, HostAssistedClone False,
+	// when the pool dropped the copy path's mark on reading them).
+	cp.Consistently(t, 3*functionTTL, "CloneHealthy of "+ns+"/"+xr.GetName()+" to stay True, HostAssistedCopy", func(ctx context.Context) error {
+		u, err := cp.Existing(ctx, harness.NodePool, ns, xr.GetName())
+		if err != nil {
+			return err
+		}
+		if c := harness.Condition(u, "CloneHealthy"); c["status"] != "True" || c["reason"] != "HostAssistedCopy" {
+			return fmt.Errorf("CloneHealthy is %v (%v): %v", c["status"], c["reason"], c["message"])
+		}
+		return nil
+	})
 	t.Logf("worker disk %s/%s copied by CDI's host-assisted clone: %s from its Machine's disk to Succeeded", ns, disk, time.Since(copyStart).Round(time.Second))
 	nothingRefusedIn(t, ns)
 	t.Logf("copy path on the real chain: %s", time.Since(start).Round(time.Second))

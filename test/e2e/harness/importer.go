@@ -71,7 +71,13 @@ import (
 //     the previous state as lastState;
 //   - a pod deleted (CDI deletes a finished or fatally failed importer, or
 //     one that must restart with scratch space) has its process killed and
-//     its network namespace removed.
+//     its network namespace removed;
+//   - its own /etc/hosts (podHosts, hostclone.go: the pod, and the Services
+//     backed by the stand-in's running pods) and, for a container with an
+//     HTTP readiness probe, Ready only once the probe answers.
+//
+// The same runner runs CDI's cdi-cloner and cdi-uploadserver as the source
+// and upload server pods of host-assisted clones (hostclone.go).
 //
 // Not honoured: block volumes (volumeDevices: the suite's classes are
 // Filesystem), resource limits and OOM kills, the security context, init
