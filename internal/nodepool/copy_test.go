@@ -22,6 +22,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
@@ -497,5 +498,29 @@ func TestCopiesCountInTheCloneBudget(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestWorkerDataVolumeKeepsTheCopyMark: a worker disk of the copy path, as
+// the pool reads it from the wire (world.go), is still copyChosen; clone
+// health reported it a fallback when only cloneType was kept.
+func TestWorkerDataVolumeKeepsTheCopyMark(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": observed.CDIAPIVersion,
+		"kind":       observed.KindDataVolume,
+		"metadata": map[string]any{"name": "demo-md0-a-disk-system", "namespace": "tenant-a", "annotations": map[string]any{
+			labels.AnnCDICloneType: "copy", labels.AnnCopyFromStorageClass: "replicated", "cdi.kubevirt.io/storage.clone.token": "x",
+		}},
+		"status": map[string]any{"phase": "Succeeded"},
+	}}
+	dv, err := observed.WorkerDataVolume(wire(t, u)[0], workerDVAnnotations...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !copyChosen(dv) {
+		t.Errorf("a worker disk of the copy path, read as the pool reads it, is not copyChosen: annotations %v", dv.Annotations)
+	}
+	if _, ok := dv.Annotations["cdi.kubevirt.io/storage.clone.token"]; ok {
+		t.Errorf("annotations clone health does not read are kept: %v", dv.Annotations)
 	}
 }

@@ -27,6 +27,13 @@ import (
 )
 
 // Requirement names.
+// workerDVAnnotations are the annotations of a worker DataVolume clone
+// health reads (health.go): CDI's cloneType, and the copy path's mark
+// (copyChosen), without which a disk the copy path made, once CDI records
+// cloneType copy on it, reads as a fallback (HostAssistedClone, False):
+// seen on the real chain (test/e2e TestCopyPathOnRealCDI).
+var workerDVAnnotations = []string{labels.AnnCDICloneType, labels.AnnCopyFromStorageClass}
+
 const (
 	reqGoldenDataVolume = "golden-datavolume"
 	reqGoldenPVC        = "golden-pvc"
@@ -265,9 +272,9 @@ func readWorld(p pool, img image, instanceType string, got required.Resolved, ra
 			w.WorkerDVs = make([]cdiv1.DataVolume, 0, n)
 		}
 		for _, s := range raw[reqWorkerDVs] {
-			// Identity, labels, CDI's cloneType and the status: what clone
-			// health reads, and nothing else of ~6 KB.
-			dv, err := observed.WorkerDataVolume(s, labels.AnnCDICloneType)
+			// Identity, labels, the annotations clone health reads and the
+			// status, and nothing else of ~6 KB.
+			dv, err := observed.WorkerDataVolume(s, workerDVAnnotations...)
 			switch {
 			case err != nil:
 				w.Unreadable = append(w.Unreadable, err.Error())

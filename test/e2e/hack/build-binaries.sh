@@ -271,8 +271,14 @@ build_cdi_importer() {
     { echo "tools/cdi-importer/go.mod and tools/cdi/go.mod pin different CDI versions" >&2; exit 1; }
   local libnbd; libnbd=$(dpkg-query -W -f '${Version}' libnbd-dev | sed 's/-[^-]*$//')
   local tag="$cdi_version-libnbd$libnbd"
-  local bin="$cache/cdi-importer-$tag"
-  if [ ! -x "$bin" ]; then
+  # CDI's cloner (cmd/cdi-cloner) and upload server (cmd/cdi-uploadserver),
+  # unpatched, are built from the same module and build directory: the
+  # suite runs them as the source and target pods of a host-assisted clone
+  # (harness/importer.go). The upload server links pkg/importer, libnbd
+  # and all; the cloner needs no cgo but shares the build.
+  local names=(cdi-importer cdi-cloner cdi-uploadserver) missing=() n
+  for n in "${names[@]}"; do [ -x "$cache/$n-$tag" ] || missing+=("$n"); done
+  if [ ${#missing[@]} -gt 0 ]; then
     local w; w=$(mktemp -d -p "$scratch")
     # The libnbd source package, from a deb-src list of the machine's own
     # Debian release, kept apart from the system's apt state.
@@ -289,13 +295,27 @@ build_cdi_importer() {
     cp -r "$w"/src/libnbd-*/golang "$w/build/libnbd"
     [ -f "$w/build/libnbd/bindings.go" ] || { echo "the libnbd $libnbd source has no Go bindings in golang/" >&2; exit 1; }
     rm -f "$w"/build/libnbd/*_test.go
-    echo "building cdi-importer $tag into $bin (once per version)" >&2
-    local start=$SECONDS tmp="$bin.tmp.$$"
-    (cd "$w/build" && CGO_ENABLED=1 GOGC=${GOGC:-400} go build -trimpath -ldflags "$cdi_ldflags" -o "$tmp" kubevirt.io/containerized-data-importer/cmd/cdi-importer)
-    mv "$tmp" "$bin"
-    echo "built cdi-importer $tag in $((SECONDS - start))s" >&2
+    for n in "${missing[@]}"; do
+      local bin="$cache/$n-$tag"
+      echo "building $n $tag into $bin (once per version)" >&2
+      local start=$SECONDS tmp="$bin.tmp.$$"
+      (cd "$w/build" && CGO_ENABLED=1 GOGC=${GOGC:-400} go build -trimpath -ldflags "$cdi_ldflags" -o "$tmp" "kubevirt.io/containerized-data-importer/cmd/$n")
+      mv "$tmp" "$bin"
+      echo "built $n $tag in $((SECONDS - start))s" >&2
+    done
   fi
-  echo "cdi-importer=$bin"
+  # The cloner image's entrypoint (BUILD.bazel: /usr/bin/cloner_startup.sh),
+  # the module's own script, unchanged, cached beside the binaries.
+  local startup="$cache/cdi-cloner-startup-$cdi_version.sh"
+  if [ ! -f "$startup" ]; then
+    local src; src=$(cd "$tools/cdi" && go list -m -f '{{.Dir}}' kubevirt.io/containerized-data-importer)
+    [ -f "$src/cmd/cdi-cloner/cloner_startup.sh" ] || { echo "no cmd/cdi-cloner/cloner_startup.sh in the CDI module at $src" >&2; exit 1; }
+    cp "$src/cmd/cdi-cloner/cloner_startup.sh" "$startup.tmp.$$"
+    chmod 0755 "$startup.tmp.$$"
+    mv "$startup.tmp.$$" "$startup"
+  fi
+  for n in "${names[@]}"; do echo "$n=$cache/$n-$tag"; done
+  echo "cdi-cloner-startup=$startup"
 }
 
 # build_loopback NAME TOOLS MODULE PATCH LDFLAGS builds the main package at

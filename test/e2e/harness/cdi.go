@@ -3,7 +3,11 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +18,7 @@ import (
 	"text/template"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,6 +74,13 @@ type CDIBinaries struct {
 	// stand-in runs as the process of importer pods on the importer
 	// network (importer.go).
 	Importer string
+	// Cloner and UploadServer are CDI's cdi-cloner and cdi-uploadserver,
+	// unpatched, and ClonerStartup the cloner image's entrypoint
+	// (cmd/cdi-cloner/cloner_startup.sh of the module, unchanged): the
+	// kubelet stand-in runs them as the source and target pods of a
+	// host-assisted clone into a namespace of RunHostAssistedCopies
+	// (importer.go).
+	Cloner, UploadServer, ClonerStartup string
 }
 
 // BuildCDIBinaries runs test/e2e/hack/build-binaries.sh (idempotent: it
@@ -84,8 +96,10 @@ func BuildCDIBinaries(ctx context.Context, repoRoot, logDir string) (CDIBinaries
 	if err != nil {
 		return CDIBinaries{}, err
 	}
-	b := CDIBinaries{Controller: paths["cdi-controller"], APIServer: paths["cdi-apiserver"], Manifests: paths["cdi-manifests"], Importer: paths["cdi-importer"]}
-	for name, p := range map[string]string{"cdi-controller": b.Controller, "cdi-apiserver": b.APIServer, "cdi-manifests": b.Manifests, "cdi-importer": b.Importer} {
+	b := CDIBinaries{Controller: paths["cdi-controller"], APIServer: paths["cdi-apiserver"], Manifests: paths["cdi-manifests"], Importer: paths["cdi-importer"],
+		Cloner: paths["cdi-cloner"], UploadServer: paths["cdi-uploadserver"], ClonerStartup: paths["cdi-cloner-startup"]}
+	for name, p := range map[string]string{"cdi-controller": b.Controller, "cdi-apiserver": b.APIServer, "cdi-manifests": b.Manifests, "cdi-importer": b.Importer,
+		"cdi-cloner": b.Cloner, "cdi-uploadserver": b.UploadServer, "cdi-cloner-startup": b.ClonerStartup} {
 		if p == "" {
 			return CDIBinaries{}, fmt.Errorf("test/e2e/hack/build-binaries.sh printed no path for %s; got %v", name, paths)
 		}
@@ -405,12 +419,15 @@ var CDIControllerImages = map[string]string{
 // certificates (UPLOAD_{SERVER,CLIENT}_{KEY,CERT}_FILE, default
 // /var/run/certs/cdi-uploadserver{,-client}-signer/tls.*, and the
 // cdi-uploadserver{,-client}-signer-bundle ConfigMaps) are read only when it
-// creates upload or host-assisted clone pods, and are not provided: the
-// suite asserts how CDI plans a host-assisted copy, not the copy, for
-// which there is no pod network here (standins.go).
+// creates upload or host-assisted clone pods; the suite makes them as the
+// operator does (uploadSigners).
 func (c *CDI) StartController(ctx context.Context) error {
 	keyDir := filepath.Join(c.Dir, "token-keys")
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
+		return err
+	}
+	signerEnv, err := c.uploadSigners(ctx)
+	if err != nil {
 		return err
 	}
 	if err := poll(ctx, c.APIServer, 30*time.Second, "Secret "+CDINamespace+"/"+CDIAPISigningKeySecret, func(ctx context.Context) error {
@@ -438,6 +455,7 @@ func (c *CDI) StartController(ctx context.Context) error {
 		"CDI_E2E_METRICS_ADDRESS=0",
 		"CDI_E2E_TOKEN_KEY_DIR=" + keyDir,
 	}
+	env = append(env, signerEnv...)
 	for k, v := range CDIControllerImages {
 		env = append(env, k+"="+v)
 	}
@@ -492,6 +510,7 @@ func (c *CDI) Start(ctx context.Context) error {
 		return err
 	}
 	c.cp.importerBin = c.Bin.Importer
+	c.cp.clonerBin, c.cp.uploadServerBin, c.cp.clonerStartup = c.Bin.Cloner, c.Bin.UploadServer, c.Bin.ClonerStartup
 	return c.cp.StartStandIns()
 }
 
@@ -549,4 +568,79 @@ func (cp *ControlPlane) ReplaceCRD(ctx context.Context, crd *unstructured.Unstru
 		}
 	}
 	return cp.WaitEstablished(ctx, CRD, []string{crd.GetName()}, 60*time.Second)
+}
+
+// uploadSigners does what CDI's operator does for the upload and
+// host-assisted clone certificates (v1.65.0 pkg/operator/resources/cert:
+// the signer Secrets cdi-uploadserver-signer and
+// cdi-uploadserver-client-signer, and the CA bundles
+// cdi-uploadserver-signer-bundle and cdi-uploadserver-client-signer-bundle
+// in the cdi namespace, key ca-bundle.crt): two CAs of their own, whose
+// certificates and keys cdi-controller reads as files
+// (UPLOAD_{SERVER,CLIENT}_{KEY,CERT}_FILE, cmd/cdi-controller/controller.go,
+// where the operator mounts the Secrets) and whose bundles it reads from
+// the ConfigMaps (fetcher.ConfigMapCertBundleFetcher). RSA, as the
+// operator's (library-go's crypto signs every certificate it issues with
+// SHA256WithRSA, crypto.go, and refuses another key). cdi-controller
+// issues every upload server's serving certificate and every clone source
+// pod's client certificate from them (upload-controller.go
+// createUploadPodForPvc, clone-controller.go ensureCertSecret). It returns
+// the controller's environment.
+func (c *CDI) uploadSigners(ctx context.Context) ([]string, error) {
+	var env []string
+	for _, s := range []struct{ name, env string }{
+		{"cdi-uploadserver-signer", "UPLOAD_SERVER"},
+		{"cdi-uploadserver-client-signer", "UPLOAD_CLIENT"},
+	} {
+		dir := filepath.Join(c.Dir, s.name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		caPEM, keyPEM, err := newRSACA(s.name)
+		if err != nil {
+			return nil, err
+		}
+		certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+		if err := os.WriteFile(certFile, caPEM, 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+			return nil, err
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.name + "-bundle", Namespace: CDINamespace}, Data: map[string]string{"ca-bundle.crt": string(caPEM)}}
+		if _, err := c.cp.Kube.CoreV1().ConfigMaps(CDINamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				return nil, fmt.Errorf("cannot create ConfigMap %s/%s: %w", CDINamespace, cm.Name, err)
+			}
+			if _, err := c.cp.Kube.CoreV1().ConfigMaps(CDINamespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		env = append(env, s.env+"_KEY_FILE="+keyFile, s.env+"_CERT_FILE="+certFile)
+	}
+	return env, nil
+}
+
+// newRSACA returns the PEM certificate and key of a fresh self-signed RSA CA
+// named cn.
+func newRSACA(cn string) ([]byte, []byte, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: cn},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), nil
 }

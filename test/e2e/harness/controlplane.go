@@ -75,9 +75,14 @@ type ControlPlane struct {
 
 	// importerBin is CDI's cdi-importer (CDI.Start sets it);
 	// importerNet the network of the real importers (importer.go).
-	importerBin   string
-	importerNetMu sync.Mutex
-	importerNet   *ImporterNetwork
+	importerBin string
+	// clonerBin, uploadServerBin and clonerStartup are CDI's cdi-cloner,
+	// cdi-uploadserver and the cloner's entrypoint script (CDI.Start sets
+	// them); copyNamespaces the namespaces RunHostAssistedCopies named.
+	clonerBin, uploadServerBin, clonerStartup string
+	copyNamespaces                            sync.Map
+	importerNetMu                             sync.Mutex
+	importerNet                               *ImporterNetwork
 }
 
 // New prepares a control plane: it builds (or finds cached) binaries and

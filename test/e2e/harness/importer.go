@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,13 @@ import (
 //     the previous state as lastState;
 //   - a pod deleted (CDI deletes a finished or fatally failed importer, or
 //     one that must restart with scratch space) has its process killed and
-//     its network namespace removed.
+//     its network namespace removed;
+//   - its own /etc/hosts (podHosts, hostclone.go: the pod, and the Services
+//     backed by the stand-in's running pods) and, for a container with an
+//     HTTP readiness probe, Ready only once the probe answers.
+//
+// The same runner runs CDI's cdi-cloner and cdi-uploadserver as the source
+// and upload server pods of host-assisted clones (hostclone.go).
 //
 // Not honoured: block volumes (volumeDevices: the suite's classes are
 // Filesystem), resource limits and OOM kills, the security context, init
@@ -251,6 +258,9 @@ type importerRun struct {
 	waiting string
 	// final: the pod ended Succeeded.
 	final bool
+	// ready: the container's readiness probe answered since its start
+	// (always, for a container without one).
+	ready bool
 	// termLog is the file bound at /dev/termination-log, logPath the
 	// container's log, of the last start.
 	termLog, logPath string
@@ -275,8 +285,10 @@ func (r *importerRun) kill() {
 	}
 }
 
-// realImporter plays the kubelet for an importer pod on the importer
-// network.
+// realImporter plays the kubelet for a pod the stand-in runs a real CDI
+// program for (podProgramFor): an importer pod on the importer network, or
+// the source or target pod of a host-assisted clone into a namespace of
+// RunHostAssistedCopies.
 func (s *standIns) realImporter(ctx context.Context, pod *corev1.Pod) {
 	key := "pod/" + pod.Namespace + "/" + pod.Name
 	r := s.importers[pod.UID]
@@ -308,6 +320,14 @@ func (s *standIns) realImporter(ctx context.Context, pod *corev1.Pod) {
 		r.waiting = ""
 		s.importerStatus(ctx, pod, r, corev1.PodRunning, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: r.started}})
 	case !r.exited():
+		// The kubelet's readiness probe (the upload server's HTTPS GET
+		// /healthz on 8443; upload-controller.go makeUploadPodContainers):
+		// the container is Ready once it answers, as a prober that does
+		// not verify the certificate does (pkg/probe/http).
+		if !r.ready && readinessAnswers(pod, r.ip) {
+			r.ready = true
+			s.importerStatus(ctx, pod, r, corev1.PodRunning, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: r.started}})
+		}
 		return
 	case r.last == nil:
 		term := &corev1.ContainerStateTerminated{ExitCode: r.exitCode, Reason: "Completed", Message: r.terminationMessage(), StartedAt: r.started, FinishedAt: r.finishedAt}
@@ -330,6 +350,7 @@ func (s *standIns) realImporter(ctx context.Context, pod *corev1.Pod) {
 // startImporter starts the container of pod once more.
 func (s *standIns) startImporter(ctx context.Context, pod *corev1.Pod, r *importerRun, attempt int32) error {
 	c := pod.Spec.Containers[0]
+	prog := s.podProgramFor(pod)
 	env, err := s.containerEnv(ctx, pod.Namespace, c)
 	if err != nil {
 		return err
@@ -340,6 +361,18 @@ func (s *standIns) startImporter(ctx context.Context, pod *corev1.Pod, r *import
 	}
 	mounts, err := s.podMounts(ctx, pod, c, r)
 	if err != nil {
+		return err
+	}
+	hosts := filepath.Join(run, "hosts")
+	if err := os.WriteFile(hosts, []byte(s.podHosts(ctx, pod, r.ip)), 0o644); err != nil {
+		return err
+	}
+	mounts = append(mounts, hosts+" /etc/hosts")
+	for _, b := range prog.binds {
+		mounts = append(mounts, b[0]+" "+b[1])
+	}
+	over := filepath.Join(run, "over")
+	if err := overlayPlaceholders(over, mounts); err != nil {
 		return err
 	}
 	termLog := filepath.Join(run, "termination-log")
@@ -354,12 +387,16 @@ func (s *standIns) startImporter(ctx context.Context, pod *corev1.Pod, r *import
 	if err := os.WriteFile(script, []byte(launchScript), 0o700); err != nil {
 		return err
 	}
-	logPath := filepath.Join(s.cp.LogDir, fmt.Sprintf("importer-%s-%s-%s-%d.log", pod.Namespace, pod.Name, string(pod.UID)[:8], attempt))
+	logPath := filepath.Join(s.cp.LogDir, fmt.Sprintf("%s-%s-%s-%s-%d.log", prog.component, pod.Namespace, pod.Name, string(pod.UID)[:8], attempt))
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}
-	args := append([]string{"netns", "exec", r.netns, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", script, filepath.Join(run, "root"), termLog, mountsFile, s.cp.importerBin, "/cdi-importer"}, c.Args...)
+	command := prog.command
+	if len(c.Command) > 0 {
+		command = c.Command
+	}
+	args := append(append([]string{"netns", "exec", r.netns, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", script, filepath.Join(run, "root"), termLog, mountsFile, over}, command...), c.Args...)
 	cmd := exec.Command("ip", args...)
 	cmd.Env = append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOSTNAME=" + pod.Name}, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -369,12 +406,13 @@ func (s *standIns) startImporter(ctx context.Context, pod *corev1.Pod, r *import
 	spawner() <- func() { started <- cmd.Start() }
 	if err := <-started; err != nil {
 		_ = logFile.Close()
-		return fmt.Errorf("cannot start cdi-importer: %w", err)
+		return fmt.Errorf("cannot start %s: %w", prog.component, err)
 	}
 	if r.cmd != nil && r.last != nil {
 		r.prev = r.last
 	}
 	r.cmd, r.done, r.started, r.last, r.restarts = cmd, make(chan struct{}), metav1.Now(), nil, attempt
+	r.ready = c.ReadinessProbe == nil
 	r.termLog, r.logPath = termLog, logPath
 	go func(done chan struct{}) {
 		err := cmd.Wait()
@@ -389,19 +427,27 @@ func (s *standIns) startImporter(ctx context.Context, pod *corev1.Pod, r *import
 		r.exitCode, r.finishedAt = code, metav1.Now()
 		close(done)
 	}(r.done)
-	s.logf(r.key, "kubelet: pod %s/%s: cdi-importer started (restart %d, log %s)", pod.Namespace, pod.Name, attempt, filepath.Base(logPath))
+	s.logf(r.key, "kubelet: pod %s/%s: %s started (restart %d, log %s)", pod.Namespace, pod.Name, prog.component, attempt, filepath.Base(logPath))
 	return nil
 }
 
 // launchScript assembles the container's root in the new mount namespace
-// and runs the importer in it: launch.sh ROOT TERMLOG MOUNTS BIN TARGET
-// ARGS..., MOUNTS holding "source target" lines.
+// and runs the container's command in it: launch.sh ROOT TERMLOG MOUNTS
+// OVER COMMAND ARGS..., MOUNTS holding "source target" lines (the pod's
+// volumes, its /etc/hosts and the program's binaries). The host's /usr,
+// /etc, /var and /opt are bound into the root as they are, except one that
+// a target lies under: that one is a read-only overlay of OVER/<dir>, which
+// holds an empty file or directory for each such target, on the host's, so
+// the target exists to bind onto and nothing is created on the host.
 const launchScript = `set -eu
-root=$1 termlog=$2 mounts=$3 bin=$4 target=$5
-shift 5
+root=$1 termlog=$2 mounts=$3 over=$4
+shift 4
 mount -t tmpfs -o mode=0755 rootfs "$root"
 for d in usr etc var opt; do
-  if [ -d "/$d" ] && [ ! -L "/$d" ]; then mkdir -p "$root/$d"; mount --rbind "/$d" "$root/$d"; fi
+  if [ -d "/$d" ] && [ ! -L "/$d" ]; then
+    mkdir -p "$root/$d"
+    if [ -d "$over/$d" ]; then mount -t overlay overlay -o "lowerdir=$over/$d:/$d" "$root/$d"; else mount --rbind "/$d" "$root/$d"; fi
+  fi
 done
 for l in bin sbin lib lib32 lib64 libx32; do
   if [ -L "/$l" ]; then cp -P "/$l" "$root/$l"; elif [ -d "/$l" ]; then mkdir -p "$root/$l"; mount --rbind "/$l" "$root/$l"; fi
@@ -414,16 +460,51 @@ for n in null zero full random urandom tty; do touch "$root/dev/$n"; mount --bin
 ln -s /proc/self/fd "$root/dev/fd"
 mkdir -p "$root/dev/shm"
 mount -t tmpfs -o mode=1777 tmp "$root/tmp"
-touch "$root/dev/termination-log" "$root$target"
+touch "$root/dev/termination-log"
 mount --bind "$termlog" "$root/dev/termination-log"
-mount --bind "$bin" "$root$target"
 while read -r src dst; do
   [ -n "$src" ] || continue
-  if [ -d "$src" ]; then mkdir -p "$root$dst"; else mkdir -p "$(dirname "$root$dst")"; touch "$root$dst"; fi
+  if [ ! -e "$root$dst" ]; then
+    if [ -d "$src" ]; then mkdir -p "$root$dst"; else mkdir -p "$(dirname "$root$dst")"; touch "$root$dst"; fi
+  fi
   mount --bind "$src" "$root$dst"
 done < "$mounts"
-exec chroot "$root" "$target" "$@"
+exec chroot "$root" "$@"
 `
+
+// hostDirs are the host directories the launch script binds into a
+// container's root.
+var hostDirs = []string{"usr", "etc", "var", "opt"}
+
+// overlayPlaceholders makes, under over/<dir>, an empty file or directory
+// for each mount target that lies under one of hostDirs (see
+// launchScript).
+func overlayPlaceholders(over string, mounts []string) error {
+	for _, m := range mounts {
+		src, dst, ok := strings.Cut(m, " ")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(strings.TrimPrefix(dst, "/"), "/")
+		if !slices.Contains(hostDirs, top) {
+			continue
+		}
+		p := filepath.Join(over, filepath.Clean(dst))
+		if st, err := os.Stat(src); err == nil && st.IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // containerEnv is the container's environment as the kubelet makes it.
 func (s *standIns) containerEnv(ctx context.Context, ns string, c corev1.Container) ([]string, error) {
@@ -601,13 +682,14 @@ func (s *standIns) importerStatus(ctx context.Context, pod *corev1.Pod, r *impor
 	pod.Status.HostIP, pod.Status.PodIP = s.cp.importerNetwork().HostIP, r.ip
 	pod.Status.HostIPs = []corev1.HostIP{{IP: s.cp.importerNetwork().HostIP}}
 	pod.Status.PodIPs = []corev1.PodIP{{IP: r.ip}}
-	ready := corev1.ConditionFalse
-	if state.Running != nil {
-		ready = corev1.ConditionTrue
+	readyCond := corev1.ConditionFalse
+	ready := state.Running != nil && r.ready
+	if ready {
+		readyCond = corev1.ConditionTrue
 	}
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}, {Type: corev1.PodReady, Status: ready, LastTransitionTime: now}}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}, {Type: corev1.PodReady, Status: readyCond, LastTransitionTime: now}}
 	cs := corev1.ContainerStatus{
-		Name: c.Name, Image: c.Image, ImageID: "e2e://" + s.cp.importerBin, Ready: state.Running != nil, Started: ptrTo(state.Running != nil),
+		Name: c.Name, Image: c.Image, ImageID: "e2e://" + s.podProgramFor(pod).binds[0][0], Ready: ready, Started: ptrTo(state.Running != nil),
 		RestartCount: r.restarts, State: state,
 	}
 	if r.prev != nil {
@@ -619,6 +701,9 @@ func (s *standIns) importerStatus(ctx context.Context, pod *corev1.Pod, r *impor
 		return false
 	}
 	what := "Running"
+	if ready {
+		what = "Running and Ready"
+	}
 	if t := state.Terminated; t != nil {
 		what = fmt.Sprintf("%s, container exited %d (%s), termination message %s", phase, t.ExitCode, t.Reason, strconv.Quote(t.Message))
 	}
@@ -648,7 +733,7 @@ func (s *standIns) reapImporters(live map[types.UID]bool) {
 		if !r.final {
 			s.cp.importerNetwork().release(r.netns)
 		}
-		s.logf(r.key, "kubelet: %s gone; its importer stopped, sandbox %s removed", strings.TrimPrefix(r.key, "pod/"), r.netns)
+		s.logf(r.key, "kubelet: %s gone; its container stopped, sandbox %s removed", strings.TrimPrefix(r.key, "pod/"), r.netns)
 		delete(s.importers, uid)
 	}
 }

@@ -76,10 +76,11 @@ import (
 //     is Running: an import in progress, for as long as the scenario wants;
 //   - CDI's prep pods (label cdi.kubevirt.io=cdi-populator-prep,
 //     pkg/controller/clone/prep-claim.go) succeed at once;
-//   - CDI's other pods (host-assisted clone source and upload server pods)
-//     are left Pending: a host-assisted copy streams the disk between two
-//     pods over the pod network, which there is none of here; the suite
-//     asserts how CDI plans such a clone, not the copy.
+//   - the source and upload server pods of a host-assisted clone into a
+//     namespace of RunHostAssistedCopies run CDI's own cdi-cloner and
+//     cdi-uploadserver on the importer network (hostclone.go); those of
+//     every other host-assisted clone are left Pending, and their
+//     scenarios assert how CDI plans such a clone, not the copy.
 //
 // Nothing else is written: phases, conditions, events and annotations of
 // DataVolumes and PVCs are CDI's.
@@ -423,6 +424,10 @@ func (s *standIns) kubelet(ctx context.Context) {
 			}
 		case "cdi-populator-prep":
 			s.terminate(ctx, pod, "", "")
+		case cdiUploadServerComponent, cdiCloneSourceComponent:
+			if s.runsCopy(ctx, pod) {
+				s.realImporter(ctx, pod)
+			}
 		}
 	}
 }

@@ -37,6 +37,7 @@ require (
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/groupcache v0.0.0-20210331224755-41bb18bfe9da // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/golang/snappy v0.0.4 // indirect
 	github.com/google/gnostic-models v0.6.8 // indirect
 	github.com/google/go-cmp v0.6.0 // indirect
 	github.com/google/gofuzz v1.2.0 // indirect
@@ -63,6 +64,7 @@ require (
 	github.com/opencontainers/runtime-spec v1.2.0 // indirect
 	github.com/openshift/api v0.0.0-20241107155230-d37bb9f7e380 // indirect
 	github.com/openshift/custom-resource-status v1.1.2 // indirect
+	github.com/openshift/library-go v0.0.0-20240621150525-4bb4238aef81 // indirect
 	github.com/ovirt/go-ovirt v0.0.0-20210809163552-d4276e35d3db // indirect
 	github.com/ovirt/go-ovirt-client v0.9.0 // indirect
 	github.com/ovirt/go-ovirt-client-log-klog v1.0.0 // indirect
@@ -107,6 +109,7 @@ require (
 	k8s.io/api v0.31.5 // indirect
 	k8s.io/apiextensions-apiserver v0.31.5 // indirect
 	k8s.io/apimachinery v0.31.5 // indirect
+	k8s.io/apiserver v0.31.5 // indirect
 	k8s.io/client-go v8.0.0+incompatible // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20240228011516-70dd3763d340 // indirect
