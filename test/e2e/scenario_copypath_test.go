@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
@@ -156,25 +154,9 @@ func TestCopyPathOnRealCDI(t *testing.T) {
 // cdi-uploadserver, and that both CDI programs ran for it (their logs).
 func assertCopiedDisk(t *testing.T, ns, disk string, srv *harness.ImageServer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	pvc, err := cp.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, disk, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(harness.PVDir(cp.WorkDir, pvc.Spec.VolumeName), "disk.img")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("worker disk %s/%s (PV %s) has no disk image: %v", ns, disk, pvc.Spec.VolumeName, err)
-	}
-	defer func() { _ = f.Close() }()
-	st, _ := f.Stat()
-	head := make([]byte, srv.RawSize)
-	if _, err := f.ReadAt(head, 0); err != nil {
-		t.Fatalf("%s (%d bytes): %v", path, st.Size(), err)
-	}
-	if !bytes.Equal(head, harness.TalosShapedDisk(srv.RawSize)) {
-		t.Errorf("%s does not start with the golden's raw disk", path)
+	d := readDiskImage(t, ns, disk, srv.RawSize)
+	if !bytes.Equal(d.Head, harness.TalosShapedDisk(srv.RawSize)) {
+		t.Errorf("%s does not start with the golden's raw disk", d.Path)
 	}
 	logs, _ := filepath.Glob(filepath.Join(cp.LogDir, "*.log"))
 	var cloner, uploader bool
@@ -186,5 +168,5 @@ func assertCopiedDisk(t *testing.T, ns, disk string, srv *harness.ImageServer) {
 	if !cloner || !uploader {
 		t.Errorf("no log of cdi-cloner (%v) or of cdi-uploadserver (%v) in %s under %s: CDI copies across namespaces through a claim in the source's", cloner, uploader, goldenNamespace, cp.LogDir)
 	}
-	t.Logf("worker disk %s/%s: PV %s holds disk.img of %d bytes, starting with the golden's %d-byte raw disk", ns, disk, pvc.Spec.VolumeName, st.Size(), srv.RawSize)
+	t.Logf("worker disk %s/%s: PV %s holds disk.img of %d bytes, starting with the golden's %d-byte raw disk", ns, disk, d.Volume, d.Size, srv.RawSize)
 }

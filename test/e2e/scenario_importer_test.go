@@ -291,28 +291,46 @@ func conditionReason(u *unstructured.Unstructured, typ string) string {
 // to the volume.
 func assertImportedDisk(t *testing.T, golden string, srv *harness.ImageServer) {
 	t.Helper()
+	d := readDiskImage(t, goldenNamespace, golden, srv.RawSize)
+	if !bytes.Equal(d.Head, harness.TalosShapedDisk(srv.RawSize)) {
+		t.Errorf("%s does not start with the raw disk the server compressed", d.Path)
+	}
+	if d.Size < int64(srv.RawSize) {
+		t.Errorf("%s is %d bytes, smaller than the image", d.Path, d.Size)
+	}
+	t.Logf("golden %s: PV %s holds disk.img of %d bytes (the %d-byte raw disk, resized to the volume)", golden, d.Volume, d.Size, srv.RawSize)
+}
+
+// diskImage is the start of the disk.img a claim's directory-backed volume
+// holds, as a VM would read it.
+type diskImage struct {
+	Path, Volume string
+	Size         int64
+	Head         []byte
+}
+
+// readDiskImage reads the first n bytes of the disk.img on the volume bound
+// to claim ns/name, failing the test when there is none.
+func readDiskImage(t *testing.T, ns, name string, n int) diskImage {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pvc, err := cp.Kube.CoreV1().PersistentVolumeClaims(goldenNamespace).Get(ctx, golden, metav1.GetOptions{})
+	pvc, err := cp.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(harness.PVDir(cp.WorkDir, pvc.Spec.VolumeName), "disk.img")
-	f, err := os.Open(path)
+	d := diskImage{Volume: pvc.Spec.VolumeName, Path: filepath.Join(harness.PVDir(cp.WorkDir, pvc.Spec.VolumeName), "disk.img")}
+	f, err := os.Open(d.Path)
 	if err != nil {
-		t.Fatalf("the golden's volume (PV %s) has no disk image: %v", pvc.Spec.VolumeName, err)
+		t.Fatalf("claim %s/%s (PV %s) has no disk image: %v", ns, name, d.Volume, err)
 	}
 	defer func() { _ = f.Close() }()
-	st, _ := f.Stat()
-	got := make([]byte, srv.RawSize)
-	if _, err := f.ReadAt(got, 0); err != nil {
-		t.Fatalf("%s (%d bytes): %v", path, st.Size(), err)
+	if st, err := f.Stat(); err == nil {
+		d.Size = st.Size()
 	}
-	if !bytes.Equal(got, harness.TalosShapedDisk(srv.RawSize)) {
-		t.Errorf("%s does not start with the raw disk the server compressed", path)
+	d.Head = make([]byte, n)
+	if _, err := f.ReadAt(d.Head, 0); err != nil {
+		t.Fatalf("%s (%d bytes): %v", d.Path, d.Size, err)
 	}
-	if st.Size() < int64(srv.RawSize) {
-		t.Errorf("%s is %d bytes, smaller than the image", path, st.Size())
-	}
-	t.Logf("golden %s: PV %s holds disk.img of %d bytes (the %d-byte raw disk, resized to the volume)", golden, pvc.Spec.VolumeName, st.Size(), srv.RawSize)
+	return d
 }
