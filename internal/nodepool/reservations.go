@@ -18,9 +18,10 @@ import (
 const (
 	instancetypeAPIVersion = "instancetype.kubevirt.io/v1beta1"
 	reqInstancetype        = "instancetype"
-	// ReasonInstanceTypeMissing holds a pool it cannot size reservations by.
-	ReasonInstanceTypeMissing = "InstanceTypeMissing"
 )
+
+// ReasonInstanceTypeMissing holds a pool it cannot size reservations by.
+const ReasonInstanceTypeMissing = "InstanceTypeMissing"
 
 // withGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
 // as the chart names them (nodegroup.yaml:143-150@69da032).
