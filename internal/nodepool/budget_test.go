@@ -605,7 +605,7 @@ func TestDecideBudget(t *testing.T) {
 func TestCloneCapacityCondition(t *testing.T) {
 	img := resolveOSImage(mustSpec(t, map[string]any{"osImage": builtin()}), testConfig(t))
 	golden := img.GoldenRef()
-	pool := `Node pool "tenant-a/demo-md0"`
+	who := `Node pool "tenant-a/demo-md0"`
 	fix := ` They start as clones finish; to start more at once, raise cloneBudget.storageClasses[replicated] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, "Clone budget and capacity").`
 	unknown := "the free capacity of class replicated is unknown: its driver publishes no CSIStorageCapacity for it"
 	budgeted := func(budget int32, in clonebudget.InFlight, p clonebudget.Pool) budgetPlan {
@@ -623,55 +623,55 @@ func TestCloneCapacityCondition(t *testing.T) {
 			reason: "An HTTP pool clones nothing.",
 			image:  image{Source: SourceHTTP},
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonNotCloning,
-				Message: pool + " imports its worker disks over HTTP; no clone budget applies."},
+				Message: who + " imports its worker disks over HTTP; no clone budget applies."},
 		},
 		"HeldPool": {
 			reason: "A held clone pool starts no clone on this call.",
 			image:  img,
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonNotCloning,
-				Message: pool + " starts no clone on this reconcile."},
+				Message: who + " starts no clone on this reconcile."},
 		},
 		"OtherPoolsNotRead": {
 			reason: "A settled pool starts no clone and reads no other pool's: the message says so instead of a count it did not take.",
 			image:  img,
 			budget: budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}, Decision: clonebudget.Decide(10, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1})},
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
-				Message: pool + ": 0 clone(s) of golden " + golden + " of this pool run on class replicated (other pools' are read only while the pool may start clones), of a budget of 10; no worker waits for it; " + unknown + "."},
+				Message: who + ": 0 clone(s) of golden " + golden + " of this pool run on class replicated (other pools' are read only while the pool may start clones), of a budget of 10; no worker waits for it; " + unknown + "."},
 		},
 		"Unbounded": {
 			reason: "A class without a budget says so, with what runs.",
 			image:  img,
 			budget: budgeted(0, clonebudget.InFlight{Own: 3, Others: 2}, clonebudget.Pool{Wanted: 30, Surge: 30, Unavailable: 1}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonCloneBudgetUnbounded,
-				Message: pool + ": 5 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 2 of other pools'), no clone budget bounds them (cloneBudget 0 in the Function's Input); no worker waits for it; " + unknown + "."},
+				Message: who + ": 5 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 2 of other pools'), no clone budget bounds them (cloneBudget 0 in the Function's Input); no worker waits for it; " + unknown + "."},
 		},
 		"WithinBudget": {
 			reason: "A pool at its count waits for nothing; its lowered surge is said.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 2}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](30), Surge: 30, Unavailable: 1}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
-				Message: pool + ": 2 clone(s) of golden " + golden + " run on class replicated (2 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1)."},
+				Message: who + ": 2 clone(s) of golden " + golden + " run on class replicated (2 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1)."},
 		},
 		"WithinBudgetAutoscaledWithRoom": {
 			reason: "An autoscaled pool that may still grow waits for nothing; its bounded max is said.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 3}, clonebudget.Pool{Autoscaled: true, Current: ptr.To[int32](6), Min: 2, Max: 20, Surge: 4, Unavailable: 1}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
-				Message: pool + ": 3 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; the autoscaler may grow the pool to 8 of its maxReplicas 20 for now."},
+				Message: who + ": 3 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; the autoscaler may grow the pool to 8 of its maxReplicas 20 for now."},
 		},
 		"WaitingFixedPool": {
 			reason: "A fixed pool held below its count says how many wait and the fix.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 3, Others: 1}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](5), Surge: 30, Unavailable: 1}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
-				Message: pool + ": 4 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 1 of other pools'), of a budget of 5; 24 of 30 worker(s) wait: replicas are 6 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
+				Message: who + ": 4 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 1 of other pools'), of a budget of 5; 24 of 30 worker(s) wait: replicas are 6 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 		"WaitingAutoscaledPool": {
 			reason: "An autoscaled pool whose max is its current count may not grow: it waits.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 5}, clonebudget.Pool{Autoscaled: true, Current: ptr.To[int32](6), Min: 2, Max: 20, Surge: 4, Unavailable: 1}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
-				Message: pool + ": 5 clone(s) of golden " + golden + " run on class replicated (5 of this pool's, 0 of other pools'), of a budget of 5; the autoscaler may grow the pool to 6 of its maxReplicas 20 for now; " + unknown + "." + fix},
+				Message: who + ": 5 clone(s) of golden " + golden + " run on class replicated (5 of this pool's, 0 of other pools'), of a budget of 5; the autoscaler may grow the pool to 6 of its maxReplicas 20 for now; " + unknown + "." + fix},
 		},
 		"OtherPoolsClaimsNamed": {
 			reason: "The claims counted as other pools' clones are named, so an operator can tell them from what CDI left behind.",
@@ -679,7 +679,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			budget: budgeted(5, clonebudget.InFlight{Own: 1, Others: 2}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}),
 			claims: &clonebudget.Claims{Live: []string{"tmp-pvc-a", "tmp-pvc-b"}},
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
-				Message: pool + ": 3 clone(s) of golden " + golden + " run on class replicated (1 of this pool's, 2 of other pools': claim(s) tmp-pvc-a, tmp-pvc-b in cozy-public), of a budget of 5; no worker waits for it; " + unknown + "."},
+				Message: who + ": 3 clone(s) of golden " + golden + " run on class replicated (1 of this pool's, 2 of other pools': claim(s) tmp-pvc-a, tmp-pvc-b in cozy-public), of a budget of 5; no worker waits for it; " + unknown + "."},
 		},
 		"LeakedClaimsNamedWithTheirRemoval": {
 			reason: "Claims CDI left behind are said not to count, and named in the command that removes them.",
@@ -687,7 +687,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			budget: budgeted(5, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 30, Surge: 30, Unavailable: 1}),
 			claims: &clonebudget.Claims{Leaked: []string{"tmp-pvc-a", "tmp-pvc-b"}},
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
-				Message: pool + ": 0 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 0 of other pools'), of a budget of 5; not counted: 2 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b; 25 of 30 worker(s) wait: replicas are 5 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
+				Message: who + ": 0 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 0 of other pools'), of a budget of 5; not counted: 2 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b; 25 of 30 worker(s) wait: replicas are 5 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 		"ManyClaimsNamedUpToFive": {
 			reason: "Past five, a message names five of each kind and says how many more, and how to list them all.",
@@ -699,7 +699,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 				Stuck:  []string{"tmp-pvc-s", "tmp-pvc-t", "tmp-pvc-u", "tmp-pvc-v", "tmp-pvc-w", "tmp-pvc-x", "tmp-pvc-y", "tmp-pvc-z"},
 			},
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
-				Message: pool + ": 7 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 7 of other pools': claim(s) tmp-pvc-1, tmp-pvc-2, tmp-pvc-3, tmp-pvc-4, tmp-pvc-5 and 2 more in cozy-public), of a budget of 20" +
+				Message: who + ": 7 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 7 of other pools': claim(s) tmp-pvc-1, tmp-pvc-2, tmp-pvc-3, tmp-pvc-4, tmp-pvc-5 and 2 more in cozy-public), of a budget of 20" +
 					"; not counted: 6 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b tmp-pvc-c tmp-pvc-d tmp-pvc-e (and 1 more: kubectl get pvc -n cozy-public -l workerimage.cozystack.io/golden=" + fxGoldenHash + " lists every clone claim of the golden with its status)" +
 					"; not counted: 8 claim(s) in cozy-public terminating for over 10m0s, held by a finalizer (tmp-pvc-s, tmp-pvc-t, tmp-pvc-u, tmp-pvc-v, tmp-pvc-w and 3 more): kubectl describe pvc -n cozy-public tmp-pvc-s shows under Used By the pod that still mounts it, whose deletion lets it go" +
 					"; no worker waits for it; " + unknown + "."},
@@ -709,7 +709,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Others: 1}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](30), Surge: 30, Unavailable: 1, Rolling: true}),
 			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
-				Message: pool + ": 1 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 1 of other pools'), of a budget of 5; a roll replaces at most 4 worker(s) at once (maxSurge 3, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
+				Message: who + ": 1 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 1 of other pools'), of a budget of 5; a roll replaces at most 4 worker(s) at once (maxSurge 3, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 	}
 	for name, tc := range cases {

@@ -467,8 +467,8 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 
 func TestPoolClone(t *testing.T) {
 	gh := labels.GoldenHash(fxImage.GoldenNamespace, fxImage.GoldenName)
-	mk := func(name, pool, golden string, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
-		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labels.Pool: pool, labels.Golden: golden}}, Status: cdiv1.DataVolumeStatus{Phase: phase}}
+	mk := func(name, poolHash, golden string, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
+		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labels.Pool: poolHash, labels.Golden: golden}}, Status: cdiv1.DataVolumeStatus{Phase: phase}}
 	}
 	cases := map[string]struct {
 		reason string
