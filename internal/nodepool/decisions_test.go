@@ -639,7 +639,7 @@ func TestCloneHealth(t *testing.T) {
 	copyDV := func(cloneType string) []cdiv1.DataVolume {
 		return []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: cloneType}}}}
 	}
-	read := reads{Workers: true}
+	workersRead := reads{Workers: true}
 	cases := map[string]struct {
 		reason string
 		dvs    []cdiv1.DataVolume
@@ -681,7 +681,7 @@ func TestCloneHealth(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rd := read
+			rd := workersRead
 			if tc.reads != nil {
 				rd = *tc.reads
 			}
