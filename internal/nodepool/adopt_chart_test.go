@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/fixture"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // chartPool is a pool the kubernetes-nodes chart made
@@ -56,14 +58,14 @@ func chartPool(t *testing.T, spec map[string]any, mutate func(*unstructured.Unst
 		return out
 	}
 	r := w.resolved()
-	r[reqJoinTalosSecrets] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-talos-secrets", map[string]any{"data": b64(map[string]string{
+	r[read.ReqJoinTalosSecrets] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-talos-secrets", map[string]any{"data": b64(map[string]string{
 		"token": "example-machine-token", "clusterId": "example-cluster-id", "clusterSecret": "example-cluster-secret", "bootstrapToken": "abcdef.0123456789abcdef",
 	})})}
-	r[reqJoinTalosCA] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-talos-ca", map[string]any{"data": b64(map[string]string{"tls.crt": string(ca)})})}
-	r[reqJoinKubernetesCA] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-ca", map[string]any{"data": b64(map[string]string{"ca.crt": string(ca)})})}
-	r[reqJoinAPIServer] = []*unstructured.Unstructured{obj("v1", "Service", ns, "kubernetes-demo", map[string]any{"spec": map[string]any{"clusterIP": "10.96.12.34"}})}
-	r[reqJoinDNS] = []*unstructured.Unstructured{obj("v1", "Service", "kube-system", "kube-dns", map[string]any{"spec": map[string]any{"clusterIP": "10.96.0.10"}})}
-	r[reqControlPlane] = []*unstructured.Unstructured{obj("controlplane.cluster.x-k8s.io/v1alpha1", "KamajiControlPlane", ns, "kubernetes-demo", map[string]any{"spec": map[string]any{"version": "v1.35.6"}})}
+	r[read.ReqJoinTalosCA] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-talos-ca", map[string]any{"data": b64(map[string]string{"tls.crt": string(ca)})})}
+	r[read.ReqJoinKubernetesCA] = []*unstructured.Unstructured{obj("v1", "Secret", ns, "kubernetes-demo-ca", map[string]any{"data": b64(map[string]string{"ca.crt": string(ca)})})}
+	r[read.ReqJoinAPIServer] = []*unstructured.Unstructured{obj("v1", "Service", ns, "kubernetes-demo", map[string]any{"spec": map[string]any{"clusterIP": "10.96.12.34"}})}
+	r[read.ReqJoinDNS] = []*unstructured.Unstructured{obj("v1", "Service", "kube-system", "kube-dns", map[string]any{"spec": map[string]any{"clusterIP": "10.96.0.10"}})}
+	r[read.ReqControlPlane] = []*unstructured.Unstructured{obj("controlplane.cluster.x-k8s.io/v1alpha1", "KamajiControlPlane", ns, "kubernetes-demo", map[string]any{"spec": map[string]any{"version": "v1.35.6"}})}
 	s := map[string]any{
 		"clusterName": "kubernetes-demo", "poolName": "md0", "minReplicas": int64(0), "maxReplicas": int64(10),
 		"storageClass": "replicated", "osImage": map[string]any{"factory": map[string]any{}},
@@ -126,12 +128,12 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 	}{
 		"ChartBefore8617ce4": {
 			reason: "The chart at 69da032 writes no boot timeout, and the function does: a new config, so adopting would roll, and the message says where.",
-			hold:   ReasonAdoptionWouldRoll, mutate: withoutKamajiOwner,
+			hold:   decide.ReasonAdoptionWouldRoll, mutate: withoutKamajiOwner,
 			mentions: []string{"kubernetes-demo-md0-b7e2d4", "machine.time", `"bootTimeout":"2m0s"`, "spec.templateRevision to 1"},
 		},
 		"StillControlledByKamaji": {
 			reason: "Equivalent, but the KamajiControlPlane controls the TalosConfigTemplate: the pool names the owner to drop.",
-			hold:   ReasonTemplateOwnedElsewhere, mutate: withBootTimeout,
+			hold:   decide.ReasonTemplateOwnedElsewhere, mutate: withBootTimeout,
 			mentions: []string{"KamajiControlPlane kubernetes-demo", "TalosConfigTemplate tenant-demo/kubernetes-demo-md0-b7e2d4", "ownerReferences"},
 		},
 		"Equivalent": {
@@ -141,7 +143,7 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 		"DiskSizeDiffers": {
 			reason: "A pool that asks for another disk would roll: held, naming the path.",
 			spec:   map[string]any{"diskSize": "30Gi"}, mutate: both(withBootTimeout, withoutKamajiOwner),
-			hold: ReasonAdoptionWouldRoll, mentions: []string{"resources.requests.storage", `"30Gi"`},
+			hold: decide.ReasonAdoptionWouldRoll, mentions: []string{"resources.requests.storage", `"30Gi"`},
 		},
 		"RollAccepted": {
 			reason: "templateRevision accepts the roll: the pool composes its own templates.",
@@ -155,7 +157,7 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if out.Fatal != nil {
 				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
 			}
-			wi := conditionOf(out, ConditionWorkerImageReady)
+			wi := conditionOf(out, emit.ConditionWorkerImageReady)
 			if tc.hold != "" {
 				if wi.Reason != tc.hold || len(out.Resources) != 0 {
 					t.Fatalf("%s\nWorkerImageReady %s (want %s), %d resources composed (want 0): %s", tc.reason, wi.Reason, tc.hold, len(out.Resources), wi.Message)
@@ -175,31 +177,31 @@ func TestAChartPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if !tc.adopted {
 				return
 			}
-			if got := renderingStatus(out); got != "False/"+ReasonAdopted {
-				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, ReasonAdopted)
+			if got := renderingStatus(out); got != "False/"+decide.ReasonAdopted {
+				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, decide.ReasonAdopted)
 			}
 			var templates []string
 			for n := range out.Resources {
-				if strings.HasPrefix(string(n), prefixMachineTemplate) || strings.HasPrefix(string(n), prefixBootstrapTemplate) {
+				if strings.HasPrefix(string(n), read.PrefixMachineTemplate) || strings.HasPrefix(string(n), read.PrefixBootstrapTemplate) {
 					templates = append(templates, string(n))
 				}
 			}
-			if diff := cmp.Diff([]string{prefixMachineTemplate + kmt, prefixBootstrapTemplate + tct}, sortedCopy(templates)); diff != "" {
+			if diff := cmp.Diff([]string{read.PrefixMachineTemplate + kmt, read.PrefixBootstrapTemplate + tct}, sortedCopy(templates)); diff != "" {
 				t.Errorf("%s\nan adopted pool composes the chart's templates and no other (-want, +got):\n%s", tc.reason, diff)
 			}
 			// Templates are immutable: what is composed is the chart's spec,
 			// its config text and comments included.
-			for _, e := range r.Required[reqExistingMachine] {
-				if diff := cmp.Diff(e.Object["spec"], out.Resources[machineTemplateResource(e.GetName())].Resource.Object["spec"]); diff != "" {
+			for _, e := range r.Required[read.ReqExistingMachine] {
+				if diff := cmp.Diff(e.Object["spec"], out.Resources[read.MachineTemplateResource(e.GetName())].Resource.Object["spec"]); diff != "" {
 					t.Errorf("%s\nadopted KubevirtMachineTemplate changed (-chart, +composed):\n%s", tc.reason, diff)
 				}
 			}
-			for _, e := range r.Required[reqExistingBootstrap] {
-				if diff := cmp.Diff(e.Object["spec"], out.Resources[bootstrapTemplateResource(e.GetName())].Resource.Object["spec"]); diff != "" {
+			for _, e := range r.Required[read.ReqExistingBootstrap] {
+				if diff := cmp.Diff(e.Object["spec"], out.Resources[read.BootstrapTemplateResource(e.GetName())].Resource.Object["spec"]); diff != "" {
 					t.Errorf("%s\nadopted TalosConfigTemplate changed (-chart, +composed):\n%s", tc.reason, diff)
 				}
 			}
-			if _, ok := out.Resources[resourceMachineDeployment]; !ok {
+			if _, ok := out.Resources[read.ResourceMachineDeployment]; !ok {
 				t.Errorf("%s\nthe MachineDeployment is not composed", tc.reason)
 			}
 		})

@@ -4,11 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // madeElsewhere is a pool another tool made: what this pool renders, under
@@ -27,15 +30,15 @@ func madeElsewhere(t *testing.T, spec map[string]any, w worldFixture, mutate fun
 	for n, d := range out.Resources {
 		u := &unstructured.Unstructured{Object: d.Resource.DeepCopy().Object}
 		switch {
-		case strings.HasPrefix(string(n), prefixMachineTemplate), strings.HasPrefix(string(n), prefixBootstrapTemplate):
+		case strings.HasPrefix(string(n), read.PrefixMachineTemplate), strings.HasPrefix(string(n), read.PrefixBootstrapTemplate):
 			names[u.GetName()] = u.GetName()[:len(u.GetName())-4] + "chrt"
 			u.SetName(names[u.GetName()])
-		case n != resourceMachineDeployment:
+		case n != read.ResourceMachineDeployment:
 			continue
 		}
 		u.SetLabels(helm)
 		u.SetAnnotations(map[string]string{"meta.helm.sh/release-name": "demo-md0"})
-		if u.GetKind() == KindKubevirtMachineTmpl {
+		if u.GetKind() == pool.KindKubevirtMachineTmpl {
 			_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"apps.cozystack.io/application.kind": "Kubernetes"},
 				"spec", "template", "spec", "virtualMachineTemplate", "spec", "template", "metadata", "labels")
 		}
@@ -78,9 +81,9 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 		},
 		"DiskSizeDiffers": {
 			reason: "A worker disk of another size is another worker: adopting would roll, so the pool waits for its owner.",
-			spec:   spec, held: true, hold: ReasonAdoptionWouldRoll,
+			spec:   spec, held: true, hold: decide.ReasonAdoptionWouldRoll,
 			mutate: func(u *unstructured.Unstructured) {
-				if u.GetKind() == KindKubevirtMachineTmpl {
+				if u.GetKind() == pool.KindKubevirtMachineTmpl {
 					dvts, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
 					_ = unstructured.SetNestedField(dvts[0].(map[string]any), "30Gi", "spec", "storage", "resources", "requests", "storage")
 					_ = unstructured.SetNestedSlice(u.Object, dvts, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
@@ -92,14 +95,14 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 			reason: "templateRevision accepts the roll onto what this pool renders.",
 			spec:   map[string]any{"osImage": builtin(), "templateRevision": int64(1)},
 			mutate: func(u *unstructured.Unstructured) {
-				if u.GetKind() == KindKubevirtMachineTmpl {
+				if u.GetKind() == pool.KindKubevirtMachineTmpl {
 					_ = unstructured.SetNestedField(u.Object, "other", "spec", "template", "spec", "virtualMachineTemplate", "spec", "runStrategy")
 				}
 			},
 		},
 		"VersionDiffers": {
 			reason: "Cluster API rolls on the Machines' version too.",
-			spec:   spec, held: true, hold: ReasonAdoptionWouldRoll,
+			spec:   spec, held: true, hold: decide.ReasonAdoptionWouldRoll,
 			mutate: func(u *unstructured.Unstructured) {
 				if u.GetKind() == "MachineDeployment" {
 					_ = unstructured.SetNestedField(u.Object, "v1.35.0", "spec", "template", "spec", "version")
@@ -109,7 +112,7 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 		},
 		"OwnedByAnotherController": {
 			reason: "A MachineDeployment another controller owns is not this pool's to compose.",
-			spec:   spec, held: true, hold: ReasonDeploymentOwnedElsewhere,
+			spec:   spec, held: true, hold: decide.ReasonDeploymentOwnedElsewhere,
 			mutate: func(u *unstructured.Unstructured) {
 				if u.GetKind() == "MachineDeployment" {
 					yes := true
@@ -127,7 +130,7 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if out.Fatal != nil {
 				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
 			}
-			wi := conditionOf(out, ConditionWorkerImageReady)
+			wi := conditionOf(out, emit.ConditionWorkerImageReady)
 			if tc.held {
 				if wi.Reason != tc.hold {
 					t.Fatalf("%s\nWorkerImageReady reason %s, want %s: %s", tc.reason, wi.Reason, tc.hold, wi.Message)
@@ -150,27 +153,27 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 			if !tc.adopted {
 				return
 			}
-			if got := renderingStatus(out); got != "False/"+ReasonAdopted {
-				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, ReasonAdopted)
+			if got := renderingStatus(out); got != "False/"+decide.ReasonAdopted {
+				t.Errorf("%s\nRenderingCurrent = %s, want False/%s", tc.reason, got, decide.ReasonAdopted)
 			}
 			for _, e := range w.existing {
-				n := resourceMachineDeployment
+				n := read.ResourceMachineDeployment
 				switch e.GetKind() {
-				case KindKubevirtMachineTmpl:
-					n = machineTemplateResource(e.GetName())
+				case pool.KindKubevirtMachineTmpl:
+					n = read.MachineTemplateResource(e.GetName())
 				case "TalosConfigTemplate":
-					n = bootstrapTemplateResource(e.GetName())
+					n = read.BootstrapTemplateResource(e.GetName())
 				}
 				d, ok := out.Resources[n]
 				if !ok {
 					t.Fatalf("%s\n%s %s not composed: %v", tc.reason, e.GetKind(), e.GetName(), summarize(out).Resources)
 				}
 				if e.GetKind() != "MachineDeployment" {
-					if diff := templateDiffs(e.Object, d.Resource.Object, func(m map[string]any) map[string]any { return m }); len(diff) > 0 {
+					if diff := decide.TemplateDiffs(e.Object, d.Resource.Object, func(m map[string]any) map[string]any { return m }); len(diff) > 0 {
 						t.Errorf("%s\nadopted %s changed: %v", tc.reason, e.GetName(), diff)
 					}
 				}
-				if e.GetKind() != "MachineDeployment" && (d.Resource.GetAnnotations()["meta.helm.sh/release-name"] == "" || d.Resource.GetAnnotations()[AnnRequest] == "") {
+				if e.GetKind() != "MachineDeployment" && (d.Resource.GetAnnotations()["meta.helm.sh/release-name"] == "" || d.Resource.GetAnnotations()[pool.AnnRequest] == "") {
 					t.Errorf("%s\nadopted %s keeps the tool's annotations and gets the pool's request: %v", tc.reason, e.GetName(), d.Resource.GetAnnotations())
 				}
 			}

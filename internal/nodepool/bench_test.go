@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // BenchmarkCompose composes a clone pool with 0, 50 and 500 observed worker

@@ -6,23 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // the function's v1beta1 view.
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 )
 
 // otherPoolHash is the pool label of another pool cloning the same golden.
@@ -33,7 +35,7 @@ var otherPoolHash = labels.PoolHash("tenant-b", "acme", "md0")
 // them ready.
 func scaledTo(replicas, ready int64) func(resource.Name, *composed.Unstructured) {
 	return func(n resource.Name, u *composed.Unstructured) {
-		if n != resourceMachineDeployment {
+		if n != read.ResourceMachineDeployment {
 			return
 		}
 		_ = u.SetValue("spec.replicas", replicas)
@@ -51,7 +53,7 @@ func budgetSet(name, kmt, tct string, replicas, ready int32) clusterv1.MachineSe
 	ms := clusterv1.MachineSet{}
 	ms.Name, ms.Namespace = name, fxNamespace
 	ms.Spec.Replicas = ptr.To(replicas)
-	ms.Spec.Template.Spec.InfrastructureRef = corev1.ObjectReference{Kind: KindKubevirtMachineTmpl, Name: kmt}
+	ms.Spec.Template.Spec.InfrastructureRef = corev1.ObjectReference{Kind: pool.KindKubevirtMachineTmpl, Name: kmt}
 	ms.Spec.Template.Spec.Bootstrap.ConfigRef = &corev1.ObjectReference{Kind: talosconfig.KindTalosConfigTemplate, Name: tct}
 	ms.Status.Replicas, ms.Status.ReadyReplicas, ms.Status.AvailableReplicas = replicas, ready, ready
 	return ms
@@ -211,8 +213,8 @@ func TestOwnClones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			pl := plan{Image: img, Observed: readComposed(tc.observed, ""), World: world{MachineSets: tc.sets, WorkerDVs: tc.disks}}
-			if diff := cmp.Diff(tc.want, pl.ownClones(reads{Workers: !tc.withoutDisks})); diff != "" {
+			pl := decide.Plan{Image: img, Observed: read.ReadComposed(tc.observed, ""), World: read.World{MachineSets: tc.sets, WorkerDVs: tc.disks}}
+			if diff := cmp.Diff(tc.want, pl.OwnClones(read.Reads{Workers: !tc.withoutDisks})); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -276,7 +278,7 @@ func TestOthersClones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := readWorld(fxPoolID, img, "", required.Resolved{}, required.Raw{reqCloneClaims: wire(t, tc.claims...)}, "", reads{Budget: true})
+			w := read.ReadWorld(fxPoolID, img, "", required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}, "", read.Reads{Budget: true})
 			got := clonebudget.CountClaims(w.CloneClaims, tc.class, budgetNow, defaults.LeakedClaimAfter)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -304,7 +306,7 @@ func TestIsCloneClaim(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, isCloneClaim(tc.pvc, ns, fxPoolHash)); diff != "" {
+			if diff := cmp.Diff(tc.want, read.IsCloneClaim(tc.pvc, ns, fxPoolHash)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -318,63 +320,63 @@ func TestPlanReadsForTheBudget(t *testing.T) {
 	spec := map[string]any{"osImage": builtin(), "replicas": int64(3)}
 	kmt, _ := names(t, spec, succeeded)
 	img := resolveOSImage(mustSpec(t, spec), testConfig(t))
-	healthy := compose.ObservedCondition{Type: ConditionCloneHealthy, Status: "True", Reason: "NoCloneProblems"}
+	healthy := compose.ObservedCondition{Type: decide.ConditionCloneHealthy, Status: "True", Reason: "NoCloneProblems"}
 	settledAt3 := composeOnce(t, spec, succeeded, scaledTo(3, 3))
-	in := func(ceiling int32) readsInput {
-		return readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: ceiling}
+	in := func(ceiling int32) read.ReadsInput {
+		return read.ReadsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: ceiling}
 	}
 	cases := map[string]struct {
 		reason   string
-		in       readsInput
+		in       read.ReadsInput
 		observed map[resource.Name]resource.ObservedComposed
-		want     reads
+		want     read.Reads
 	}{
 		"SettledPoolAtItsCount": {
 			reason:   "A settled, healthy pool at the count its spec asks for starts no clone: nothing is read for the budget.",
 			in:       in(3),
 			observed: settledAt3,
-			want:     reads{WorkerDisks: 3},
+			want:     read.Reads{WorkerDisks: 3},
 		},
 		"SettledPoolAskedToGrow": {
 			reason:   "A settled, healthy pool whose spec asks for more workers starts clones: its disks and the golden's clone claims are read.",
 			in:       in(5),
 			observed: settledAt3,
-			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
+			want:     read.Reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
 		},
 		"SettledPoolAskedToShrink": {
 			reason:   "A scale-down starts no clone: nothing is read for the budget.",
 			in:       in(2),
 			observed: settledAt3,
-			want:     reads{WorkerDisks: 3},
+			want:     read.Reads{WorkerDisks: 3},
 		},
 		"PoolWhoseMachinesAreNotReady": {
 			reason:   "A deployment not settled (its last clones finishing) is read: its Machines may still be cloning.",
 			in:       in(3),
 			observed: composeOnce(t, spec, succeeded, scaledTo(3, 1)),
-			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"NewPool": {
 			reason: "A pool without a deployment grows from nothing.",
 			in:     in(3),
-			want:   reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
+			want:   read.Reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"GrowingPoolTooLargeToReadItsDisks": {
 			reason:   "Above maxWorkerDisks the disks are not read, but the golden's clone claims still are: the own clones are counted from the Machines not ready.",
-			in:       func() readsInput { i := in(5); i.MaxWorkerDisks = 2; return i }(),
+			in:       func() read.ReadsInput { i := in(5); i.MaxWorkerDisks = 2; return i }(),
 			observed: settledAt3,
-			want:     reads{Grant: true, Budget: true, WorkerDisks: 5},
+			want:     read.Reads{Grant: true, Budget: true, WorkerDisks: 5},
 		},
 		"HTTPPoolAskedToGrow": {
 			reason:   "An HTTP pool clones nothing: no clone claims are read for it.",
-			in:       readsInput{Image: image{Source: SourceHTTP}, PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 5},
+			in:       read.ReadsInput{Image: pool.Image{Source: pool.SourceHTTP}, PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 5},
 			observed: composeOnce(t, map[string]any{"replicas": int64(3)}, missing, scaledTo(3, 3)),
-			want:     reads{WorkerDisks: 5},
+			want:     read.Reads{WorkerDisks: 5},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.in.Observed = readComposed(tc.observed, "")
-			if diff := cmp.Diff(tc.want, planReads(tc.in)); diff != "" {
+			tc.in.Observed = read.ReadComposed(tc.observed, "")
+			if diff := cmp.Diff(tc.want, read.PlanReads(tc.in)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -395,10 +397,10 @@ type budgetOutcome struct {
 	Reason string
 }
 
-func outcomeOf(pl plan) budgetOutcome {
+func outcomeOf(pl decide.Plan) budgetOutcome {
 	o := budgetOutcome{
 		Applies: pl.Budget.Applies, InFlight: pl.Budget.InFlight, Rolling: pl.Budget.Pool.Rolling, Waiting: pl.Budget.Waiting,
-		Reason: pl.cloneCapacityCondition().Reason,
+		Reason: emit.CloneCapacityCondition(pl).Reason,
 	}
 	if md := pl.MachineDeployment; md != nil {
 		o.Replicas = md.Spec.Replicas
@@ -420,7 +422,7 @@ type budgetWorld struct {
 
 // decideWith runs prepare and decide for spec in w, against observed, with
 // a clone budget of budget on every class.
-func decideWith(t *testing.T, spec map[string]any, w budgetWorld, observed map[resource.Name]resource.ObservedComposed, budget int32) plan {
+func decideWith(t *testing.T, spec map[string]any, w budgetWorld, observed map[resource.Name]resource.ObservedComposed, budget int32) decide.Plan {
 	t.Helper()
 	return decideWithCapacity(t, spec, w, observed, budget, nil)
 }
@@ -462,12 +464,12 @@ func TestDecideBudget(t *testing.T) {
 		"NewPoolGrowsByTheBudget": {
 			reason: "A new pool of 30 with a budget of 5 asks for 5 Machines; its maxSurge goes to the budget less maxUnavailable.",
 			spec:   fixed(30), world: with(nil, nil, nil), budget: 5,
-			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: ReasonWaitingForCloneBudget},
+			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"OtherPoolsClonesShareTheBudget": {
 			reason: "Two clones of another pool on the class leave 3 of the 5.",
 			spec:   fixed(30), world: with(nil, nil, twoOthers), budget: 5,
-			want: budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Replicas: ptr.To[int32](3), MaxSurge: "4", Waiting: 27, Reason: ReasonWaitingForCloneBudget},
+			want: budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Replicas: ptr.To[int32](3), MaxSurge: "4", Waiting: 27, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"GrowingPoolIsNoRoll": {
 			reason: "A pool growing on its template, Machines not ready yet, replaces none: it grows by what its own and the others' clones leave, and the others do not lower its surge.",
@@ -476,7 +478,7 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 2, "Succeeded"), cloningDisks("b", 3, "CloneInProgress")), twoOthers[:1]),
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(5, 2)),
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 3, Others: 1}, Replicas: ptr.To[int32](6), MaxSurge: "4", Waiting: 24, Reason: ReasonWaitingForCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 3, Others: 1}, Replicas: ptr.To[int32](6), MaxSurge: "4", Waiting: 24, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"PoolAtItsCountFinishingItsClonesIsNoRoll": {
 			reason: "A pool at its count whose last disks still clone replaces none: nothing waits.",
@@ -485,7 +487,7 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 25, "Succeeded"), cloningDisks("b", 5, "CloneInProgress")), nil),
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(30, 25)),
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](30), MaxSurge: "4", Reason: ReasonWithinCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](30), MaxSurge: "4", Reason: emit.ReasonWithinCloneBudget},
 		},
 		"RollToANewTemplate": {
 			reason: "A deployment moved onto a new template rolls: maxSurge goes to the budget less the others' clones and maxUnavailable (10 - 2 - 1).",
@@ -494,7 +496,7 @@ func TestDecideBudget(t *testing.T) {
 				cloningDisks("a", 30, "Succeeded"), twoOthers),
 			observed: composeOnce(t, oldSpec, succeeded, scaledTo(30, 30)),
 			budget:   10,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Rolling: true, Replicas: ptr.To[int32](30), MaxSurge: "7", Reason: ReasonWaitingForCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Rolling: true, Replicas: ptr.To[int32](30), MaxSurge: "7", Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"RollUnderWay": {
 			reason: "Once the deployment runs the new template, a MachineSet still asking for Machines on the old one is the roll going on.",
@@ -503,7 +505,7 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 26, "Succeeded"), cloningDisks("b", 5, "CloneInProgress")), twoOthers),
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(30, 26)),
 			budget:   10,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5, Others: 2}, Rolling: true, Replicas: ptr.To[int32](30), MaxSurge: "7", Reason: ReasonWaitingForCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5, Others: 2}, Rolling: true, Replicas: ptr.To[int32](30), MaxSurge: "7", Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"OldMachineSetScaledToZeroIsNoRoll": {
 			reason: "A MachineSet on the old template scaled to zero has nothing left to replace.",
@@ -512,19 +514,19 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 28, "Succeeded"), cloningDisks("b", 2, "CloneInProgress")), twoOthers),
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(30, 28)),
 			budget:   10,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 2, Others: 2}, Replicas: ptr.To[int32](30), MaxSurge: "9", Reason: ReasonWithinCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 2, Others: 2}, Replicas: ptr.To[int32](30), MaxSurge: "9", Reason: emit.ReasonWithinCloneBudget},
 		},
 		"PercentagesScaledAsClusterAPIDoes": {
 			reason: "A rollout in percentages is scaled on the replicas as Cluster API does (surge 50% of 30 rounded up, 15; unavailable 25% rounded down, 7): maxSurge goes to 10 - 7.",
 			spec:   map[string]any{"osImage": builtin(), "replicas": int64(30), "rollout": map[string]any{"maxSurge": "50%", "maxUnavailable": "25%"}},
 			world:  with(nil, nil, nil), budget: 10,
-			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](10), MaxSurge: "3", Waiting: 20, Reason: ReasonWaitingForCloneBudget},
+			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](10), MaxSurge: "3", Waiting: 20, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"MaxUnavailableAboveTheBudgetLeavesNoSurge": {
 			reason: "maxUnavailable is the owner's and never lowered: at or above the budget, the roll surges by nothing and replaces by taking workers away.",
 			spec:   map[string]any{"osImage": builtin(), "replicas": int64(30), "rollout": map[string]any{"maxUnavailable": "6"}},
 			world:  with(nil, nil, nil), budget: 5,
-			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "0", Waiting: 25, Reason: ReasonWaitingForCloneBudget},
+			want: budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "0", Waiting: 25, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"ScaleDownIsTakenAtOnce": {
 			reason: "The budget never holds back a scale-down, full or not.",
@@ -533,12 +535,12 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 5, "Succeeded"), cloningDisks("b", 5, "CloneInProgress")), nil),
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(10, 5)),
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](4), MaxSurge: "4", Reason: ReasonWithinCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](4), MaxSurge: "4", Reason: emit.ReasonWithinCloneBudget},
 		},
 		"UnboundedClassKeepsTheSpec": {
 			reason: "A budget of 0 bounds nothing: the deployment says what the spec says.",
 			spec:   fixed(30), world: with(nil, nil, twoOthers), budget: 0,
-			want: budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: ReasonCloneBudgetUnbounded},
+			want: budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 2}, Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: emit.ReasonCloneBudgetUnbounded},
 		},
 		"AutoscaledMaxBounded": {
 			reason: "An autoscaled pool keeps the autoscaler's replicas; its node-group max goes to current + room (6 + 5 - 3).",
@@ -547,7 +549,7 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 3, "Succeeded"), cloningDisks("b", 3, "CloneInProgress")), nil),
 			observed: composeOnce(t, autoscaled, succeeded, scaledTo(6, 3)),
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 3}, MaxSurge: "4", MaxSize: "8", Waiting: 12, Reason: ReasonWithinCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 3}, MaxSurge: "4", MaxSize: "8", Waiting: 12, Reason: emit.ReasonWithinCloneBudget},
 		},
 		"AutoscaledPoolWithAFullBudgetStaysWhereItIs": {
 			reason: "With no room the node-group max is the current count: the autoscaler may not grow the pool.",
@@ -556,7 +558,7 @@ func TestDecideBudget(t *testing.T) {
 				slices.Concat(cloningDisks("a", 1, "Succeeded"), cloningDisks("b", 5, "CloneInProgress")), nil),
 			observed: composeOnce(t, autoscaled, succeeded, scaledTo(6, 1)),
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, MaxSurge: "4", MaxSize: "6", Waiting: 14, Reason: ReasonWaitingForCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, MaxSurge: "4", MaxSize: "6", Waiting: 14, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"ClaimsLeftBehindDoNotHoldANewPool": {
 			reason: "Five claims another pool's clones left behind (Lost or Pending for hours, or stuck terminating) fill no budget of 5: a new pool of 30 starts 5, not 0.",
@@ -569,7 +571,7 @@ func TestDecideBudget(t *testing.T) {
 				leftClaim("tmp-pvc-5", "Bound", "2025-06-01T00:00:00Z", "2026-01-01T11:59:00Z"),
 			}),
 			budget: 5,
-			want:   budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: ReasonWaitingForCloneBudget},
+			want:   budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"ClaimOfARunningCloneStillCounts": {
 			reason: "A claim Lost a moment ago is a clone between its rebind and its cleanup: it counts, beside one left behind that does not.",
@@ -579,17 +581,17 @@ func TestDecideBudget(t *testing.T) {
 				leftClaim("tmp-pvc-2", "Lost", "2025-06-01T00:00:00Z", ""),
 			}),
 			budget: 5,
-			want:   budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 1}, Replicas: ptr.To[int32](4), MaxSurge: "4", Waiting: 26, Reason: ReasonWaitingForCloneBudget},
+			want:   budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Others: 1}, Replicas: ptr.To[int32](4), MaxSurge: "4", Waiting: 26, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"HeldPoolStartsNoClone": {
 			reason: "A pool held for its golden composes no deployment change: the budget does not apply.",
 			spec:   fixed(30), world: budgetWorld{worldFixture: importing}, budget: 5,
-			want: budgetOutcome{Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: ReasonNotCloning},
+			want: budgetOutcome{Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: emit.ReasonNotCloning},
 		},
 		"HTTPPoolIsNotBudgeted": {
 			reason: "An HTTP pool imports its disks: no clone budget applies.",
 			spec:   map[string]any{"replicas": int64(30)}, world: budgetWorld{worldFixture: missing}, budget: 5,
-			want: budgetOutcome{Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: ReasonNotCloning},
+			want: budgetOutcome{Replicas: ptr.To[int32](30), MaxSurge: "30", Reason: emit.ReasonNotCloning},
 		},
 	}
 	for name, tc := range cases {
@@ -608,69 +610,69 @@ func TestCloneCapacityCondition(t *testing.T) {
 	who := `Node pool "tenant-a/demo-md0"`
 	fix := ` They start as clones finish; to start more at once, raise cloneBudget.storageClasses[replicated] (or cloneBudget.default) in the Function's Input, within what the storage takes (docs/platform.md, "Clone budget and capacity").`
 	unknown := "the free capacity of class replicated is unknown: its driver publishes no CSIStorageCapacity for it"
-	budgeted := func(budget int32, in clonebudget.InFlight, p clonebudget.Pool) budgetPlan {
-		return budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: p, Decision: clonebudget.Decide(budget, in, p), OthersRead: true}
+	budgeted := func(budget int32, in clonebudget.InFlight, p clonebudget.Pool) decide.BudgetPlan {
+		return decide.BudgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: p, Decision: clonebudget.Decide(budget, in, p), OthersRead: true}
 	}
 	cases := map[string]struct {
 		reason string
-		image  image
-		budget budgetPlan
+		image  pool.Image
+		budget decide.BudgetPlan
 		// claims, when set, are the other pools' claims the budget sorted.
 		claims *clonebudget.Claims
 		want   compose.Condition
 	}{
 		"HTTPPool": {
 			reason: "An HTTP pool clones nothing.",
-			image:  image{Source: SourceHTTP},
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonNotCloning,
+			image:  pool.Image{Source: pool.SourceHTTP},
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonNotCloning,
 				Message: who + " imports its worker disks over HTTP; no clone budget applies."},
 		},
 		"HeldPool": {
 			reason: "A held clone pool starts no clone on this call.",
 			image:  img,
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonNotCloning,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonNotCloning,
 				Message: who + " starts no clone on this reconcile."},
 		},
 		"OtherPoolsNotRead": {
 			reason: "A settled pool starts no clone and reads no other pool's: the message says so instead of a count it did not take.",
 			image:  img,
-			budget: budgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}, Decision: clonebudget.Decide(10, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1})},
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+			budget: decide.BudgetPlan{Applies: true, Class: "replicated", Golden: golden, Pool: clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}, Decision: clonebudget.Decide(10, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1})},
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonWithinCloneBudget,
 				Message: who + ": 0 clone(s) of golden " + golden + " of this pool run on class replicated (other pools' are read only while the pool may start clones), of a budget of 10; no worker waits for it; " + unknown + "."},
 		},
 		"Unbounded": {
 			reason: "A class without a budget says so, with what runs.",
 			image:  img,
 			budget: budgeted(0, clonebudget.InFlight{Own: 3, Others: 2}, clonebudget.Pool{Wanted: 30, Surge: 30, Unavailable: 1}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonCloneBudgetUnbounded,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonCloneBudgetUnbounded,
 				Message: who + ": 5 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 2 of other pools'), no clone budget bounds them (cloneBudget 0 in the Function's Input); no worker waits for it; " + unknown + "."},
 		},
 		"WithinBudget": {
 			reason: "A pool at its count waits for nothing; its lowered surge is said.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 2}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](30), Surge: 30, Unavailable: 1}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonWithinCloneBudget,
 				Message: who + ": 2 clone(s) of golden " + golden + " run on class replicated (2 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1)."},
 		},
 		"WithinBudgetAutoscaledWithRoom": {
 			reason: "An autoscaled pool that may still grow waits for nothing; its bounded max is said.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 3}, clonebudget.Pool{Autoscaled: true, Current: ptr.To[int32](6), Min: 2, Max: 20, Surge: 4, Unavailable: 1}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonWithinCloneBudget,
 				Message: who + ": 3 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 0 of other pools'), of a budget of 5; no worker waits for it; " + unknown + "; the autoscaler may grow the pool to 8 of its maxReplicas 20 for now."},
 		},
 		"WaitingFixedPool": {
 			reason: "A fixed pool held below its count says how many wait and the fix.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 3, Others: 1}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](5), Surge: 30, Unavailable: 1}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusFalse, Reason: emit.ReasonWaitingForCloneBudget,
 				Message: who + ": 4 clone(s) of golden " + golden + " run on class replicated (3 of this pool's, 1 of other pools'), of a budget of 5; 24 of 30 worker(s) wait: replicas are 6 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 		"WaitingAutoscaledPool": {
 			reason: "An autoscaled pool whose max is its current count may not grow: it waits.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 5}, clonebudget.Pool{Autoscaled: true, Current: ptr.To[int32](6), Min: 2, Max: 20, Surge: 4, Unavailable: 1}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusFalse, Reason: emit.ReasonWaitingForCloneBudget,
 				Message: who + ": 5 clone(s) of golden " + golden + " run on class replicated (5 of this pool's, 0 of other pools'), of a budget of 5; the autoscaler may grow the pool to 6 of its maxReplicas 20 for now; " + unknown + "." + fix},
 		},
 		"OtherPoolsClaimsNamed": {
@@ -678,7 +680,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Own: 1, Others: 2}, clonebudget.Pool{Wanted: 3, Current: ptr.To[int32](3), Surge: 3, Unavailable: 1}),
 			claims: &clonebudget.Claims{Live: []string{"tmp-pvc-a", "tmp-pvc-b"}},
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonWithinCloneBudget,
 				Message: who + ": 3 clone(s) of golden " + golden + " run on class replicated (1 of this pool's, 2 of other pools': claim(s) tmp-pvc-a, tmp-pvc-b in cozy-public), of a budget of 5; no worker waits for it; " + unknown + "."},
 		},
 		"LeakedClaimsNamedWithTheirRemoval": {
@@ -686,7 +688,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{}, clonebudget.Pool{Wanted: 30, Surge: 30, Unavailable: 1}),
 			claims: &clonebudget.Claims{Leaked: []string{"tmp-pvc-a", "tmp-pvc-b"}},
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusFalse, Reason: emit.ReasonWaitingForCloneBudget,
 				Message: who + ": 0 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 0 of other pools'), of a budget of 5; not counted: 2 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b; 25 of 30 worker(s) wait: replicas are 5 for now; a roll replaces at most 5 worker(s) at once (maxSurge 4, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 		"ManyClaimsNamedUpToFive": {
@@ -698,7 +700,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 				Leaked: []string{"tmp-pvc-a", "tmp-pvc-b", "tmp-pvc-c", "tmp-pvc-d", "tmp-pvc-e", "tmp-pvc-f"},
 				Stuck:  []string{"tmp-pvc-s", "tmp-pvc-t", "tmp-pvc-u", "tmp-pvc-v", "tmp-pvc-w", "tmp-pvc-x", "tmp-pvc-y", "tmp-pvc-z"},
 			},
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusTrue, Reason: ReasonWithinCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusTrue, Reason: emit.ReasonWithinCloneBudget,
 				Message: who + ": 7 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 7 of other pools': claim(s) tmp-pvc-1, tmp-pvc-2, tmp-pvc-3, tmp-pvc-4, tmp-pvc-5 and 2 more in cozy-public), of a budget of 20" +
 					"; not counted: 6 claim(s) CDI left behind in cozy-public, Pending or Lost for over 10m0s (cloneBudget.leakedClaimAfter), which no clone runs through; remove them with kubectl delete pvc -n cozy-public tmp-pvc-a tmp-pvc-b tmp-pvc-c tmp-pvc-d tmp-pvc-e (and 1 more: kubectl get pvc -n cozy-public -l workerimage.cozystack.io/golden=" + fxGoldenHash + " lists every clone claim of the golden with its status)" +
 					"; not counted: 8 claim(s) in cozy-public terminating for over 10m0s, held by a finalizer (tmp-pvc-s, tmp-pvc-t, tmp-pvc-u, tmp-pvc-v, tmp-pvc-w and 3 more): kubectl describe pvc -n cozy-public tmp-pvc-s shows under Used By the pod that still mounts it, whose deletion lets it go" +
@@ -708,7 +710,7 @@ func TestCloneCapacityCondition(t *testing.T) {
 			reason: "A roll whose surge the budget lowers waits for it.",
 			image:  img,
 			budget: budgeted(5, clonebudget.InFlight{Others: 1}, clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](30), Surge: 30, Unavailable: 1, Rolling: true}),
-			want: compose.Condition{Type: ConditionCloneCapacity, Status: compose.StatusFalse, Reason: ReasonWaitingForCloneBudget,
+			want: compose.Condition{Type: emit.ConditionCloneCapacity, Status: compose.StatusFalse, Reason: emit.ReasonWaitingForCloneBudget,
 				Message: who + ": 1 clone(s) of golden " + golden + " run on class replicated (0 of this pool's, 1 of other pools'), of a budget of 5; a roll replaces at most 4 worker(s) at once (maxSurge 3, lowered from 30, plus maxUnavailable 1); " + unknown + "." + fix},
 		},
 	}
@@ -717,8 +719,8 @@ func TestCloneCapacityCondition(t *testing.T) {
 			if tc.claims != nil {
 				tc.budget.Claims, tc.budget.LeakedAfter = *tc.claims, defaults.LeakedClaimAfter
 			}
-			pl := plan{Pool: fxPoolID, Image: tc.image, Budget: tc.budget}
-			if diff := cmp.Diff(tc.want, pl.cloneCapacityCondition()); diff != "" {
+			pl := decide.Plan{Pool: fxPoolID, Image: tc.image, Budget: tc.budget}
+			if diff := cmp.Diff(tc.want, emit.CloneCapacityCondition(pl)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

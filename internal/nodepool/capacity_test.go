@@ -4,20 +4,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cozystack/function-worker-image/internal/capacity"
+	"github.com/cozystack/function-worker-image/internal/clonebudget"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
-	fnresource "github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
-	"github.com/cozystack/function-worker-image/internal/capacity"
-	"github.com/cozystack/function-worker-image/internal/clonebudget"
-	"github.com/cozystack/function-worker-image/internal/labels"
-	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
 // capacityNamespace is where LINSTOR's external-provisioner publishes its
@@ -44,7 +47,7 @@ func segmentObj(name, class, free, maxVolume string) *unstructuredT {
 	if maxVolume != "" {
 		f["maximumVolumeSize"] = maxVolume
 	}
-	return obj("storage.k8s.io/v1", kindCSIStorageCapacity, capacityNamespace, name, f)
+	return obj("storage.k8s.io/v1", pool.KindCSIStorageCapacity, capacityNamespace, name, f)
 }
 
 // linstorParams are a LINSTOR class's parameters keeping copies replicas
@@ -103,18 +106,18 @@ type capacityOutcome struct {
 // predictFor runs predictCapacity for pool p with a clone budget of budget
 // and in in flight, a 20Gi disk of the 6Gi golden onto class replicated
 // (linstorClass(copies)) publishing segments.
-func predictFor(t *testing.T, p clonebudget.Pool, budget int32, in clonebudget.InFlight, copies string, segments []storagev1.CSIStorageCapacity) (budgetPlan, capacityPlan) {
+func predictFor(t *testing.T, p clonebudget.Pool, budget int32, in clonebudget.InFlight, copies string, segments []storagev1.CSIStorageCapacity) (decide.BudgetPlan, decide.CapacityPlan) {
 	t.Helper()
-	pl := plan{
-		Shape: shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
-		World: world{
+	pl := decide.Plan{
+		Shape: pool.Shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
+		World: read.World{
 			StorageClasses:    []storagev1.StorageClass{linstorClass(copies)},
 			StorageCapacities: segments,
 			GoldenPVC:         goldenClaimOf("6Gi"),
 		},
 	}
-	b := budgetPlan{Applies: true, Class: "replicated", Pool: p, Decision: clonebudget.Decide(budget, in, p)}
-	cp := pl.predictCapacity(testConfig(t), &b)
+	b := decide.BudgetPlan{Applies: true, Class: "replicated", Pool: p, Decision: clonebudget.Decide(budget, in, p)}
+	cp := pl.PredictCapacity(testConfig(t), &b)
 	return b, cp
 }
 
@@ -307,7 +310,7 @@ func TestCapacityText(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, cp := predictFor(t, tc.pool, tc.budget, clonebudget.InFlight{}, tc.copies, tc.segments)
-			if diff := cmp.Diff(tc.want, cp.capacityText(tc.class)); diff != "" {
+			if diff := cmp.Diff(tc.want, emit.CapacityText(cp, tc.class)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -322,17 +325,17 @@ func TestGoldenSize(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		w      world
+		w      read.World
 		want   string
 	}{
 		"ClaimsCapacity": {
 			reason: "The golden's claim's status.capacity is what a clone starts at, whatever the DataVolume asked.",
-			w:      world{GoldenPVC: goldenClaimOf("8Gi"), GoldenDV: dv("6Gi")},
+			w:      read.World{GoldenPVC: goldenClaimOf("8Gi"), GoldenDV: dv("6Gi")},
 			want:   "8Gi",
 		},
 		"DataVolumesRequest": {
 			reason: "A claim without capacity yet: the DataVolume's request.",
-			w:      world{GoldenPVC: goldenClaimOf(""), GoldenDV: dv("7Gi")},
+			w:      read.World{GoldenPVC: goldenClaimOf(""), GoldenDV: dv("7Gi")},
 			want:   "7Gi",
 		},
 		"InputsGoldenStorage": {
@@ -342,7 +345,7 @@ func TestGoldenSize(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := plan{World: tc.w}.goldenSize(testConfig(t))
+			got := decide.Plan{World: tc.w}.GoldenSize(testConfig(t))
 			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -380,7 +383,7 @@ func TestDecideCapacity(t *testing.T) {
 			world:    on("3", nil, nil),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "120Gi", "120Gi"), segmentObj("csisc-b", "replicated", "80Gi", "80Gi")},
 			budget:   5,
-			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](2), MaxSurge: "4", Waiting: 28, Reason: ReasonInsufficientStorageCapacity},
+			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](2), MaxSurge: "4", Waiting: 28, Reason: decide.ReasonInsufficientStorageCapacity},
 		},
 		"PlentyPublishedBudgetDecides": {
 			reason:   "What the class publishes holds the 5 the budget allows: the budget decides.",
@@ -388,7 +391,7 @@ func TestDecideCapacity(t *testing.T) {
 			world:    on("3", nil, nil),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "700Gi", ""), segmentObj("csisc-b", "replicated", "700Gi", "")},
 			budget:   5,
-			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: ReasonWaitingForCloneBudget},
+			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](5), MaxSurge: "4", Waiting: 25, Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"SegmentsOfOtherDriversOrClassesIgnored": {
 			reason:   "Only the pool's class's segments are summed: another class's free space does not make room.",
@@ -396,14 +399,14 @@ func TestDecideCapacity(t *testing.T) {
 			world:    on("", nil, nil),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "30Gi", ""), segmentObj("csisc-b", "local", "10Ti", "")},
 			budget:   5,
-			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](1), MaxSurge: "4", Waiting: 29, Reason: ReasonInsufficientStorageCapacity},
+			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](1), MaxSurge: "4", Waiting: 29, Reason: decide.ReasonInsufficientStorageCapacity},
 		},
 		"UnboundedBudgetStillChecked": {
 			reason:   "A budget of 0 bounds nothing, yet 400Gi holds only 7 clones of (20Gi + 6Gi) × 2.",
 			spec:     fixed(30),
 			world:    on("2", nil, nil),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "250Gi", ""), segmentObj("csisc-b", "replicated", "150Gi", "")},
-			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](7), MaxSurge: "30", Waiting: 23, Reason: ReasonInsufficientStorageCapacity},
+			want:     budgetOutcome{Applies: true, Replicas: ptr.To[int32](7), MaxSurge: "30", Waiting: 23, Reason: decide.ReasonInsufficientStorageCapacity},
 		},
 		"ScaleDownOnAFullClass": {
 			reason: "A pool at 10 asked for 4 goes to 4 at once, however full its class.",
@@ -413,7 +416,7 @@ func TestDecideCapacity(t *testing.T) {
 			observed: composeOnce(t, fixed(30), succeeded, scaledTo(10, 5)),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "0", "0"), segmentObj("csisc-b", "replicated", "4Gi", "4Gi")},
 			budget:   5,
-			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](4), MaxSurge: "4", Reason: ReasonWithinCloneBudget},
+			want:     budgetOutcome{Applies: true, InFlight: clonebudget.InFlight{Own: 5}, Replicas: ptr.To[int32](4), MaxSurge: "4", Reason: emit.ReasonWithinCloneBudget},
 		},
 		"AutoscaledRollBoundedByItsWorkers": {
 			reason: "An autoscaled pool of 20 moved onto a new template rolls with maxSurge 20: 104Gi holds 4 clones of 26Gi, so maxSurge goes to 3 (+1 unavailable).",
@@ -422,7 +425,7 @@ func TestDecideCapacity(t *testing.T) {
 				cloningDisks("a", 20, "Succeeded")),
 			observed: composeOnce(t, oldAutoscaled, succeeded, scaledTo(20, 20)),
 			segments: []*unstructuredT{segmentObj("csisc-a", "replicated", "52Gi", ""), segmentObj("csisc-b", "replicated", "52Gi", "")},
-			want:     budgetOutcome{Applies: true, Rolling: true, MaxSurge: "3", MaxSize: "20", Reason: ReasonInsufficientStorageCapacity},
+			want:     budgetOutcome{Applies: true, Rolling: true, MaxSurge: "3", MaxSize: "20", Reason: decide.ReasonInsufficientStorageCapacity},
 		},
 	}
 	for name, tc := range cases {
@@ -443,13 +446,13 @@ func TestDecideCapacity(t *testing.T) {
 
 // decideWithCapacity is decideWith with segments answering the
 // CSIStorageCapacity requirement.
-func decideWithCapacity(t *testing.T, spec map[string]any, w budgetWorld, observed map[fnresource.Name]fnresource.ObservedComposed, budget int32, segments []*unstructuredT) plan {
+func decideWithCapacity(t *testing.T, spec map[string]any, w budgetWorld, observed map[fnresource.Name]fnresource.ObservedComposed, budget int32, segments []*unstructuredT) decide.Plan {
 	t.Helper()
 	r := request(t, nodePoolXR(spec), w.worldFixture, observed)
 	r.Now = budgetNow
 	r.Config.CloneBudget.Default = budget
-	r.Raw[reqCloneClaims] = wire(t, w.claims...)
-	r.Required[reqStorageCapacities] = segments
+	r.Raw[read.ReqCloneClaims] = wire(t, w.claims...)
+	r.Required[read.ReqStorageCapacities] = segments
 	return decided(t, r)
 }
 
@@ -461,7 +464,7 @@ func TestCapacityOfSnapshotRestores(t *testing.T) {
 	grow := clonebudget.Pool{Wanted: 30, Current: ptr.To[int32](5), Surge: 30, Unavailable: 1}
 	template := func(source map[string]any, annotations map[string]any) *composed.Unstructured {
 		u := composed.New()
-		meta := map[string]any{"name": diskTemplateName}
+		meta := map[string]any{"name": pool.DiskTemplateName}
 		if annotations != nil {
 			meta["annotations"] = annotations
 		}
@@ -495,18 +498,18 @@ func TestCapacityOfSnapshotRestores(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			pl := plan{
-				Shape:           shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
-				MachineTemplate: machineTemplate{Desired: template(tc.source, tc.annotations)},
-				World: world{
+			pl := decide.Plan{
+				Shape:           pool.Shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
+				MachineTemplate: render.MachineTemplate{Desired: template(tc.source, tc.annotations)},
+				World: read.World{
 					StorageClasses:    []storagev1.StorageClass{linstorClass("3")},
 					StorageCapacities: []storagev1.CSIStorageCapacity{segment("csisc-a", "replicated", "120Gi", ""), segment("csisc-b", "replicated", "80Gi", "")},
 					GoldenPVC:         goldenClaimOf("6Gi"),
 				},
 			}
-			b := budgetPlan{Applies: true, Class: "replicated", Pool: grow, Decision: clonebudget.Decide(5, clonebudget.InFlight{}, grow)}
-			cp := pl.predictCapacity(testConfig(t), &b)
-			if diff := cmp.Diff(tc.want, cp.capacityText("replicated")); diff != "" {
+			b := decide.BudgetPlan{Applies: true, Class: "replicated", Pool: grow, Decision: clonebudget.Decide(5, clonebudget.InFlight{}, grow)}
+			cp := pl.PredictCapacity(testConfig(t), &b)
+			if diff := cmp.Diff(tc.want, emit.CapacityText(cp, "replicated")); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -3,16 +3,16 @@ package nodepool
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // v1beta2Request is request with the Input asking for the v1beta2 contract.
@@ -33,7 +33,7 @@ func machineSetV1beta2(name, kmt, tct string) *unstructured.Unstructured {
 			"template": map[string]any{"spec": map[string]any{
 				"clusterName":       fxCluster,
 				"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": tct}},
-				"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": kmt},
+				"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": pool.KindKubevirtMachineTmpl, "name": kmt},
 			}},
 		},
 	})
@@ -51,8 +51,8 @@ func TestClusterAPIContract(t *testing.T) {
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
-		md := &out.Resources[resourceMachineDeployment].Resource.Unstructured
-		mhc := &out.Resources[resourceMachineHealthCheck].Resource.Unstructured
+		md := &out.Resources[read.ResourceMachineDeployment].Resource.Unstructured
+		mhc := &out.Resources[read.ResourceMachineHealthCheck].Resource.Unstructured
 		got := map[string]any{
 			"md.apiVersion":  md.GetAPIVersion(),
 			"md.infraRef":    field(md, "spec", "template", "spec", "infrastructureRef"),
@@ -66,7 +66,7 @@ func TestClusterAPIContract(t *testing.T) {
 		}
 		want := map[string]any{
 			"md.apiVersion":  "cluster.x-k8s.io/v1beta2",
-			"md.infraRef":    map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": KindKubevirtMachineTmpl, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["infrastructureRef"].(map[string]any)["name"]},
+			"md.infraRef":    map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": pool.KindKubevirtMachineTmpl, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["infrastructureRef"].(map[string]any)["name"]},
 			"md.configRef":   map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": talosconfig.KindTalosConfigTemplate, "name": md.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["bootstrap"].(map[string]any)["configRef"].(map[string]any)["name"]},
 			"md.maxSurge":    int64(3),
 			"md.replicas":    nil,
@@ -87,7 +87,7 @@ func TestClusterAPIContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sel[reqMachineSets].GetApiVersion(); got != "cluster.x-k8s.io/v1beta2" {
+		if got := sel[read.ReqMachineSets].GetApiVersion(); got != "cluster.x-k8s.io/v1beta2" {
 			t.Errorf("MachineSets are required as %s, want cluster.x-k8s.io/v1beta2", got)
 		}
 	})
@@ -104,7 +104,7 @@ func TestClusterAPIContract(t *testing.T) {
 		if out.Fatal != nil {
 			t.Fatal(out.Fatal)
 		}
-		if _, kept := out.Resources[machineTemplateResource(oldKMT)]; !kept {
+		if _, kept := out.Resources[read.MachineTemplateResource(oldKMT)]; !kept {
 			t.Errorf("the old template %s a v1beta2 MachineSet references was retired", oldKMT)
 		}
 		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
@@ -123,10 +123,10 @@ func TestClusterAPIContract(t *testing.T) {
 		if c := conditionOf(out, compose.ConditionObservedReadable); c.Status != compose.StatusTrue {
 			t.Errorf("a v1beta1 deployment is unreadable under v1beta2: %+v", c)
 		}
-		if got := out.Resources[resourceMachineDeployment].Resource.GetAPIVersion(); got != "cluster.x-k8s.io/v1beta2" {
+		if got := out.Resources[read.ResourceMachineDeployment].Resource.GetAPIVersion(); got != "cluster.x-k8s.io/v1beta2" {
 			t.Errorf("deployment written as %s", got)
 		}
-		if got := out.Resources[resourceMachineDeployment].Ready; got != resource.ReadyTrue {
+		if got := out.Resources[read.ResourceMachineDeployment].Ready; got != resource.ReadyTrue {
 			t.Errorf("the ready v1beta1 deployment reads as %s", got)
 		}
 	})
@@ -144,9 +144,9 @@ func composeV1beta2(t *testing.T, spec map[string]any) map[resource.Name]resourc
 func templatesOf(obs map[resource.Name]resource.ObservedComposed) (kmt, tct string) {
 	for n, o := range obs {
 		switch {
-		case len(n) > len(prefixMachineTemplate) && string(n)[:len(prefixMachineTemplate)] == prefixMachineTemplate:
+		case len(n) > len(read.PrefixMachineTemplate) && string(n)[:len(read.PrefixMachineTemplate)] == read.PrefixMachineTemplate:
 			kmt = o.Resource.GetName()
-		case len(n) > len(prefixBootstrapTemplate) && string(n)[:len(prefixBootstrapTemplate)] == prefixBootstrapTemplate:
+		case len(n) > len(read.PrefixBootstrapTemplate) && string(n)[:len(read.PrefixBootstrapTemplate)] == read.PrefixBootstrapTemplate:
 			tct = o.Resource.GetName()
 		}
 	}

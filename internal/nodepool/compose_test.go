@@ -9,20 +9,19 @@ import (
 	"testing"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-
-	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/resource/composite"
-
-	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/labels"
-	"github.com/cozystack/function-worker-image/internal/storageclass"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -54,7 +53,7 @@ func summarize(out compose.Output) summary {
 }
 
 // render is the whole Output as YAML, for the golden files.
-func render(t *testing.T, out compose.Output) []byte {
+func outputYAML(t *testing.T, out compose.Output) []byte {
 	t.Helper()
 	doc := map[string]any{}
 	if out.Fatal != nil {
@@ -109,10 +108,10 @@ func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) 
 	}
 	for n := range out.Resources {
 		switch {
-		case len(n) > len(prefixMachineTemplate) && string(n)[:len(prefixMachineTemplate)] == prefixMachineTemplate:
-			kmt = string(n)[len(prefixMachineTemplate):]
-		case len(n) > len(prefixBootstrapTemplate) && string(n)[:len(prefixBootstrapTemplate)] == prefixBootstrapTemplate:
-			tct = string(n)[len(prefixBootstrapTemplate):]
+		case len(n) > len(read.PrefixMachineTemplate) && string(n)[:len(read.PrefixMachineTemplate)] == read.PrefixMachineTemplate:
+			kmt = string(n)[len(read.PrefixMachineTemplate):]
+		case len(n) > len(read.PrefixBootstrapTemplate) && string(n)[:len(read.PrefixBootstrapTemplate)] == read.PrefixBootstrapTemplate:
+			tct = string(n)[len(read.PrefixBootstrapTemplate):]
 		}
 	}
 	return kmt, tct
@@ -131,7 +130,7 @@ func composeOnce(t testing.TB, spec map[string]any, w worldFixture, mutate func(
 
 func mdReady(ready int64) func(resource.Name, *composed.Unstructured) {
 	return func(n resource.Name, u *composed.Unstructured) {
-		if n == resourceMachineDeployment {
+		if n == read.ResourceMachineDeployment {
 			_ = u.SetValue("status", map[string]any{"replicas": ready, "readyReplicas": ready})
 		}
 	}
@@ -554,7 +553,7 @@ func TestCompose(t *testing.T) {
 			observed: func() map[resource.Name]resource.ObservedComposed {
 				o := composeOnce(t, map[string]any{"diskSize": "40Gi"}, missing, mdReady(1))
 				for n, v := range existingHTTP {
-					if n != resourceMachineDeployment {
+					if n != read.ResourceMachineDeployment {
 						o[n] = v
 					}
 				}
@@ -580,7 +579,7 @@ func TestCompose(t *testing.T) {
 				xr := nodePoolXR(httpSpec)
 				xr.SetNamespace("")
 				xr.SetName("demo-md0-x7k2p")
-				xr.SetLabels(map[string]string{LabelClaimNamespace: fxNamespace})
+				xr.SetLabels(map[string]string{pool.LabelClaimNamespace: fxNamespace})
 				xr.Object["spec"].(map[string]any)["poolName"] = fxPool
 				return xr
 			}(),
@@ -672,7 +671,7 @@ func TestCompose(t *testing.T) {
 					t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 				}
 			}
-			checkGolden(t, name, render(t, out))
+			checkGolden(t, name, outputYAML(t, out))
 		})
 	}
 }

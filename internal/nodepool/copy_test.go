@@ -5,15 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
-	fnresource "github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/capacity"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
@@ -22,8 +13,20 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
 // listing is a config that lists classes in
@@ -37,22 +40,22 @@ func listing(t testing.TB, classes ...string) config.Config {
 
 func TestChooseCopy(t *testing.T) {
 	ready := cdistate.State{Kind: cdistate.Succeeded}
-	local, replicated := class{Name: "local", From: "spec.storageClass"}, class{Name: "replicated", From: "the golden DataVolume's spec"}
+	local, replicated := pool.Class{Name: "local", From: "spec.storageClass"}, pool.Class{Name: "replicated", From: "the golden DataVolume's spec"}
 	http := fxImage
-	http.Source = SourceHTTP
+	http.Source = pool.SourceHTTP
 	cases := map[string]struct {
 		reason string
 		cfg    config.Config
-		img    image
+		img    pool.Image
 		golden cdistate.State
-		pool   class
-		gold   class
-		want   *copyPath
+		pool   pool.Class
+		gold   pool.Class
+		want   *read.CopyPath
 	}{
 		"ListedClassCopiesFromTheGoldenOnAnotherClass": {
 			reason: "A pool on a listed class, its golden on another: the copy path, naming both classes and the golden.",
 			cfg:    listing(t, "local"), img: fxImage, golden: ready, pool: local, gold: replicated,
-			want: &copyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"},
+			want: &read.CopyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"},
 		},
 		"UnlistedClassIsNoCopyPath": {
 			reason: "Another class listed is no choice for this one.",
@@ -64,7 +67,7 @@ func TestChooseCopy(t *testing.T) {
 		},
 		"GoldensOwnClassIsNoCopyPath": {
 			reason: "On its golden's class a pool clones as CDI plans it; its fallbacks are allowHostAssistedCopy's alone.",
-			cfg:    listing(t, "local"), img: fxImage, golden: ready, pool: local, gold: class{Name: "local"},
+			cfg:    listing(t, "local"), img: fxImage, golden: ready, pool: local, gold: pool.Class{Name: "local"},
 		},
 		"MissingGoldenIsNoCopyPath": {
 			reason: "Without a golden there is no class to copy from; the golden gate holds.",
@@ -73,7 +76,7 @@ func TestChooseCopy(t *testing.T) {
 		"ImportingGoldenIsACopyPathTheGoldenGateHolds": {
 			reason: "The choice is the classes'; whether the golden is ready is gateOnGolden's.",
 			cfg:    listing(t, "local"), img: fxImage, golden: cdistate.State{Kind: cdistate.Importing}, pool: local, gold: replicated,
-			want: &copyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"},
+			want: &read.CopyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"},
 		},
 		"GoldenOfNoClassIsNoCopyPath": {
 			reason: "A golden whose class resolves to nothing has nothing to compare.",
@@ -86,7 +89,7 @@ func TestChooseCopy(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := chooseCopy(tc.cfg, tc.img, tc.golden, tc.pool, tc.gold)
+			got := decide.ChooseCopy(tc.cfg, tc.img, tc.golden, tc.pool, tc.gold)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -100,20 +103,20 @@ func TestGateCloneOnTheCopyPath(t *testing.T) {
 		StorageClassName: ptrTo("replicated"),
 		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: six}},
 	}}}
-	in := func(cfg config.Config, disk string) gateInput {
-		g := gateInput{
+	in := func(cfg config.Config, disk string) decide.GateInput {
+		g := decide.GateInput{
 			Pool: fxPoolID, Image: fxImage, DiskSize: resource.MustParse(disk), GoldenDV: golden,
 			Golden:    cdistate.State{Kind: cdistate.Succeeded},
-			PoolClass: class{Name: "local", From: "spec.storageClass"}, GoldenClass: class{Name: "replicated", From: "the golden DataVolume's spec"},
+			PoolClass: pool.Class{Name: "local", From: "spec.storageClass"}, GoldenClass: pool.Class{Name: "replicated", From: "the golden DataVolume's spec"},
 		}
-		g.Copy = chooseCopy(cfg, g.Image, g.Golden, g.PoolClass, g.GoldenClass)
+		g.Copy = decide.ChooseCopy(cfg, g.Image, g.Golden, g.PoolClass, g.GoldenClass)
 		return g
 	}
-	mismatch := &hold{Reason: ReasonStorageClassMismatch, Message: `Node pool "tenant-a/demo-md0" is on StorageClass "local" (from spec.storageClass) but its golden image "cozy-public/talos-worker-abc-v1.13.6" is on "replicated" (from the golden DataVolume's spec); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back. Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add "local" to the XWorkerImageCatalog's spec.storageClasses (or to images[].storageClasses of schematicID abc, version v1.13.6): the catalog then keeps golden cozy-public/talos-worker-abc-v1.13.6-amd64-25bf8e1a23 on that class, which this pool clones as soon as it is Succeeded (a node-local class cannot serve clones to every node: for one, copy instead); or, to copy each worker disk from this golden by CDI's host-assisted clone (one full copy per worker over the pod network, in the cluster), list "local" in the Input's clonePreflight.hostAssistedCopy.storageClasses; or switch the pool to osImage.factory.`}
+	mismatch := &decide.Hold{Reason: decide.ReasonStorageClassMismatch, Message: `Node pool "tenant-a/demo-md0" is on StorageClass "local" (from spec.storageClass) but its golden image "cozy-public/talos-worker-abc-v1.13.6" is on "replicated" (from the golden DataVolume's spec); across StorageClasses CDI falls back to a host-assisted copy over the pod network or leaves the clone to the CSI driver, which can hang, so the new worker template is held back. Neither side can move in place: a golden's class is fixed for its lifetime and a pool's storageClass is immutable. Add "local" to the XWorkerImageCatalog's spec.storageClasses (or to images[].storageClasses of schematicID abc, version v1.13.6): the catalog then keeps golden cozy-public/talos-worker-abc-v1.13.6-amd64-25bf8e1a23 on that class, which this pool clones as soon as it is Succeeded (a node-local class cannot serve clones to every node: for one, copy instead); or, to copy each worker disk from this golden by CDI's host-assisted clone (one full copy per worker over the pod network, in the cluster), list "local" in the Input's clonePreflight.hostAssistedCopy.storageClasses; or switch the pool to osImage.factory.`}
 	cases := map[string]struct {
 		reason string
-		in     gateInput
-		want   *hold
+		in     decide.GateInput
+		want   *decide.Hold
 	}{
 		"ListedClassLiftsTheMismatchHold": {
 			reason: "The copy across the classes is the operator's choice: no StorageClassMismatch.",
@@ -126,12 +129,12 @@ func TestGateCloneOnTheCopyPath(t *testing.T) {
 		"ListedClassStillNeedsADiskAsLargeAsTheGolden": {
 			reason: "The size floor still holds: cdi-upload-server cannot write a 6Gi image into less.",
 			in:     in(listing(t, "local"), "4Gi"),
-			want:   &hold{Reason: ReasonDiskTooSmall, Message: `Node pool "tenant-a/demo-md0": spec.diskSize 4Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
+			want:   &decide.Hold{Reason: decide.ReasonDiskTooSmall, Message: `Node pool "tenant-a/demo-md0": spec.diskSize 4Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, gateClone(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, decide.GateClone(tc.in)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -146,51 +149,51 @@ func TestCopyOfReadsWhatRenderWrites(t *testing.T) {
 	cfg := testConfig(t)
 	spec := v1alpha1.NodePoolSpec{ClusterName: "demo", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}}
 	img, s := resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg)
-	c := &copyPath{Class: "local", Golden: img.GoldenRef(), GoldenClass: "replicated"}
+	c := &read.CopyPath{Class: "local", Golden: img.GoldenRef(), GoldenClass: "replicated"}
 	cases := map[string]struct {
 		reason string
-		src    diskSource
-		want   *copyPath
+		src    render.DiskSource
+		want   *read.CopyPath
 	}{
-		"CopyTemplateSaysSo":    {reason: "Both annotations on the disk: the copy path, as chosen.", src: diskSource{Copy: c}, want: c},
-		"CloneTemplateIsNone":   {reason: "A clone of the golden's PVC asks CDI for nothing.", src: diskSource{}},
-		"RestoreTemplateIsNone": {reason: "A restore from the golden's snapshot is no copy.", src: diskSource{FromSnapshot: true}},
+		"CopyTemplateSaysSo":    {reason: "Both annotations on the disk: the copy path, as chosen.", src: render.DiskSource{Copy: c}, want: c},
+		"CloneTemplateIsNone":   {reason: "A clone of the golden's PVC asks CDI for nothing.", src: render.DiskSource{}},
+		"RestoreTemplateIsNone": {reason: "A restore from the golden's snapshot is no copy.", src: render.DiskSource{FromSnapshot: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mt, err := renderMachineTemplate(fxPoolID, img, s, "local", renderingRevision, tc.src)
+			mt, err := render.RenderMachineTemplate(fxPoolID, img, s, "local", render.Rendering, tc.src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, copyOf(mt.Desired)); diff != "" {
+			if diff := cmp.Diff(tc.want, read.CopyOf(mt.Desired)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
-	if got := copyOf(nil); got != nil {
+	if got := read.CopyOf(nil); got != nil {
 		t.Errorf("no template is no copy path, got %+v", got)
 	}
 }
 
 func TestCloneHealthOnTheCopyPath(t *testing.T) {
-	c := &copyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"}
+	c := &read.CopyPath{Class: "local", Golden: "cozy-public/talos-worker-abc-v1.13.6", GoldenClass: "replicated"}
 	dv := func(name string, ann map[string]string) cdiv1.DataVolume {
 		return cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}}
 	}
 	chosen := dv("demo-md0-a-disk-system", map[string]string{labels.AnnCDICloneType: "copy", labels.AnnCopyFromStorageClass: "replicated"})
 	fellBack := dv("demo-md0-b-disk-system", map[string]string{labels.AnnCDICloneType: "copy"})
-	copying := compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: ReasonHostAssistedCopy,
+	copying := compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusTrue, Reason: decide.ReasonHostAssistedCopy,
 		Message: `Node pool "tenant-a/demo-md0" copies each worker disk from golden image "cozy-public/talos-worker-abc-v1.13.6" on StorageClass "replicated" onto StorageClass "local" by CDI's host-assisted clone, as the Input's clonePreflight.hostAssistedCopy.storageClasses lists "local": a full copy of the image per worker over the pod network, at most the clone budget of class "local" at once. This was chosen, not a fault; for CSI clones instead, put the pool's disks on the golden's class "replicated" (a new pool: storageClass is immutable). Removing "local" from the list holds the pool's next new template and changes no running one.`}
 	cases := map[string]struct {
 		reason  string
 		dvs     []cdiv1.DataVolume
-		reads   reads
-		copying *copyPath
+		reads   read.Reads
+		copying *read.CopyPath
 		want    compose.Condition
 	}{
 		"CopyPathIsTrueWithReasonHostAssistedCopy": {
 			reason: "The chosen copies are reported, True: no fault, but not silent.",
-			dvs:    []cdiv1.DataVolume{chosen}, reads: reads{Workers: true}, copying: c, want: copying,
+			dvs:    []cdiv1.DataVolume{chosen}, reads: read.Reads{Workers: true}, copying: c, want: copying,
 		},
 		"CopyPathSaysSoWithoutReadingTheDisks": {
 			reason:  "It comes from the template: a settled pool that reads no disk keeps saying it.",
@@ -198,23 +201,23 @@ func TestCloneHealthOnTheCopyPath(t *testing.T) {
 		},
 		"ChosenCopiesAreNoSurpriseAfterTheTemplateMovedOn": {
 			reason: "Disks the copy path made, while the pool rolls onto a CSI clone template, are not reported as fallbacks.",
-			dvs:    []cdiv1.DataVolume{chosen}, reads: reads{Workers: true},
-			want: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: `No worker disk of node pool "tenant-a/demo-md0" is waiting for a missing clone source or was cloned by a host-assisted copy.`},
+			dvs:    []cdiv1.DataVolume{chosen}, reads: read.Reads{Workers: true},
+			want: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: `No worker disk of node pool "tenant-a/demo-md0" is waiting for a missing clone source or was cloned by a host-assisted copy.`},
 		},
 		"FallbackCopyIsStillAFault": {
 			reason: "A copy CDI fell back to, without the copy path's mark, is reported False as before, whatever the template.",
-			dvs:    []cdiv1.DataVolume{chosen, fellBack}, reads: reads{Workers: true}, copying: c,
-			want: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: "HostAssistedClone", Message: `Node pool "tenant-a/demo-md0": worker DataVolumes demo-md0-b-disk-system in namespace tenant-a were cloned by a host-assisted copy instead of a CSI clone (CDI's cloneType copy; the reason CDI gives is the cdi.kubevirt.io/cloneFallbackReason annotation of each one's PVC); check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion.`},
+			dvs:    []cdiv1.DataVolume{chosen, fellBack}, reads: read.Reads{Workers: true}, copying: c,
+			want: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusFalse, Reason: "HostAssistedClone", Message: `Node pool "tenant-a/demo-md0": worker DataVolumes demo-md0-b-disk-system in namespace tenant-a were cloned by a host-assisted copy instead of a CSI clone (CDI's cloneType copy; the reason CDI gives is the cdi.kubevirt.io/cloneFallbackReason annotation of each one's PVC); check that the golden and the pool share a StorageClass, CSI driver and volume mode, and that the class allows volume expansion.`},
 		},
 		"TooManyDisksStaysUnknown": {
 			reason: "A pool too large to read reports Unknown, copy path or not.",
-			reads:  reads{TooManyWorkers: true, WorkerDisks: 900}, copying: c,
-			want: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: ReasonTooManyWorkerDisks, Message: msgTooManyWorkerDisks(fxPoolID, 900, 256)},
+			reads:  read.Reads{TooManyWorkers: true, WorkerDisks: 900}, copying: c,
+			want: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusUnknown, Reason: decide.ReasonTooManyWorkerDisks, Message: decide.MsgTooManyWorkerDisks(fxPoolID, 900, 256)},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, tc.reads, 256, fxStallBounds, tc.copying)
+			got := decide.CloneHealth(fxPoolID, fxImage, tc.dvs, nil, tc.reads, 256, fxStallBounds, tc.copying)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -223,9 +226,9 @@ func TestCloneHealthOnTheCopyPath(t *testing.T) {
 }
 
 func TestCopyingResult(t *testing.T) {
-	copying := compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: ReasonHostAssistedCopy, Message: "m"}
+	copying := compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusTrue, Reason: decide.ReasonHostAssistedCopy, Message: "m"}
 	was := func(status, reason string) []compose.ObservedCondition {
-		return []compose.ObservedCondition{{Type: ConditionCloneHealthy, Status: status, Reason: reason, Message: "old"}}
+		return []compose.ObservedCondition{{Type: decide.ConditionCloneHealthy, Status: status, Reason: reason, Message: "old"}}
 	}
 	cases := map[string]struct {
 		reason   string
@@ -236,26 +239,26 @@ func TestCopyingResult(t *testing.T) {
 		"TakingTheCopyPathWarnsOnce": {
 			reason: "From NoCloneProblems to the copy path: a Warning with the message.",
 			c:      copying, previous: was("True", "NoCloneProblems"),
-			want: []compose.Result{{Severity: compose.SeverityWarning, Reason: ReasonHostAssistedCopy, Message: "m"}},
+			want: []compose.Result{{Severity: compose.SeverityWarning, Reason: decide.ReasonHostAssistedCopy, Message: "m"}},
 		},
 		"FirstCallWarns": {
 			reason: "A new pool on the copy path has no previous condition.",
 			c:      copying,
-			want:   []compose.Result{{Severity: compose.SeverityWarning, Reason: ReasonHostAssistedCopy, Message: "m"}},
+			want:   []compose.Result{{Severity: compose.SeverityWarning, Reason: decide.ReasonHostAssistedCopy, Message: "m"}},
 		},
 		"SteadyStateIsSilent": {
 			reason: "Results only on transitions; a changed message alone is none.",
-			c:      copying, previous: was("True", ReasonHostAssistedCopy),
+			c:      copying, previous: was("True", decide.ReasonHostAssistedCopy),
 		},
 		"OtherTrueReasonsAreSilent": {
 			reason: "Only the copy path warns while True.",
-			c:      compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems"}, previous: was("False", "HostAssistedClone"),
+			c:      compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems"}, previous: was("False", "HostAssistedClone"),
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []compose.Result
-			if r, ok := copyingResult(tc.c, tc.previous); ok {
+			if r, ok := emit.CopyingResult(tc.c, tc.previous); ok {
 				got = append(got, r)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -295,11 +298,11 @@ type copyOutcome struct {
 	Results  []string
 }
 
-func copyOutcomeOf(out compose.Output, pl plan) copyOutcome {
+func copyOutcomeOf(out compose.Output, pl decide.Plan) copyOutcome {
 	o := copyOutcome{Gate: summarize(out).Gate, Strategy: string(pl.ClonePlan.Strategy)}
 	if name, _ := out.Status["template"].(string); name != "" {
-		if d := out.Resources[machineTemplateResource(name)]; d != nil {
-			a, _, _ := unstructured.NestedStringMap(systemDiskTemplate(d.Resource), "metadata", "annotations")
+		if d := out.Resources[read.MachineTemplateResource(name)]; d != nil {
+			a, _, _ := unstructured.NestedStringMap(read.SystemDiskTemplate(d.Resource), "metadata", "annotations")
 			for _, k := range []string{labels.AnnCDICloneType, labels.AnnCopyFromStorageClass} {
 				if v, ok := a[k]; ok {
 					if o.DiskAsks == nil {
@@ -311,7 +314,7 @@ func copyOutcomeOf(out compose.Output, pl plan) copyOutcome {
 		}
 	}
 	for _, c := range out.Conditions {
-		if c.Type == ConditionCloneHealthy {
+		if c.Type == decide.ConditionCloneHealthy {
 			o.CloneHealthy = string(c.Status) + "/" + c.Reason
 		}
 	}
@@ -422,7 +425,7 @@ func TestCopyPath(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 			if tc.ran != nil {
-				if n := machineTemplateResource(out.Status["template"].(string)); tc.ran.observed[n].Resource == nil {
+				if n := read.MachineTemplateResource(out.Status["template"].(string)); tc.ran.observed[n].Resource == nil {
 					t.Errorf("%s: a new template %s is composed", tc.reason, n)
 				}
 			}
@@ -476,12 +479,12 @@ func TestCopiesCountInTheCloneBudget(t *testing.T) {
 		"BudgetBoundsTheCopies": {
 			reason: "Budget 5 on class local, 3 of its copies run for another pool (the 2 on replicated are another class's): 2 start.",
 			free:   "45Gi",
-			want:   outcome{Class: "local", InFlight: clonebudget.InFlight{Others: 3}, Replicas: 2, Golden: "0", Reason: ReasonWaitingForCloneBudget},
+			want:   outcome{Class: "local", InFlight: clonebudget.InFlight{Others: 3}, Replicas: 2, Golden: "0", Reason: emit.ReasonWaitingForCloneBudget},
 		},
 		"CapacityCountsEachCopyAsTheDisk": {
 			reason: "25Gi free holds one 20Gi copy on local's one replica; counting the 6Gi golden as a clone does (26Gi) would fit none.",
 			free:   "25Gi",
-			want:   outcome{Class: "local", InFlight: clonebudget.InFlight{Others: 3}, Replicas: 1, Golden: "0", Reason: ReasonInsufficientStorageCapacity},
+			want:   outcome{Class: "local", InFlight: clonebudget.InFlight{Others: 3}, Replicas: 1, Golden: "0", Reason: decide.ReasonInsufficientStorageCapacity},
 		},
 	}
 	for name, tc := range cases {
@@ -489,11 +492,11 @@ func TestCopiesCountInTheCloneBudget(t *testing.T) {
 			r := request(t, nodePoolXR(map[string]any{"osImage": builtin(), "storageClass": "local", "replicas": int64(30)}), copyWorld(), nil)
 			r.Config.HostAssistedCopyClasses = []string{"local"}
 			r.Config.CloneBudget.Default = 5
-			r.Raw[reqCloneClaims] = wire(t, claims...)
-			r.Required[reqStorageCapacities] = []*unstructuredT{segmentObj("csisc-a", "local", tc.free, "")}
+			r.Raw[read.ReqCloneClaims] = wire(t, claims...)
+			r.Required[read.ReqStorageCapacities] = []*unstructuredT{segmentObj("csisc-a", "local", tc.free, "")}
 			pl := decided(t, r)
 			b := pl.Budget
-			got := outcome{Class: b.Class, InFlight: b.InFlight, Replicas: b.Replicas, Golden: b.Capacity.Golden.String(), Reason: pl.cloneCapacityCondition().Reason}
+			got := outcome{Class: b.Class, InFlight: b.InFlight, Replicas: b.Replicas, Golden: b.Capacity.Golden.String(), Reason: emit.CloneCapacityCondition(pl).Reason}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -513,11 +516,11 @@ func TestWorkerDataVolumeKeepsTheCopyMark(t *testing.T) {
 		}},
 		"status": map[string]any{"phase": "Succeeded"},
 	}}
-	dv, err := observed.WorkerDataVolume(wire(t, u)[0], workerDVAnnotations...)
+	dv, err := observed.WorkerDataVolume(wire(t, u)[0], read.WorkerDVAnnotations...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !copyChosen(dv) {
+	if !read.CopyChosen(dv) {
 		t.Errorf("a worker disk of the copy path, read as the pool reads it, is not copyChosen: annotations %v", dv.Annotations)
 	}
 	if _, ok := dv.Annotations["cdi.kubevirt.io/storage.clone.token"]; ok {

@@ -6,17 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // the function's v1beta1 view.
-
-	fnresource "github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/compose"
@@ -24,12 +13,24 @@ import (
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 )
 
-var fxPoolID = pool{Namespace: fxNamespace, Cluster: fxCluster, Name: fxPool}
+var fxPoolID = pool.Pool{Namespace: fxNamespace, Cluster: fxCluster, Name: fxPool}
 
 func errString(err error) string {
 	if err == nil {
@@ -42,12 +43,12 @@ func TestSourceTypeOf(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		os     *v1alpha1.OSImage
-		want   SourceType
+		want   pool.SourceType
 	}{
-		"OmittedImports":      {reason: "No osImage imports over HTTP.", want: SourceHTTP},
-		"EmptyImports":        {reason: "osImage: {} imports over HTTP.", os: &v1alpha1.OSImage{}, want: SourceHTTP},
-		"EmptyFactoryImports": {reason: "factory: {} imports over HTTP.", os: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{}}, want: SourceHTTP},
-		"EmptyBuiltinClones":  {reason: "builtin: {} is selected by presence and clones.", os: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}, want: SourceClone},
+		"OmittedImports":      {reason: "No osImage imports over HTTP.", want: pool.SourceHTTP},
+		"EmptyImports":        {reason: "osImage: {} imports over HTTP.", os: &v1alpha1.OSImage{}, want: pool.SourceHTTP},
+		"EmptyFactoryImports": {reason: "factory: {} imports over HTTP.", os: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{}}, want: pool.SourceHTTP},
+		"EmptyBuiltinClones":  {reason: "builtin: {} is selected by presence and clones.", os: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}, want: pool.SourceClone},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -63,17 +64,17 @@ func TestResolveOSImage(t *testing.T) {
 	cases := map[string]struct {
 		reason    string
 		spec      v1alpha1.NodePoolSpec
-		want      image
+		want      pool.Image
 		wantField string // the field an invalid spec is refused at
 	}{
 		"OmittedUsesInputDefaultsOverHTTP": {
 			reason: "Without osImage and spec.talos the Input's defaults are imported over HTTP.",
-			want: image{
-				Source:      SourceHTTP,
-				SchematicID: setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
-				Version:     setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
-				FactoryURL:  setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
-				Arch:        setting{Value: "amd64", Field: "Input image.arch"},
+			want: pool.Image{
+				Source:      pool.SourceHTTP,
+				SchematicID: pool.Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:     pool.Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:  pool.Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				Arch:        pool.Setting{Value: "amd64", Field: "Input image.arch"},
 				URL:         "https://factory.talos.dev/image/" + defaults.TalosSchematicID + "/" + defaults.TalosVersion + "/openstack-amd64.raw.xz",
 			},
 		},
@@ -83,24 +84,24 @@ func TestResolveOSImage(t *testing.T) {
 				Talos:     v1alpha1.Talos{Version: "v1.13.2"},
 				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{SchematicID: "abc", ImageFactoryURL: "http://mirror.local/"}}},
 			},
-			want: image{
-				Source:      SourceHTTP,
-				SchematicID: setting{Value: "abc", Field: "spec.osImage.factory.schematicID"},
-				Version:     setting{Value: "v1.13.2", Field: "spec.talos.version"},
-				FactoryURL:  setting{Value: "http://mirror.local/", Field: "spec.osImage.factory.imageFactoryURL"},
-				Arch:        setting{Value: "amd64", Field: "Input image.arch"},
+			want: pool.Image{
+				Source:      pool.SourceHTTP,
+				SchematicID: pool.Setting{Value: "abc", Field: "spec.osImage.factory.schematicID"},
+				Version:     pool.Setting{Value: "v1.13.2", Field: "spec.talos.version"},
+				FactoryURL:  pool.Setting{Value: "http://mirror.local/", Field: "spec.osImage.factory.imageFactoryURL"},
+				Arch:        pool.Setting{Value: "amd64", Field: "Input image.arch"},
 				URL:         "http://mirror.local/image/abc/v1.13.2/openstack-amd64.raw.xz",
 			},
 		},
 		"BuiltinLocatesGoldenInGoldenNamespace": {
 			reason: "builtin: {} clones the golden for the default pair from the golden namespace.",
 			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}},
-			want: image{
-				Source:          SourceClone,
-				SchematicID:     setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
-				Version:         setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
-				FactoryURL:      setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
-				Arch:            setting{Value: "amd64", Field: "Input image.arch"},
+			want: pool.Image{
+				Source:          pool.SourceClone,
+				SchematicID:     pool.Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:         pool.Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:      pool.Setting{Value: defaults.ImageFactoryURL, Field: "Input talos.imageFactoryURL"},
+				Arch:            pool.Setting{Value: "amd64", Field: "Input image.arch"},
 				GoldenNamespace: defaults.GoldenNamespace,
 				GoldenName:      goldenName,
 			},
@@ -111,12 +112,12 @@ func TestResolveOSImage(t *testing.T) {
 				Talos:     v1alpha1.Talos{ImageFactoryURL: "not a url"},
 				PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}},
 			},
-			want: image{
-				Source:          SourceClone,
-				SchematicID:     setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
-				Version:         setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
-				FactoryURL:      setting{Value: "not a url", Field: "spec.talos.imageFactoryURL"},
-				Arch:            setting{Value: "amd64", Field: "Input image.arch"},
+			want: pool.Image{
+				Source:          pool.SourceClone,
+				SchematicID:     pool.Setting{Value: defaults.TalosSchematicID, Field: "Input talos.schematicID"},
+				Version:         pool.Setting{Value: defaults.TalosVersion, Field: "Input talos.version"},
+				FactoryURL:      pool.Setting{Value: "not a url", Field: "spec.talos.imageFactoryURL"},
+				Arch:            pool.Setting{Value: "amd64", Field: "Input image.arch"},
 				GoldenNamespace: defaults.GoldenNamespace,
 				GoldenName:      goldenName,
 			},
@@ -170,13 +171,13 @@ func TestResolveShape(t *testing.T) {
 	cases := map[string]struct {
 		reason    string
 		spec      v1alpha1.NodePoolSpec
-		check     func(shape) any
+		check     func(pool.Shape) any
 		want      any
 		wantField string // the field an invalid spec is refused at
 	}{
 		"DefaultsToInstanceTypeAndDiskSize": {
 			reason: "Neither instanceType nor resources: the default instance type; diskSize defaults to 20Gi.",
-			check:  func(s shape) any { return []string{s.InstanceType, s.DiskSize.String(), s.MachineVersion} },
+			check:  func(s pool.Shape) any { return []string{s.InstanceType, s.DiskSize.String(), s.MachineVersion} },
 			want:   []string{defaults.InstanceType, "20Gi", "v1.35.6"},
 		},
 		"KubernetesReleaseIsRefused": {
@@ -187,7 +188,7 @@ func TestResolveShape(t *testing.T) {
 		"ResourcesSizeTheVM": {
 			reason: "resources give whole cores and guest memory.",
 			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Resources: &v1alpha1.Resources{CPU: "4", Memory: "8Gi"}}},
-			check: func(s shape) any {
+			check: func(s pool.Shape) any {
 				return []string{s.InstanceType, resource.NewQuantity(int64(s.Cores), resource.DecimalSI).String(), s.Memory.String()}
 			},
 			want: []string{"", "4", "8Gi"},
@@ -210,7 +211,7 @@ func TestResolveShape(t *testing.T) {
 		"ThousandReplicasIsTheMost": {
 			reason: "1000 workers is the largest pool accepted.",
 			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{Replicas: i32(1000)}},
-			check:  func(s shape) any { return s.Replicas },
+			check:  func(s pool.Shape) any { return s.Replicas },
 			want:   int32(1000),
 		},
 		"MoreThanThousandReplicasIsFatal": {
@@ -231,7 +232,7 @@ func TestResolveShape(t *testing.T) {
 		"OnePebibyteDiskIsTheLargest": {
 			reason: "1Pi is the largest worker disk accepted.",
 			spec:   v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{DiskSize: "1Pi"}},
-			check:  func(s shape) any { return s.DiskSize.String() },
+			check:  func(s pool.Shape) any { return s.DiskSize.String() },
 			want:   "1Pi",
 		},
 		"AbsurdDiskSizeIsFatal": {
@@ -261,7 +262,7 @@ func TestResolveShape(t *testing.T) {
 		},
 		"EmptyVersionTakesTheInputDefault": {
 			reason: "An XNodePool without spec.version (an XRD without a default) runs the Input's Kubernetes version.",
-			check: func(s shape) any {
+			check: func(s pool.Shape) any {
 				return []string{s.KubernetesVersion.Value, s.KubernetesVersion.Field, s.MachineVersion}
 			},
 			want: []string{defaults.KubernetesVersion, "Input talos.kubernetesVersion", matrix.BuiltinReleases[defaults.KubernetesVersion]},
@@ -296,14 +297,14 @@ func TestResolveShape(t *testing.T) {
 }
 
 func TestCheckSupportMatrix(t *testing.T) {
-	sh := func(k8s, talos string) shape {
-		return shape{KubernetesVersion: setting{Value: k8s, Field: "spec.version"}, TalosVersion: setting{Value: talos, Field: "spec.talos.version"}}
+	sh := func(k8s, talos string) pool.Shape {
+		return pool.Shape{KubernetesVersion: pool.Setting{Value: k8s, Field: "spec.version"}, TalosVersion: pool.Setting{Value: talos, Field: "spec.talos.version"}}
 	}
-	img := func(v, field string) image { return image{Version: setting{Value: v, Field: field}} }
+	img := func(v, field string) pool.Image { return pool.Image{Version: pool.Setting{Value: v, Field: field}} }
 	cases := map[string]struct {
 		reason  string
-		shape   shape
-		image   image
+		shape   pool.Shape
+		image   pool.Image
 		want    compose.Condition
 		wantErr string
 	}{
@@ -336,7 +337,7 @@ func TestCheckSupportMatrix(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := checkSupportMatrix(fxPoolID, matrix.FromConfig(testConfig(t)), tc.shape, tc.image)
+			got, err := decide.CheckSupportMatrix(fxPoolID, matrix.FromConfig(testConfig(t)), tc.shape, tc.image)
 			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
 				t.Fatalf("%s\n-want error, +got error:\n%s", tc.reason, diff)
 			}
@@ -355,13 +356,13 @@ func dv(phase cdiv1.DataVolumePhase, restarts int32, running corev1.ConditionSta
 	return d
 }
 
-var fxImage = image{
-	Source: SourceClone, SchematicID: setting{Value: "abc"}, Version: setting{Value: "v1.13.6"}, Arch: setting{Value: "amd64"},
+var fxImage = pool.Image{
+	Source: pool.SourceClone, SchematicID: pool.Setting{Value: "abc"}, Version: pool.Setting{Value: "v1.13.6"}, Arch: pool.Setting{Value: "amd64"},
 	GoldenNamespace: "cozy-public", GoldenName: "talos-worker-abc-v1.13.6",
 }
 
 func TestGateOnGolden(t *testing.T) {
-	reasonOf := func(h *hold) string {
+	reasonOf := func(h *decide.Hold) string {
 		if h == nil {
 			return ""
 		}
@@ -386,22 +387,22 @@ func TestGateOnGolden(t *testing.T) {
 	}{
 		"ReadyOpens":                  {reason: "A ready golden opens the gate.", dv: dv(cdiv1.Succeeded, 0, "")},
 		"PVCOnlyOpens":                {reason: "A PVC no DataVolume owns is a populated source.", pvc: true},
-		"MissingHolds":                {reason: "A missing golden holds a pool that never cloned it.", want: ReasonGoldenMissing},
-		"ImportingHolds":              {reason: "An importing golden holds.", dv: dv(cdiv1.ImportInProgress, 0, ""), want: ReasonGoldenImporting},
-		"FailingHolds":                {reason: "A restart-looping golden holds.", dv: dv(cdiv1.ImportInProgress, 4, corev1.ConditionFalse), want: ReasonGoldenFailing},
-		"FailedHolds":                 {reason: "A failed golden holds.", dv: dv(cdiv1.Failed, 0, ""), want: ReasonGoldenFailed},
-		"PermanentErrorHoldsAsFailed": {reason: "ErrClaimNotValid with an empty phase never progresses: it is a failure, not an import.", dv: claimNotValid, want: ReasonGoldenFailed},
+		"MissingHolds":                {reason: "A missing golden holds a pool that never cloned it.", want: decide.ReasonGoldenMissing},
+		"ImportingHolds":              {reason: "An importing golden holds.", dv: dv(cdiv1.ImportInProgress, 0, ""), want: decide.ReasonGoldenImporting},
+		"FailingHolds":                {reason: "A restart-looping golden holds.", dv: dv(cdiv1.ImportInProgress, 4, corev1.ConditionFalse), want: decide.ReasonGoldenFailing},
+		"FailedHolds":                 {reason: "A failed golden holds.", dv: dv(cdiv1.Failed, 0, ""), want: decide.ReasonGoldenFailed},
+		"PermanentErrorHoldsAsFailed": {reason: "ErrClaimNotValid with an empty phase never progresses: it is a failure, not an import.", dv: claimNotValid, want: decide.ReasonGoldenFailed},
 		"ClonedPoolIgnoresMissing":    {reason: "A pool that cloned is never blocked by a missing golden.", cloned: true},
 		"ClonedPoolIgnoresFailed":     {reason: "A pool that cloned is never blocked by a failed golden.", dv: dv(cdiv1.Failed, 0, ""), cloned: true},
 		"ClonedPoolIgnoresImporting":  {reason: "A pool that cloned is not blocked by a re-import either.", dv: dv(cdiv1.ImportInProgress, 0, ""), cloned: true},
-		"StalledGoldenHoldsAsStalled": {reason: "The catalog marked the golden stalled where it still is: the pool says so, not that no action is needed.", dv: stalledAt("12.5%"), want: ReasonGoldenStalled},
-		"StaleMarkHoldsAsImporting":   {reason: "A golden that moved past its mark imports again, whatever the catalog has not dropped yet.", dv: stalledAt("13.0%"), want: ReasonGoldenImporting},
+		"StalledGoldenHoldsAsStalled": {reason: "The catalog marked the golden stalled where it still is: the pool says so, not that no action is needed.", dv: stalledAt("12.5%"), want: decide.ReasonGoldenStalled},
+		"StaleMarkHoldsAsImporting":   {reason: "A golden that moved past its mark imports again, whatever the catalog has not dropped yet.", dv: stalledAt("13.0%"), want: decide.ReasonGoldenImporting},
 		"ClonedPoolIgnoresStalled":    {reason: "A pool that cloned is not blocked by its golden's later fate.", dv: stalledAt("12.5%"), cloned: true},
 		"UnschedulableAfterRestartsHoldsAsImporting": {
 			reason: "CDI's restart count never goes down (pkg/controller/util.go setAnnotationsFromPodWithPrefix 312-316): an Unschedulable importer pod after restarts waits for capacity, it is not a restart loop.",
 			dv: &cdiv1.DataVolume{Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportScheduled, RestartCount: 4, Conditions: []cdiv1.DataVolumeCondition{
 				{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "Importer pod cannot be scheduled"}}}},
-			want: ReasonGoldenImporting,
+			want: decide.ReasonGoldenImporting,
 		},
 	}
 	for name, tc := range cases {
@@ -410,7 +411,7 @@ func TestGateOnGolden(t *testing.T) {
 			if tc.pvc {
 				pvc = &corev1.PersistentVolumeClaim{}
 			}
-			if diff := cmp.Diff(tc.want, reasonOf(gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, pvc), tc.dv, tc.cloned))); diff != "" {
+			if diff := cmp.Diff(tc.want, reasonOf(decide.GateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, pvc), tc.dv, tc.cloned))); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -418,8 +419,8 @@ func TestGateOnGolden(t *testing.T) {
 }
 
 func TestGateMessagesNamePoolGoldenAndFix(t *testing.T) {
-	got := gateOnGolden(fxPoolID, fxImage, cdistate.Of(nil, nil), nil, false)
-	want := &hold{Reason: ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
+	got := decide.GateOnGolden(fxPoolID, fxImage, cdistate.Of(nil, nil), nil, false)
+	want := &decide.Hold{Reason: decide.ReasonGoldenMissing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6" (schematicID abc, version v1.13.6), which exists neither as a DataVolume nor as a PVC, so the new worker template is held back and the pool's existing resources are kept as they are. Add an entry for this schematicID and version to the XWorkerImageCatalog, or switch the pool to osImage.factory.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the missing-golden message names the pool, the golden and the fix\n-want, +got:\n%s", diff)
 	}
@@ -429,7 +430,7 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		dv     *cdiv1.DataVolume
-		want   *hold
+		want   *decide.Hold
 	}{
 		"NotFoundSourceNeedsTheCatalogFixed": {
 			reason: "A 404 repeats on every importer restart (pkg/importer/http-datasource.go createHTTPReader 403-406), so the hold does not lift by itself.",
@@ -437,7 +438,7 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 				Spec: cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz"}}},
 				Status: cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, RestartCount: 3, Conditions: []cdiv1.DataVolumeCondition{
 					{Type: cdiv1.DataVolumeRunning, Status: corev1.ConditionFalse, Reason: "Error", Message: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"}}}},
-			want: &hold{Reason: ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: https://factory.talos.dev serves no image at /image/abc/v1.13.6/openstack-amd64.raw.xz: check that this factory has schematicID abc and Talos v1.13.6 (an Enterprise or self-hosted factory serves only the schematics it stores, so the public default schematic may not exist there) and correct the schematicID or version of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6, or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 at a factory or mirror that serves it; the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
+			want: &decide.Hold{Reason: decide.ReasonGoldenFailing, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import keeps failing (phase ImportInProgress, 3 importer restarts, CDI says Error: "Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found"), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: https://factory.talos.dev serves no image at /image/abc/v1.13.6/openstack-amd64.raw.xz: check that this factory has schematicID abc and Talos v1.13.6 (an Enterprise or self-hosted factory serves only the schematics it stores, so the public default schematic may not exist there) and correct the schematicID or version of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6, or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 at a factory or mirror that serves it; the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
 		},
 		"StalledGoldenSaysWhereAndTheFix": {
 			reason: "A golden the catalog found stalled (eight hours at 12.5%: a server that sends no headers holds CDI's importer without a timeout) is not an import that needs no action.",
@@ -445,7 +446,7 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{labels.AnnImportStalled: `{"phase":"ImportInProgress","progress":"12.5%","after":"30m0s"}`}},
 				Spec:       cdiv1.DataVolumeSpec{Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: "https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz"}}},
 				Status:     cdiv1.DataVolumeStatus{Phase: cdiv1.ImportInProgress, Progress: "12.5%"}},
-			want: &hold{Reason: ReasonGoldenStalled, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import has not moved for at least 30m (the catalog's polling.stallAfter.imports; phase ImportInProgress, 12.5%, 0 importer restarts), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: CDI's importer is waiting on https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz, which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n cozy-public logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 (or the catalog's spec.imageFactoryURL) at a mirror that answers: the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
+			want: &decide.Hold{Reason: decide.ReasonGoldenStalled, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", whose import has not moved for at least 30m (the catalog's polling.stallAfter.imports; phase ImportInProgress, 12.5%, 0 importer restarts), so the new worker template is held back and the pool's existing resources are kept as they are. The catalog's operator can fix it: CDI's importer is waiting on https://factory.talos.dev/image/abc/v1.13.6/openstack-amd64.raw.xz, which accepted the connection but sends nothing: the importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check that it serves the image (kubectl -n cozy-public logs -l app=containerized-data-importer), then delete the importer pod so CDI starts a new attempt; or point the imageFactoryURL of the XWorkerImageCatalog entry for schematicID abc, version v1.13.6 (or the catalog's spec.imageFactoryURL) at a mirror that answers: the catalog re-creates a golden that never succeeded and that nothing clones once its import would be made otherwise, so the change applies without deleting anything by hand; or switch the pool to osImage.factory.`},
 		},
 		"NamedClassNotYetCreatedSaysWhatCDIAwaits": {
 			reason: "datavolume/controller-base.go 314-336: CDI creates the PVC once the named class appears.",
@@ -453,12 +454,12 @@ func TestGateMessagesSayWhatCDIWillDo(t *testing.T) {
 				Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: ptr.To("fast")}},
 				Status: cdiv1.DataVolumeStatus{Conditions: []cdiv1.DataVolumeCondition{
 					{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "ErrClaimNotValid", Message: "PVC spec is missing accessMode and no storageClass to choose profile"}}}},
-			want: &hold{Reason: ReasonGoldenImporting, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", which CDI has not started importing (phase <none>, CDI says ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.`},
+			want: &decide.Hold{Reason: decide.ReasonGoldenImporting, Message: `Node pool "tenant-a/demo-md0" clones golden image "cozy-public/talos-worker-abc-v1.13.6", which CDI has not started importing (phase <none>, CDI says ErrClaimNotValid: "PVC spec is missing accessMode and no storageClass to choose profile"): CDI waits for StorageClass "fast", named in spec.storage.storageClassName, to exist and creates the PVC by itself once it does. The new worker template is held back until the golden is Succeeded and the pool's existing resources are kept as they are; if that StorageClass is not on its way, correct the golden's storageClass in the XWorkerImageCatalog.`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, gateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, nil), tc.dv, false)); diff != "" {
+			if diff := cmp.Diff(tc.want, decide.GateOnGolden(fxPoolID, fxImage, cdistate.Of(tc.dv, nil), tc.dv, false)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -484,7 +485,7 @@ func TestPoolClone(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := ""
-			if c := poolClone(fxPoolID, fxImage, tc.dvs); c != nil {
+			if c := decide.PoolClone(fxPoolID, fxImage, tc.dvs); c != nil {
 				got = c.Name
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -499,13 +500,13 @@ func TestClonedByMachineSets(t *testing.T) {
 	// another golden.
 	ofGolden := composeOnce(t, map[string]any{"osImage": builtin()}, succeeded, nil)
 	kmt, tct := names(t, map[string]any{"osImage": builtin()}, succeeded)
-	other := ofGolden[machineTemplateResource(kmt)].Resource.DeepCopy()
-	other.SetAnnotations(map[string]string{labels.AnnSourceType: string(SourceClone), labels.AnnGolden: "cozy-public/another-golden"})
+	other := ofGolden[read.MachineTemplateResource(kmt)].Resource.DeepCopy()
+	other.SetAnnotations(map[string]string{labels.AnnSourceType: string(pool.SourceClone), labels.AnnGolden: "cozy-public/another-golden"})
 	other.SetName("demo-md0-other")
-	ofGolden[machineTemplateResource("demo-md0-other")] = fnresource.ObservedComposed{Resource: other}
-	obs := readComposed(ofGolden, "")
+	ofGolden[read.MachineTemplateResource("demo-md0-other")] = fnresource.ObservedComposed{Resource: other}
+	obs := read.ReadComposed(ofGolden, "")
 	ms := func(name, kmt string, ready int64) clusterv1.MachineSet {
-		set, err := templates.ReadMachineSet(readyMachineSet(name, kmt, tct, ready), "")
+		set, err := read.Templates.ReadMachineSet(readyMachineSet(name, kmt, tct, ready), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -525,8 +526,8 @@ func TestClonedByMachineSets(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			img := image{Source: SourceClone, GoldenNamespace: defaults.GoldenNamespace, GoldenName: fxGolden}
-			if diff := cmp.Diff(tc.want, obs.clonedByMachineSets(img, tc.sets)); diff != "" {
+			img := pool.Image{Source: pool.SourceClone, GoldenNamespace: defaults.GoldenNamespace, GoldenName: fxGolden}
+			if diff := cmp.Diff(tc.want, obs.ClonedByMachineSets(img, tc.sets)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -540,43 +541,43 @@ func TestStorageClassResolution(t *testing.T) {
 	pvcs := []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: fxNamespace, Name: "disk"}, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: sc("frozen")}}}
 	cases := map[string]struct {
 		reason string
-		got    class
-		want   class
+		got    pool.Class
+		want   pool.Class
 	}{
 		"PoolKnownClassWins": {
 			reason: "A class known without reading the cluster (declared, or the one the pool runs on) is the pool's, even over its disks.",
-			got:    poolClassOf(&class{Name: "declared", From: "spec.storageClass"}, clone, pvcs, def),
-			want:   class{Name: "declared", From: "spec.storageClass"},
+			got:    decide.PoolClassOf(&pool.Class{Name: "declared", From: "spec.storageClass"}, clone, pvcs, def),
+			want:   pool.Class{Name: "declared", From: "spec.storageClass"},
 		},
 		"PoolFrozenOnClonedDiskClass": {
 			reason: "A pool that cloned stays on its disk's class when the default moves.",
-			got:    poolClassOf(nil, clone, pvcs, def),
-			want:   class{Name: "frozen", From: "the pool's cloned disk tenant-a/disk"},
+			got:    decide.PoolClassOf(nil, clone, pvcs, def),
+			want:   pool.Class{Name: "frozen", From: "the pool's cloned disk tenant-a/disk"},
 		},
 		"PoolWithoutDiskUsesTodaysDefault": {
 			reason: "A pool with no class of its own and no disk yet lands on today's default.",
-			got:    poolClassOf(nil, nil, nil, def),
-			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
+			got:    decide.PoolClassOf(nil, nil, nil, def),
+			want:   pool.Class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
 		},
 		"NoDefaultNoClass": {
 			reason: "With no default there is no class to write.",
-			got:    poolClassOf(nil, nil, nil, storageclass.Choice{}),
-			want:   class{},
+			got:    decide.PoolClassOf(nil, nil, nil, storageclass.Choice{}),
+			want:   pool.Class{},
 		},
 		"GoldenDeclaredWinsOverPVC": {
 			reason: "The golden DataVolume's declared class wins over its PVC.",
-			got:    goldenClassOf(&cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: sc("spec")}}}, &pvcs[0], def),
-			want:   class{Name: "spec", From: "the golden DataVolume's spec"},
+			got:    decide.GoldenClassOf(&cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{Storage: &cdiv1.StorageSpec{StorageClassName: sc("spec")}}}, &pvcs[0], def),
+			want:   pool.Class{Name: "spec", From: "the golden DataVolume's spec"},
 		},
 		"GoldenPVCWhenUndeclared": {
 			reason: "An undeclared golden is on its PVC's class.",
-			got:    goldenClassOf(&cdiv1.DataVolume{}, &pvcs[0], def),
-			want:   class{Name: "frozen", From: "the golden's PVC"},
+			got:    decide.GoldenClassOf(&cdiv1.DataVolume{}, &pvcs[0], def),
+			want:   pool.Class{Name: "frozen", From: "the golden's PVC"},
 		},
 		"GoldenDefaultWhenNothingSays": {
 			reason: "Without spec or PVC class, the golden is on today's default.",
-			got:    goldenClassOf(&cdiv1.DataVolume{}, nil, def),
-			want:   class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
+			got:    decide.GoldenClassOf(&cdiv1.DataVolume{}, nil, def),
+			want:   pool.Class{Name: "today", From: "today's default StorageClass (storageclass.kubevirt.io/is-default-virt-class)", Default: true},
 		},
 	}
 	for name, tc := range cases {
@@ -591,17 +592,17 @@ func TestStorageClassResolution(t *testing.T) {
 func TestGateOnStorageClass(t *testing.T) {
 	cases := map[string]struct {
 		reason     string
-		pool, gold class
+		pool, gold pool.Class
 		wantHeld   bool
 	}{
-		"SameClassOpens":     {reason: "Same class, CSI clone possible.", pool: class{Name: "a"}, gold: class{Name: "a"}},
-		"EmptyPoolSkips":     {reason: "Nothing to compare when the pool resolves to no class.", gold: class{Name: "a"}},
-		"EmptyGoldenSkips":   {reason: "Nothing to compare when the golden resolves to no class.", pool: class{Name: "a"}},
-		"DifferentClassHold": {reason: "Different classes hold.", pool: class{Name: "a"}, gold: class{Name: "b"}, wantHeld: true},
+		"SameClassOpens":     {reason: "Same class, CSI clone possible.", pool: pool.Class{Name: "a"}, gold: pool.Class{Name: "a"}},
+		"EmptyPoolSkips":     {reason: "Nothing to compare when the pool resolves to no class.", gold: pool.Class{Name: "a"}},
+		"EmptyGoldenSkips":   {reason: "Nothing to compare when the golden resolves to no class.", pool: pool.Class{Name: "a"}},
+		"DifferentClassHold": {reason: "Different classes hold.", pool: pool.Class{Name: "a"}, gold: pool.Class{Name: "b"}, wantHeld: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := gateOnStorageClass(fxPoolID, fxImage, tc.pool, tc.gold)
+			got := decide.GateOnStorageClass(fxPoolID, fxImage, tc.pool, tc.gold)
 			if diff := cmp.Diff(tc.wantHeld, got != nil); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -615,19 +616,19 @@ func TestGateOnSize(t *testing.T) {
 		reason string
 		disk   string
 		golden *resource.Quantity
-		want   *hold
+		want   *decide.Hold
 	}{
 		"UnknownGoldenSizeSkips": {reason: "No stated golden size, no check.", disk: "1Gi"},
 		"EqualPasses":            {reason: "Equal sizes pass.", disk: "6Gi", golden: q("6Gi")},
 		"UnitsCompareByValue":    {reason: "Quantities compare by value across units.", disk: "6144Mi", golden: q("6Gi")},
 		"SmallerHolds": {
 			reason: "A smaller disk holds, giving the minimum.", disk: "5Gi", golden: q("6Gi"),
-			want: &hold{Reason: ReasonDiskTooSmall, Message: `Node pool "tenant-a/demo-md0": spec.diskSize 5Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
+			want: &decide.Hold{Reason: decide.ReasonDiskTooSmall, Message: `Node pool "tenant-a/demo-md0": spec.diskSize 5Gi is smaller than golden image "cozy-public/talos-worker-abc-v1.13.6" storage 6Gi; a CDI clone target must be at least the source size, so the new worker template is held back. Raise spec.diskSize to 6Gi or larger.`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := gateOnSize(fxPoolID, fxImage, resource.MustParse(tc.disk), tc.golden)
+			got := decide.GateOnSize(fxPoolID, fxImage, resource.MustParse(tc.disk), tc.golden)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -639,21 +640,21 @@ func TestCloneHealth(t *testing.T) {
 	copyDV := func(cloneType string) []cdiv1.DataVolume {
 		return []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{labels.AnnCDICloneType: cloneType}}}}
 	}
-	workersRead := reads{Workers: true}
+	workersRead := read.Reads{Workers: true}
 	cases := map[string]struct {
 		reason string
 		dvs    []cdiv1.DataVolume
-		reads  *reads
+		reads  *read.Reads
 		want   string
 	}{
 		"HealthyDisks": {reason: "No problem, healthy.", want: "True/NoCloneProblems"},
 		"SettledAndHealthyNotRead": {
 			reason: "A settled pool whose disks were healthy is reported healthy without reading them.",
-			reads:  &reads{}, want: "True/NoCloneProblems",
+			reads:  &read.Reads{}, want: "True/NoCloneProblems",
 		},
 		"TooManyDisksUnknown": {
 			reason: "A pool with more disks than one call can read reports Unknown, never a guess.",
-			reads:  &reads{TooManyWorkers: true, WorkerDisks: 900}, want: "Unknown/TooManyWorkerDisks",
+			reads:  &read.Reads{TooManyWorkers: true, WorkerDisks: 900}, want: "Unknown/TooManyWorkerDisks",
 		},
 		"ConditionCloneWithoutSource": {
 			reason: "CDI sets CloneWithoutSource as the reason of Bound and Ready, the phase unchanged; it is reported.",
@@ -685,7 +686,7 @@ func TestCloneHealth(t *testing.T) {
 			if tc.reads != nil {
 				rd = *tc.reads
 			}
-			c := cloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, fxStallBounds, nil)
+			c := decide.CloneHealth(fxPoolID, fxImage, tc.dvs, nil, rd, 256, fxStallBounds, nil)
 			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -701,17 +702,17 @@ func TestRequirements(t *testing.T) {
 	}{
 		"HTTPPoolReadsDisksAndMachineSets": {
 			reason: "An HTTP pool needs no golden and no StorageClasses; its (default) instance type sizes the kubelet reservations. A pool that composes no MachineDeployment yet asks whether one of its name exists, to adopt it.",
-			want:   []string{reqExistingDeployment, reqInstancetype, reqMachineSets, reqWorkerDVs},
+			want:   []string{read.ReqExistingDeployment, read.ReqInstancetype, read.ReqMachineSets, read.ReqWorkerDVs},
 		},
 		"PoolSizedByResourcesReadsNoInstanceType": {
 			reason: "A pool sized by resources computes its reservations from them.",
 			spec:   map[string]any{"resources": map[string]any{"cpu": "2", "memory": "8Gi"}},
-			want:   []string{reqExistingDeployment, reqMachineSets, reqWorkerDVs},
+			want:   []string{read.ReqExistingDeployment, read.ReqMachineSets, read.ReqWorkerDVs},
 		},
 		"ClonePoolAlsoReadsGoldenClassesAndCloneRBAC": {
 			reason: "A new clone pool reads the golden and its VolumeSnapshot (snapshot goldens) by name, every StorageClass, what CDI's clone planner decides from (StorageProfiles, VolumeSnapshotClasses, the CDI resource, CDIConfig), the catalogs' clone RBAC by label, its disks and their claims of this golden (whether it already cloned, and on which class), CDI's claims of the golden's running clones (the clone budget) and the published CSIStorageCapacity (the capacity prediction).",
 			spec:   map[string]any{"osImage": builtin()},
-			want:   []string{reqCDI, reqCDIConfig, reqCloneBindings, reqCloneClaims, reqCloneRoles, reqStorageCapacities, reqExistingDeployment, reqGoldenDataVolume, reqGoldenPVC, reqGoldenSnapshot, reqInstancetype, reqMachineSets, reqSnapshotClasses, reqStorageClasses, reqStorageProfiles, reqWorkerDVs, reqWorkerPVCs},
+			want:   []string{read.ReqCDI, read.ReqCDIConfig, read.ReqCloneBindings, read.ReqCloneClaims, read.ReqCloneRoles, read.ReqStorageCapacities, read.ReqExistingDeployment, read.ReqGoldenDataVolume, read.ReqGoldenPVC, read.ReqGoldenSnapshot, read.ReqInstancetype, read.ReqMachineSets, read.ReqSnapshotClasses, read.ReqStorageClasses, read.ReqStorageProfiles, read.ReqWorkerDVs, read.ReqWorkerPVCs},
 		},
 	}
 	for name, tc := range cases {
@@ -727,13 +728,13 @@ func TestRequirements(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
-			if g := sel[reqGoldenDataVolume]; g != nil && (g.GetNamespace() != defaults.GoldenNamespace || g.GetMatchName() == "") {
+			if g := sel[read.ReqGoldenDataVolume]; g != nil && (g.GetNamespace() != defaults.GoldenNamespace || g.GetMatchName() == "") {
 				t.Errorf("%s: the golden is read by name in the golden namespace, got %v", tc.reason, g)
 			}
-			if b := sel[reqCloneBindings]; b != nil && (b.GetNamespace() != defaults.GoldenNamespace || b.GetMatchLabels().GetLabels()[labels.CloneRBAC] != "true") {
+			if b := sel[read.ReqCloneBindings]; b != nil && (b.GetNamespace() != defaults.GoldenNamespace || b.GetMatchLabels().GetLabels()[labels.CloneRBAC] != "true") {
 				t.Errorf("%s: the clone RoleBindings are read by label in the golden namespace, got %v", tc.reason, b)
 			}
-			if d := sel[reqWorkerDVs]; d.GetNamespace() != fxNamespace || d.GetMatchLabels().GetLabels()[labels.Pool] != fxPoolHash {
+			if d := sel[read.ReqWorkerDVs]; d.GetNamespace() != fxNamespace || d.GetMatchLabels().GetLabels()[labels.Pool] != fxPoolHash {
 				t.Errorf("%s: worker disks are read by pool label in the pool namespace, got %v", tc.reason, d)
 			}
 		})

@@ -5,16 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/types/known/structpb"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-	"github.com/crossplane/function-sdk-go/resource/composite"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
@@ -24,10 +14,21 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Fixture identity: pool md0 of cluster demo in namespace tenant-a.
@@ -197,7 +198,7 @@ func machineSet(name, kmt, tct string) *unstructured.Unstructured {
 			"template": map[string]any{"spec": map[string]any{
 				"clusterName":       fxCluster,
 				"bootstrap":         map[string]any{"configRef": map[string]any{"kind": talosconfig.KindTalosConfigTemplate, "name": tct}},
-				"infrastructureRef": map[string]any{"kind": KindKubevirtMachineTmpl, "name": kmt},
+				"infrastructureRef": map[string]any{"kind": pool.KindKubevirtMachineTmpl, "name": kmt},
 			}},
 		},
 	})
@@ -238,7 +239,7 @@ type worldFixture struct {
 // instancetype is a VirtualMachineClusterInstancetype of cpu vCPUs and
 // memory guest memory.
 func instancetype(name string, cpu int64, memory string) *unstructured.Unstructured {
-	return obj(instancetypeAPIVersion, instancetypeKind, "", name, map[string]any{
+	return obj(read.InstancetypeAPIVersion, pool.InstancetypeKind, "", name, map[string]any{
 		"spec": map[string]any{"cpu": map[string]any{"guest": cpu}, "memory": map[string]any{"guest": memory}},
 	})
 }
@@ -288,22 +289,22 @@ func (w worldFixture) resolved() required.Resolved {
 		return out
 	}
 	return required.Resolved{
-		reqExistingDeployment: byKind("MachineDeployment"),
-		reqExistingMachine:    byKind(KindKubevirtMachineTmpl),
-		reqExistingBootstrap:  byKind("TalosConfigTemplate"),
-		reqInstancetype:       its,
-		reqStorageProfiles:    orEmpty(w.profiles),
-		reqSnapshotClasses:    orEmpty(w.snapshotClasses),
-		reqCDI:                {},
-		reqCDIConfig:          {},
-		reqCloneBindings:      bindings,
-		reqCloneRoles:         roles,
-		reqGoldenDataVolume:   one(w.goldenDV),
-		reqGoldenPVC:          one(w.goldenPVC),
-		reqGoldenPV:           one(w.goldenPV),
-		reqStorageClasses:     orEmpty(w.classes),
-		reqMachineSets:        orEmpty(w.sets),
-		reqKubeVirt:           orEmpty(w.kubevirt),
+		read.ReqExistingDeployment: byKind("MachineDeployment"),
+		read.ReqExistingMachine:    byKind(pool.KindKubevirtMachineTmpl),
+		read.ReqExistingBootstrap:  byKind("TalosConfigTemplate"),
+		read.ReqInstancetype:       its,
+		read.ReqStorageProfiles:    orEmpty(w.profiles),
+		read.ReqSnapshotClasses:    orEmpty(w.snapshotClasses),
+		read.ReqCDI:                {},
+		read.ReqCDIConfig:          {},
+		read.ReqCloneBindings:      bindings,
+		read.ReqCloneRoles:         roles,
+		read.ReqGoldenDataVolume:   one(w.goldenDV),
+		read.ReqGoldenPVC:          one(w.goldenPVC),
+		read.ReqGoldenPV:           one(w.goldenPV),
+		read.ReqStorageClasses:     orEmpty(w.classes),
+		read.ReqMachineSets:        orEmpty(w.sets),
+		read.ReqKubeVirt:           orEmpty(w.kubevirt),
 	}
 }
 
@@ -328,13 +329,13 @@ func request(t testing.TB, xr *composite.Unstructured, w worldFixture, observed 
 }
 
 // decided is the plan of a call of r: its Prepare, then decide.
-func decided(t testing.TB, r composetest.Request) plan {
+func decided(t testing.TB, r composetest.Request) decide.Plan {
 	t.Helper()
 	c := prepare(r.Request)
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
-	pl, err := decide(c, r.Required, r.Raw)
+	pl, err := decidePool(c, r.Required, r.Raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func decided(t testing.TB, r composetest.Request) plan {
 // raw is the worker DataVolumes and PVCs as the request carries them:
 // protobuf Structs, read from the wire.
 func (w worldFixture) raw(t testing.TB) required.Raw {
-	return required.Raw{reqWorkerDVs: wire(t, w.dvs...), reqWorkerPVCs: wire(t, w.pvcs...)}
+	return required.Raw{read.ReqWorkerDVs: wire(t, w.dvs...), read.ReqWorkerPVCs: wire(t, w.pvcs...)}
 }
 
 // wire is us as the request carries them: protobuf Structs.
@@ -366,16 +367,16 @@ type unstructuredT = unstructured.Unstructured
 func sortStrings(s []string) { sort.Strings(s) }
 
 // resolveOSImage resolves spec's osImage as readPool does.
-func resolveOSImage(spec v1alpha1.NodePoolSpec, cfg config.Config) image {
+func resolveOSImage(spec v1alpha1.NodePoolSpec, cfg config.Config) pool.Image {
 	return poolspec.ResolveImage(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg))
 }
 
 // resolveShapeOf resolves spec's shape as readPool does; spec must be valid.
-func resolveShapeOf(t testing.TB, spec v1alpha1.NodePoolSpec, cfg config.Config) shape {
+func resolveShapeOf(t testing.TB, spec v1alpha1.NodePoolSpec, cfg config.Config) pool.Shape {
 	t.Helper()
 	p, errs := poolspec.Resolve(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg))
 	if len(errs) > 0 {
 		t.Fatalf("resolve: %v", errs)
 	}
-	return resolveShape(spec, p.Size, cfg)
+	return pool.ResolveShape(spec, p.Size, cfg)
 }

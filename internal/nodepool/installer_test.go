@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestResolveInstallerRepository(t *testing.T) {
@@ -21,47 +22,47 @@ func TestResolveInstallerRepository(t *testing.T) {
 		reason  string
 		input   v1beta1.Input
 		spec    v1alpha1.NodePoolSpec
-		want    setting
+		want    pool.Setting
 		wantErr string
 	}{
 		"DefaultIsTheOpenstackInstaller": {
 			reason: "The default disk is openstack, so its installer is openstack-installer, not the factory's plain (metal) installer.",
-			want:   setting{Value: "factory.talos.dev/openstack-installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
+			want:   pool.Setting{Value: "factory.talos.dev/openstack-installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
 		},
 		"MetalPlatformKeepsThePlainInstaller": {
 			reason: "The factory's plain installer is the metal one.",
 			input:  v1beta1.Input{Image: v1beta1.ImageOptions{Platform: "metal"}},
-			want:   setting{Value: "factory.talos.dev/installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
+			want:   pool.Setting{Value: "factory.talos.dev/installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
 		},
 		"SelfHostedFactoryOfThePool": {
 			reason: "A pool on a self-hosted factory pulls that factory's installer.",
 			spec:   v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{ImageFactoryURL: "https://images.corp.example:5443"}},
-			want:   setting{Value: "images.corp.example:5443/openstack-installer", Field: "spec.talos.imageFactoryURL and Input image.platform"},
+			want:   pool.Setting{Value: "images.corp.example:5443/openstack-installer", Field: "spec.talos.imageFactoryURL and Input image.platform"},
 		},
 		"FactoryOverrideOfTheOSImage": {
 			reason: "osImage.factory.imageFactoryURL is where the disk came from, so the installer comes from there too.",
 			spec: v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{
 				ImageFactoryURL: "http://mirror.local/factory/",
 			}}}},
-			want: setting{Value: "mirror.local/openstack-installer", Field: "spec.osImage.factory.imageFactoryURL and Input image.platform"},
+			want: pool.Setting{Value: "mirror.local/openstack-installer", Field: "spec.osImage.factory.imageFactoryURL and Input image.platform"},
 		},
 		"OldTalosOfTheOSImage": {
 			reason: "The version that decides the name is the resolved image's: before Talos 1.10 the factory offers only the plain installer.",
 			spec: v1alpha1.NodePoolSpec{PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{
 				Version: "v1.9.6",
 			}}}},
-			want: setting{Value: "factory.talos.dev/installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
+			want: pool.Setting{Value: "factory.talos.dev/installer", Field: "Input talos.imageFactoryURL and Input image.platform"},
 		},
 		"SpecRepositoryWinsVerbatim": {
 			reason: "An explicit repository is used as written, even the metal one.",
 			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
 			spec:   v1alpha1.NodePoolSpec{Talos: v1alpha1.Talos{InstallerRepository: "factory.talos.dev/installer"}},
-			want:   setting{Value: "factory.talos.dev/installer", Field: "spec.talos.installerRepository"},
+			want:   pool.Setting{Value: "factory.talos.dev/installer", Field: "spec.talos.installerRepository"},
 		},
 		"InputRepositoryWinsOverTheDerivedOne": {
 			reason: "The Input's repository is the platform's explicit choice.",
 			input:  v1beta1.Input{Talos: v1beta1.TalosDefaults{InstallerRepository: "registry.internal/talos/installer"}},
-			want:   setting{Value: "registry.internal/talos/installer", Field: "Input talos.installerRepository"},
+			want:   pool.Setting{Value: "registry.internal/talos/installer", Field: "Input talos.installerRepository"},
 		},
 		"BadFactoryURLOfACloneIsFatalWhenTheInstallerComesFromIt": {
 			reason:  "A clone needs no HTTP source, but its installer host is read from the factory URL; the message offers both fixes.",
@@ -76,7 +77,7 @@ func TestResolveInstallerRepository(t *testing.T) {
 		"BadFactoryURLOfACloneIsFineWithAnExplicitRepository": {
 			reason: "With an explicit repository the factory URL plays no part in a clone.",
 			spec:   builtinSpec(v1alpha1.Talos{ImageFactoryURL: "not a url", InstallerRepository: "registry.internal/openstack-installer"}),
-			want:   setting{Value: "registry.internal/openstack-installer", Field: "spec.talos.installerRepository"},
+			want:   pool.Setting{Value: "registry.internal/openstack-installer", Field: "spec.talos.installerRepository"},
 		},
 	}
 	for name, tc := range cases {
@@ -86,7 +87,7 @@ func TestResolveInstallerRepository(t *testing.T) {
 				t.Fatalf("config.FromInput: %v", err)
 			}
 			img := resolveOSImage(tc.spec, cfg)
-			got, err := resolveInstallerRepository(fxPoolID, tc.spec, cfg, img)
+			got, err := decide.ResolveInstallerRepository(fxPoolID, tc.spec, cfg, img)
 			if os.Getenv("PRINT_WANT") != "" {
 				fmt.Printf("%s\t%s\n", name, errString(err))
 			}

@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Secret values of the fixtures; none may ever reach a status, condition or
@@ -54,14 +55,14 @@ func (j joinWorld) resolved(w worldFixture) required.Resolved {
 		return out
 	}
 	r := w.resolved()
-	r[reqJoinTalosSecrets] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-talos-secrets", map[string]any{"data": b64(j.talosSecrets)})}
-	r[reqJoinTalosCA] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-talos-ca", map[string]any{"data": b64(map[string]string{"tls.crt": j.talosCA})})}
-	r[reqJoinKubernetesCA] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-ca", map[string]any{"data": b64(map[string]string{"ca.crt": pemCert("kubernetes-ca")})})}
-	r[reqJoinAPIServer] = []*unstructured.Unstructured{obj("v1", "Service", fxNamespace, "demo", map[string]any{"spec": map[string]any{"clusterIP": j.apiServerIP}})}
-	r[reqJoinDNS] = []*unstructured.Unstructured{obj("v1", "Service", "kube-system", "kube-dns", map[string]any{"spec": map[string]any{"clusterIP": "10.96.0.10"}})}
-	r[reqControlPlane] = []*unstructured.Unstructured{}
+	r[read.ReqJoinTalosSecrets] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-talos-secrets", map[string]any{"data": b64(j.talosSecrets)})}
+	r[read.ReqJoinTalosCA] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-talos-ca", map[string]any{"data": b64(map[string]string{"tls.crt": j.talosCA})})}
+	r[read.ReqJoinKubernetesCA] = []*unstructured.Unstructured{obj("v1", "Secret", fxNamespace, "demo-ca", map[string]any{"data": b64(map[string]string{"ca.crt": pemCert("kubernetes-ca")})})}
+	r[read.ReqJoinAPIServer] = []*unstructured.Unstructured{obj("v1", "Service", fxNamespace, "demo", map[string]any{"spec": map[string]any{"clusterIP": j.apiServerIP}})}
+	r[read.ReqJoinDNS] = []*unstructured.Unstructured{obj("v1", "Service", "kube-system", "kube-dns", map[string]any{"spec": map[string]any{"clusterIP": "10.96.0.10"}})}
+	r[read.ReqControlPlane] = []*unstructured.Unstructured{}
 	if j.cpVersion != "" {
-		r[reqControlPlane] = []*unstructured.Unstructured{obj("controlplane.cluster.x-k8s.io/v1alpha1", "KamajiControlPlane", fxNamespace, "demo", map[string]any{"spec": map[string]any{"version": j.cpVersion}})}
+		r[read.ReqControlPlane] = []*unstructured.Unstructured{obj("controlplane.cluster.x-k8s.io/v1alpha1", "KamajiControlPlane", fxNamespace, "demo", map[string]any{"spec": map[string]any{"version": j.cpVersion}})}
 	}
 	if j.drop != "" {
 		r[j.drop] = []*unstructured.Unstructured{}
@@ -93,11 +94,11 @@ type joinOutcome struct {
 func outcome(t *testing.T, out compose.Output, mentions ...string) joinOutcome {
 	t.Helper()
 	o := joinOutcome{Resources: summarize(out).Resources}
-	if d, ok := out.Resources[resourceMachineDeployment]; ok {
+	if d, ok := out.Resources[read.ResourceMachineDeployment]; ok {
 		o.Deployment, _, _ = unstructured.NestedString(d.Resource.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
 	}
 	for _, c := range out.Conditions {
-		if c.Type == ConditionJoinFactsCurrent || (c.Type == ConditionWorkerImageReady && c.Status == compose.StatusFalse) {
+		if c.Type == emit.ConditionJoinFactsCurrent || (c.Type == emit.ConditionWorkerImageReady && c.Status == compose.StatusFalse) {
 			o.Condition = c.Type + "=" + string(c.Status) + "/" + c.Reason
 			for _, m := range mentions {
 				if strings.Contains(c.Message, m) {
@@ -126,7 +127,7 @@ func TestJoinRequirementsNameTheFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, n := range []string{reqJoinTalosSecrets, reqJoinTalosCA, reqJoinKubernetesCA, reqJoinAPIServer, reqJoinDNS, reqControlPlane} {
+	for _, n := range []string{read.ReqJoinTalosSecrets, read.ReqJoinTalosCA, read.ReqJoinKubernetesCA, read.ReqJoinAPIServer, read.ReqJoinDNS, read.ReqControlPlane} {
 		s := sel[n]
 		if s == nil {
 			t.Fatalf("no requirement %s", n)
@@ -134,12 +135,12 @@ func TestJoinRequirementsNameTheFacts(t *testing.T) {
 		got[n] = s.GetKind() + " " + s.GetNamespace() + "/" + s.GetMatchName()
 	}
 	want := map[string]string{
-		reqJoinTalosSecrets: "Secret tenant-a/demo-talos-secrets",
-		reqJoinTalosCA:      "Secret tenant-a/demo-talos-ca",
-		reqJoinKubernetesCA: "Secret tenant-a/demo-ca",
-		reqJoinAPIServer:    "Service tenant-a/demo",
-		reqJoinDNS:          "Service kube-system/kube-dns",
-		reqControlPlane:     "KamajiControlPlane tenant-a/demo",
+		read.ReqJoinTalosSecrets: "Secret tenant-a/demo-talos-secrets",
+		read.ReqJoinTalosCA:      "Secret tenant-a/demo-talos-ca",
+		read.ReqJoinKubernetesCA: "Secret tenant-a/demo-ca",
+		read.ReqJoinAPIServer:    "Service tenant-a/demo",
+		read.ReqJoinDNS:          "Service kube-system/kube-dns",
+		read.ReqControlPlane:     "KamajiControlPlane tenant-a/demo",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the Join requirements are cozystack's objects, by name (-want, +got):\n%s", diff)
@@ -149,7 +150,7 @@ func TestJoinRequirementsNameTheFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := gen[reqJoinTalosSecrets]; ok {
+	if _, ok := gen[read.ReqJoinTalosSecrets]; ok {
 		t.Errorf("a Generate pool must not read the cluster's Secrets")
 	}
 }
@@ -186,7 +187,7 @@ func TestJoin(t *testing.T) {
 		},
 		"MissingSecretHoldsNamingIt": {
 			reason: "A missing Secret holds the pool, naming the Secret; nothing is composed for a new pool.",
-			spec:   joinSpec(nil), world: with(func(j *joinWorld) { j.drop = reqJoinTalosSecrets }),
+			spec:   joinSpec(nil), world: with(func(j *joinWorld) { j.drop = read.ReqJoinTalosSecrets }),
 			mentions: []string{"Secret tenant-a/demo-talos-secrets"},
 			want:     joinOutcome{Condition: "WorkerImageReady=False/JoinFactsMissing", Mentions: []string{"Secret tenant-a/demo-talos-secrets"}},
 		},
@@ -198,7 +199,7 @@ func TestJoin(t *testing.T) {
 		},
 		"MissingServiceHoldsAnExistingPoolKeepingEverything": {
 			reason: "An existing pool whose API server Service is gone keeps every resource as observed.",
-			spec:   joinSpec(nil), world: with(func(j *joinWorld) { j.drop = reqJoinAPIServer }), observed: existing,
+			spec:   joinSpec(nil), world: with(func(j *joinWorld) { j.drop = read.ReqJoinAPIServer }), observed: existing,
 			mentions: []string{"Service tenant-a/demo"},
 			want:     joinOutcome{Deployment: joinTCT, Condition: "WorkerImageReady=False/JoinFactsMissing", Mentions: []string{"Service tenant-a/demo"}},
 		},
@@ -308,7 +309,7 @@ func TestPinnedFactsKeepTheDeploymentAsRendered(t *testing.T) {
 			if o := outcome(t, pinned); o.Condition != "JoinFactsCurrent=False/JoinFactsChanged" {
 				t.Fatalf("want the rotated pool pinned, got condition %q", o.Condition)
 			}
-			want, got := current.Resources[resourceMachineDeployment], pinned.Resources[resourceMachineDeployment]
+			want, got := current.Resources[read.ResourceMachineDeployment], pinned.Resources[read.ResourceMachineDeployment]
 			if want == nil || got == nil {
 				t.Fatalf("want a MachineDeployment in both calls, got %v and %v", want, got)
 			}
@@ -344,10 +345,10 @@ func joinNames(t *testing.T, spec map[string]any, j joinWorld) (kmt, tct string)
 	for n := range out.Resources {
 		s := string(n)
 		switch {
-		case strings.HasPrefix(s, prefixMachineTemplate):
-			kmt = strings.TrimPrefix(s, prefixMachineTemplate)
-		case strings.HasPrefix(s, prefixBootstrapTemplate):
-			tct = strings.TrimPrefix(s, prefixBootstrapTemplate)
+		case strings.HasPrefix(s, read.PrefixMachineTemplate):
+			kmt = strings.TrimPrefix(s, read.PrefixMachineTemplate)
+		case strings.HasPrefix(s, read.PrefixBootstrapTemplate):
+			tct = strings.TrimPrefix(s, read.PrefixBootstrapTemplate)
 		}
 	}
 	return kmt, tct
@@ -362,7 +363,7 @@ func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
 	kmt, _ := joinNames(t, joinSpec(nil), full)
 	status := func(conditions ...any) composetest.Request {
 		xr := nodePoolXR(joinSpec(nil))
-		xr.Object["status"] = map[string]any{"template": kmt, "gate": map[string]any{"state": GateOpen}, "conditions": conditions}
+		xr.Object["status"] = map[string]any{"template": kmt, "gate": map[string]any{"state": decide.GateOpen}, "conditions": conditions}
 		return composetest.Request{Request: compose.Request{Config: testConfig(t), Composite: xr, Observed: existing}, Required: rotated.resolved(missing)}
 	}
 	first := composetest.Run(Mode{}, status()).Output
@@ -373,14 +374,14 @@ func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
 		}
 		return rs
 	}
-	if diff := cmp.Diff([]string{"Warning/" + ReasonJoinFactsChanged}, reasons(first)); diff != "" {
+	if diff := cmp.Diff([]string{"Warning/" + decide.ReasonJoinFactsChanged}, reasons(first)); diff != "" {
 		t.Errorf("the first reconcile after a rotation warns once (-want, +got):\n%s", diff)
 	}
 	// The next reconcile sees the condition in the composite's status, as
 	// Crossplane wrote it from the first.
 	var written map[string]any
 	for _, c := range first.Conditions {
-		if c.Type == ConditionJoinFactsCurrent {
+		if c.Type == emit.ConditionJoinFactsCurrent {
 			written = map[string]any{"type": c.Type, "status": string(c.Status), "reason": c.Reason, "message": c.Message}
 		}
 	}
@@ -399,5 +400,5 @@ func TestJoinFactsChangedIsAWarningOnce(t *testing.T) {
 // worker config as data, generateType none, the same patches as a Generate
 // pool, the join-base annotation, the JoinFactsCurrent condition.
 func TestJoinPoolOutput(t *testing.T) {
-	checkGolden(t, "JoinPoolComposesTheCompleteWorkerConfig", render(t, composeJoin(t, joinSpec(nil), fullJoinWorld(), nil)))
+	checkGolden(t, "JoinPoolComposesTheCompleteWorkerConfig", outputYAML(t, composeJoin(t, joinSpec(nil), fullJoinWorld(), nil)))
 }

@@ -3,16 +3,20 @@ package nodepool
 import (
 	"maps"
 
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Mode is the node-pool mode.
@@ -28,81 +32,81 @@ func (Mode) Prepare(r compose.Request) compose.Call {
 type call struct {
 	r    compose.Request
 	err  error
-	pool pool
+	pool pool.Pool
 	spec v1alpha1.NodePoolSpec
-	img  image
+	img  pool.Image
 	// shape is the resolved shape, without its installer repository
 	// (decide resolves it: it can fail, and only Compose reports that).
-	shape shape
-	obs   composedState
-	prev  previous
+	shape pool.Shape
+	obs   read.ComposedState
+	prev  read.Previous
 	// known is the next template's class when known without the cluster
 	// (declared, or the one the pool runs on); desired is that template.
-	known   *class
+	known   *pool.Class
 	desired *renderedTemplate
 	// request is the spec's part of the templates' requests.
-	request requestSpec
-	reads   reads
+	request render.RequestSpec
+	reads   read.Reads
 	// teardown, when set, is why the pool was asked to go: nothing else is
 	// decided (teardown.go).
-	teardown teardown
+	teardown emit.Teardown
 	// goldenBase is the unsuffixed golden of the pool's image, choice the
 	// golden of its architecture (goldenchoice.go).
 	goldenBase string
-	choice     goldenChoice
+	choice     read.GoldenChoice
 }
 
 // renderedTemplate is a machine template rendered for one class, so that
 // Compose reuses what Requirements rendered.
 type renderedTemplate struct {
 	Class    string
-	Template machineTemplate
+	Template render.MachineTemplate
 	err      error
 }
 
 func prepare(r compose.Request) *call {
 	c := &call{r: r}
-	c.obs = readComposed(r.Observed, r.Config.ClusterAPIVersion)
-	c.prev = compose.PreviousStatus[previous](r.Composite)
+	c.obs = read.ReadComposed(r.Observed, r.Config.ClusterAPIVersion)
+	c.prev = compose.PreviousStatus[read.Previous](r.Composite)
 	// A pool asked to go is removed whatever its spec says now: an invalid
 	// spec must not keep its workers running.
-	if c.teardown = teardownOf(r.Composite); c.teardown != "" {
+	if c.teardown = emit.TeardownOf(r.Composite); c.teardown != "" {
 		return c
 	}
 	var resolved poolspec.Pool
-	c.pool, c.spec, resolved, c.err = readPool(r.Composite, r.Config)
+	c.pool, c.spec, resolved, c.err = pool.ReadPool(r.Composite, r.Config)
 	if c.err != nil {
 		return c
 	}
 	c.img = resolved.Image
-	if c.img.Source == SourceClone {
+	if c.img.Source == pool.SourceClone {
 		// The golden of the pool's architecture (goldenchoice.go).
 		c.goldenBase = c.img.GoldenName
-		c.choice = chooseGoldenOf(c.img, r.Config, c.spec.StorageClass, c.obs.runningGolden(c.img), r.Peek)
+		c.choice = read.ChooseGoldenOf(c.img, r.Config, c.spec.StorageClass, c.obs.RunningGolden(c.img), r.Peek)
 		c.img.GoldenName = c.choice.Name
 	}
-	if c.request, c.err = requestSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
+	if c.request, c.err = render.RequestSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
 		return c
 	}
-	c.shape = resolveShape(c.spec, resolved.Size, r.Config)
-	in := readsInput{
-		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: ceiling(c.shape),
+	c.shape = pool.ResolveShape(c.spec, resolved.Size, r.Config)
+	in := read.ReadsInput{
+		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: read.Ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
 	}
-	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, ConditionCloneHealthy)
-	if c.img.Source == SourceClone {
+	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, decide.ConditionCloneHealthy)
+	if c.img.Source == pool.SourceClone {
 		if c.spec.StorageClass != "" {
-			c.known = &class{Name: c.spec.StorageClass, From: "spec.storageClass"}
-		} else if k, ok := c.obs.runningClass(c.img); ok {
+			c.known = &pool.Class{Name: c.spec.StorageClass, From: "spec.storageClass"}
+		} else if k, ok := c.obs.RunningClass(c.img); ok {
 			c.known = &k
 		}
 		if c.known != nil {
 			// Hashed once: the template is kept for it, and a running
 			// template recording another was not rendered for it.
-			var t machineTemplate
-			request, err := requestOf(c.request, r.Config.Requested, c.known.Name, nil)
+			var t render.MachineTemplate
+			request, err := render.RequestOf(c.request, r.Config.Requested, c.known.Name, nil)
 			if err == nil {
-				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, diskSource{})
+				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, render.DiskSource{})
 				in.Asked = c.askedAnew(request)
 			}
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
@@ -111,8 +115,8 @@ func prepare(r compose.Request) *call {
 			}
 		}
 	}
-	c.reads = planReads(in)
-	c.reads.KubeVirt = writesArchitecture(c.img, r.Config)
+	c.reads = read.PlanReads(in)
+	c.reads.KubeVirt = read.WritesArchitecture(c.img, r.Config)
 	return c
 }
 
@@ -124,12 +128,12 @@ func prepare(r compose.Request) *call {
 // decides that. A template that records no request (an earlier release's)
 // is no such change: reading then would roll a pool on a release.
 func (c *call) askedAnew(request string) bool {
-	running, _ := c.obs.inEffect()
-	u, ok := c.obs.Resources[machineTemplateResource(running)]
+	running, _ := c.obs.InEffect()
+	u, ok := c.obs.Resources[read.MachineTemplateResource(running)]
 	if !ok || running == "" {
 		return false
 	}
-	recorded := u.GetAnnotations()[AnnRequest]
+	recorded := u.GetAnnotations()[pool.AnnRequest]
 	return recorded != "" && recorded != request
 }
 
@@ -143,21 +147,21 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	sel := selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
-	if otherArch(c.img, c.r.Config) {
-		archSelectors(sel, c.img, c.goldenBase)
+	sel := read.Selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
+	if read.OtherArch(c.img, c.r.Config) {
+		read.ArchSelectors(sel, c.img, c.goldenBase)
 	}
-	if c.img.Source == SourceClone && c.spec.StorageClass != "" {
-		classSelectors(sel, c.img, c.spec.StorageClass)
+	if c.img.Source == pool.SourceClone && c.spec.StorageClass != "" {
+		read.ClassSelectors(sel, c.img, c.spec.StorageClass)
 	}
 	if c.reads.KubeVirt {
-		kubeVirtSelectors(sel)
+		read.KubeVirtSelectors(sel)
 	}
 	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
-		addJoinSelectors(sel, joinRefsOf(c.pool, c.r.Config.Join))
+		read.AddJoinSelectors(sel, read.JoinRefsOf(c.pool, c.r.Config.Join))
 	}
-	if c.obs.adopting() {
-		adoptionSelectors(sel, c.pool, clusterapi.APIVersion(c.r.Config.ClusterAPIVersion))
+	if c.obs.Adopting() {
+		read.AdoptionSelectors(sel, c.pool, clusterapi.APIVersion(c.r.Config.ClusterAPIVersion))
 	}
 	return sel, nil
 }
@@ -170,8 +174,8 @@ func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 		return nil
 	}
 	sel := required.Selectors{}
-	if c.obs.adopting() {
-		maps.Copy(sel, adoptionChained(c.pool, got))
+	if c.obs.Adopting() {
+		maps.Copy(sel, read.AdoptionChained(c.pool, got))
 	}
 	if pv := c.goldenVolume(got); pv != nil {
 		maps.Copy(sel, pv)
@@ -188,52 +192,52 @@ func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 // goldenVolume asks for the golden PVC's bound PersistentVolume, when the
 // pre-flight needs its CSI driver (goldenVolumeToRead).
 func (c *call) goldenVolume(got required.Resolved) required.Selectors {
-	if c.img.Source != SourceClone || !c.reads.Clone {
+	if c.img.Source != pool.SourceClone || !c.reads.Clone {
 		return nil
 	}
 	var pvc *corev1.PersistentVolumeClaim
-	for _, u := range got[reqGoldenPVC] {
-		if is(u, c.img.GoldenNamespace, c.img.GoldenName) {
+	for _, u := range got[read.ReqGoldenPVC] {
+		if read.Is(u, c.img.GoldenNamespace, c.img.GoldenName) {
 			// An unreadable claim is reported by Compose (readWorld).
 			pvc, _ = observed.PVC(u)
 		}
 	}
 	// Only the classes' names matter here; Compose decodes them.
-	classes := make([]storagev1.StorageClass, 0, len(got[reqStorageClasses]))
-	for _, u := range got[reqStorageClasses] {
+	classes := make([]storagev1.StorageClass, 0, len(got[read.ReqStorageClasses]))
+	for _, u := range got[read.ReqStorageClasses] {
 		classes = append(classes, storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: u.GetName()}})
 	}
-	name := goldenVolumeToRead(pvc, classes)
+	name := read.GoldenVolumeToRead(pvc, classes)
 	if name == "" {
 		return nil
 	}
-	return required.Selectors{reqGoldenPV: required.ByName(observed.CoreAPIVersion, observed.KindPV, "", name)}
+	return required.Selectors{read.ReqGoldenPV: required.ByName(observed.CoreAPIVersion, observed.KindPV, "", name)}
 }
 
 // Raw implements compose.Call: worker DataVolumes and PVCs, which grow with
 // the pool, are read from the wire (observed.WorkerDataVolume, WorkerPVC).
 func (c *call) Raw() map[string]bool {
-	return map[string]bool{reqWorkerDVs: true, reqWorkerPVCs: true, reqCloneClaims: true}
+	return map[string]bool{read.ReqWorkerDVs: true, read.ReqWorkerPVCs: true, read.ReqCloneClaims: true}
 }
 
 // Compose reads what the pool composed and last reported, decides, writes.
 func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 	if c.teardown != "" {
-		return composeTeardown(c.r.Composite, c.teardown, c.obs, c.prev)
+		return emit.ComposeTeardown(c.r.Composite, c.teardown, c.obs, c.prev)
 	}
 	if c.err != nil {
 		return compose.Output{Fatal: c.err}
 	}
-	pl, err := decide(c, got, raw)
+	pl, err := decidePool(c, got, raw)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}
-	out, err := emit(pl, c.prev, c.r.Config)
+	out, err := emit.Emit(pl, c.prev, c.r.Config)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}
 	// The guard goes with whatever deployment the pool composes or keeps.
-	if err := pl.guardDeletion(out.Resources, c.r.Composite, c.r.Config.Usages); err != nil {
+	if err := emit.GuardDeletion(pl, out.Resources, c.r.Composite, c.r.Config.Usages); err != nil {
 		return compose.Output{Fatal: err}
 	}
 	return out

@@ -1,106 +1,46 @@
 package nodepool
 
 import (
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
-
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
-	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/matrix"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 )
-
-// plan is everything decided for one reconcile, before anything is emitted.
-type plan struct {
-	Pool  pool
-	Image image
-	Shape shape
-	// StorageClass is the class written into the disk template.
-	StorageClass class
-
-	MachineTemplate    machineTemplate
-	BootstrapTemplate  bootstrapTemplate
-	MachineDeployment  *clusterv1.MachineDeployment
-	MachineHealthCheck *clusterv1.MachineHealthCheck
-	// ClusterAPI is the contract version the deployment and health check
-	// are written in (clusterapi).
-	ClusterAPI v1beta1.ClusterAPIVersion
-
-	// Hold, when set, keeps every observed resource as it is and composes
-	// nothing new.
-	Hold *hold
-
-	// Snapshot is whether a new clone template restores from the golden's
-	// VolumeSnapshot (snapshot.go).
-	Snapshot snapshotDecision
-	// Copy is the copy path a new clone template takes (copy.go): a copy of
-	// the golden on another class, which the Input chose for the pool's.
-	Copy *copyPath
-	// ClonePlan is CDI's predicted clone of a new template's worker disks.
-	ClonePlan cloneplan.Plan
-	// Budget is the clone budget's bound on the deployment (budget.go).
-	Budget budgetPlan
-	// GrantRequest is true when the pool read the catalogs' clone RBAC and
-	// its VM service account may not clone its golden: its Usage of the
-	// golden asks the catalog for the grant (usage.go).
-	GrantRequest bool
-
-	SupportMatrix compose.Condition
-	CloneHealth   compose.Condition
-	Installer     compose.Condition
-	// Clones are the worker disks in a clone phase and since when each
-	// has not moved (stall.go), for status.image.clones.
-	Clones []cloneInFlight
-
-	// Join is the Join bootstrap mode's facts and decisions; nil for a
-	// Generate pool.
-	Join *joinPlan
-
-	// Kept are the running templates kept for the pool's unchanged request
-	// in place of what this release renders (keepRequested);
-	// TemplateRevision is the pool's spec.templateRevision.
-	Kept             []keptTemplate
-	TemplateRevision int64
-	// Adopted are the running templates of an existing pool another tool
-	// made, composed as they are (decideAdoption).
-	Adopted []keptTemplate
-
-	// Observed is the pool's observed composed state; World the required
-	// resources.
-	Observed composedState
-	World    world
-}
 
 // decide reads everything first, then decides in named steps, each
 // returning its part of the plan, as Cluster API's topology controller reads
 // the current state before it computes the desired one
 // (internal/controllers/topology/cluster/current_state.go, getCurrentState).
 // An error is a spec error and fatal.
-func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
+func decidePool(c *call, got required.Resolved, raw required.Raw) (decide.Plan, error) {
 	r, p, spec, img := c.r, c.pool, c.spec, c.img
-	world := readWorld(p, img, c.shape.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads)
-	join := readJoin(p, spec, r.Config, got)
+	world := read.ReadWorld(p, img, c.shape.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads)
+	join := read.ReadJoin(p, spec, r.Config, got)
 
 	s := c.shape
 	var err error
-	if s.InstallerRepository, err = resolveInstallerRepository(p, spec, r.Config, img); err != nil {
-		return plan{}, err
+	if s.InstallerRepository, err = decide.ResolveInstallerRepository(p, spec, r.Config, img); err != nil {
+		return decide.Plan{}, err
 	}
-	sm, err := checkSupportMatrix(p, matrix.FromConfig(r.Config), s, img)
+	sm, err := decide.CheckSupportMatrix(p, matrix.FromConfig(r.Config), s, img)
 	if err != nil {
-		return plan{}, err
+		return decide.Plan{}, err
 	}
-	clones := trackClones(world.WorkerDVs, c.prev.Image.Clones, r.Now, r.Config.Stall)
-	pl := plan{
+	clones := decide.TrackClones(world.WorkerDVs, c.prev.Image.Clones, r.Now, r.Config.Stall)
+	pl := decide.Plan{
 		Pool: p, Image: img, Shape: s, SupportMatrix: sm,
-		Installer: installerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
+		Installer: decide.InstallerCondition(p, s.InstallerRepository, r.Config.Platform, img.Version.Value),
 		Observed:  c.obs, ClusterAPI: r.Config.ClusterAPIVersion, World: world, Join: join,
 		Clones: clones,
 	}
@@ -110,24 +50,24 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	// snapshot on the golden's driver (clone/planner.go
 	// planHostAssistedFromSnapshot), a second volume per worker.
 	if pl.Copy = gate.Copy; pl.Copy == nil {
-		pl.Snapshot = decideSnapshot(r.Config, img, pl.StorageClass.Name, world)
+		pl.Snapshot = decide.DecideSnapshot(r.Config, img, pl.StorageClass.Name, world)
 	}
-	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name, diskSource{FromSnapshot: pl.Snapshot.Use, Copy: pl.Copy}); err != nil {
-		return plan{}, err
+	if pl.MachineTemplate, err = decideMachineTemplate(c, s, pl.StorageClass.Name, render.DiskSource{FromSnapshot: pl.Snapshot.Use, Copy: pl.Copy}); err != nil {
+		return decide.Plan{}, err
 	}
 	w, err := decideWorkers(c, s, world, join, pl.StorageClass.Name, pl.MachineTemplate.Name)
 	if err != nil {
-		return plan{}, err
+		return decide.Plan{}, err
 	}
 	pl.BootstrapTemplate, pl.MachineDeployment, pl.MachineHealthCheck = w.Bootstrap, w.Deployment, w.HealthCheck
 	pl.TemplateRevision = spec.TemplateRevision
-	pl.noteKept(w.BootstrapKept)
-	adoptHold, err := pl.decideAdoption(readExisting(p, c.obs.adopting(), got), r.Composite, spec.TemplateRevision)
+	noteKept(&pl, w.BootstrapKept)
+	adoptHold, err := pl.DecideAdoption(read.ReadExisting(p, c.obs.Adopting(), got), r.Composite, spec.TemplateRevision)
 	if err != nil {
-		return plan{}, err
+		return decide.Plan{}, err
 	}
 	pl.Hold, pl.ClonePlan = decideHold(c, pl, gate, w.SizeHold)
-	pl.GrantRequest = img.Source == SourceClone && r.Config.WaitForCloneGrant && c.reads.Grant &&
+	pl.GrantRequest = img.Source == pool.SourceClone && r.Config.WaitForCloneGrant && c.reads.Grant &&
 		!clonerbac.Allows(world.CloneBindings, world.CloneRoles, img.GoldenNamespace, p.Namespace, r.Config.VMServiceAccount, img.GoldenName)
 	if adoptHold != nil {
 		// Nothing is composed: the existing pool runs on as it is.
@@ -135,34 +75,34 @@ func decide(c *call, got required.Resolved, raw required.Raw) (plan, error) {
 	}
 	// How the disks were cloned, and how the template the workers are made
 	// from after this call makes them.
-	pl.CloneHealth = cloneHealth(p, img, world.WorkerDVs, clones, c.reads, r.Config.MaxWorkerDisks, r.Config.Stall, copyOf(pl.workersTemplate()))
+	pl.CloneHealth = decide.CloneHealth(p, img, world.WorkerDVs, clones, c.reads, r.Config.MaxWorkerDisks, r.Config.Stall, read.CopyOf(pl.WorkersTemplate()))
 	if pl.Join != nil && pl.Hold == nil {
-		pl.pinFacts()
+		pl.PinFacts()
 	}
-	pl.decideBudget(r.Config, c.reads, r.Now)
+	pl.DecideBudget(r.Config, c.reads, r.Now)
 	return pl, nil
 }
 
 // decideGate is what the clone gates decide a clone template from; zero on
 // the HTTP path.
-func decideGate(c *call, s shape, w world) gateInput {
+func decideGate(c *call, s pool.Shape, w read.World) decide.GateInput {
 	p, img := c.pool, c.img
-	if img.Source != SourceClone {
-		return gateInput{}
+	if img.Source != pool.SourceClone {
+		return decide.GateInput{}
 	}
 	def := storageclass.Default(w.StorageClasses)
-	clone := poolClone(p, img, w.WorkerDVs)
-	in := gateInput{
+	clone := decide.PoolClone(p, img, w.WorkerDVs)
+	in := decide.GateInput{
 		Pool: p, Image: img, DiskSize: s.DiskSize,
 		GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
 		// A ready MachineSet on a template of this golden, or (when the
 		// disks were read) a finished clone among them.
-		Cloned:      clone != nil || c.obs.clonedByMachineSets(img, w.MachineSets),
-		PoolClass:   poolClassOf(c.known, clone, w.WorkerPVCs, def),
-		GoldenClass: goldenClassOf(w.GoldenDV, w.GoldenPVC, def),
-		Choice:      checkedChoice(c.choice, w.GoldenDV),
+		Cloned:      clone != nil || c.obs.ClonedByMachineSets(img, w.MachineSets),
+		PoolClass:   decide.PoolClassOf(c.known, clone, w.WorkerPVCs, def),
+		GoldenClass: decide.GoldenClassOf(w.GoldenDV, w.GoldenPVC, def),
+		Choice:      read.CheckedChoice(c.choice, w.GoldenDV),
 	}
-	in.Copy = chooseCopy(c.r.Config, img, in.Golden, in.PoolClass, in.GoldenClass)
+	in.Copy = decide.ChooseCopy(c.r.Config, img, in.Golden, in.PoolClass, in.GoldenClass)
 	return in
 }
 
@@ -170,14 +110,14 @@ func decideGate(c *call, s shape, w world) gateInput {
 // gate's pool class on the clone path. An HTTP import has no source class to
 // match; the declared class, or none (CDI's default at bind time), keeps the
 // template a pure function of the spec.
-func decideStorageClass(s shape, img image, gate gateInput) class {
+func decideStorageClass(s pool.Shape, img pool.Image, gate decide.GateInput) pool.Class {
 	switch {
-	case img.Source == SourceClone:
+	case img.Source == pool.SourceClone:
 		return gate.PoolClass
 	case s.DeclaredClass != "":
-		return class{Name: s.DeclaredClass, From: "spec.storageClass"}
+		return pool.Class{Name: s.DeclaredClass, From: "spec.storageClass"}
 	}
-	return class{}
+	return pool.Class{}
 }
 
 // decideMachineTemplate is the disk template for the class: the running one
@@ -186,8 +126,8 @@ func decideStorageClass(s shape, img image, gate gateInput) class {
 // one it knew and the disk clones the golden's PVC, as Requirements
 // renders it (it has read neither whether the class prefers snapshots nor
 // the golden's class, which decides the copy path).
-func decideMachineTemplate(c *call, s shape, storageClass string, src diskSource) (machineTemplate, error) {
-	if d := c.desired; d != nil && d.Class == storageClass && src.clonesPVC() {
+func decideMachineTemplate(c *call, s pool.Shape, storageClass string, src render.DiskSource) (render.MachineTemplate, error) {
+	if d := c.desired; d != nil && d.Class == storageClass && src.ClonesPVC() {
 		return d.Template, d.err
 	}
 	return machineTemplateFor(c, s, storageClass, src)
@@ -196,35 +136,35 @@ func decideMachineTemplate(c *call, s shape, storageClass string, src diskSource
 // machineTemplateFor keeps or renders the disk template on storageClass.
 // A kept template is kept whatever its disk's source: which source a new
 // template takes is no part of the pool's request (snapshot.go, copy.go).
-func machineTemplateFor(c *call, s shape, storageClass string, src diskSource) (machineTemplate, error) {
-	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, nil)
+func machineTemplateFor(c *call, s pool.Shape, storageClass string, src render.DiskSource) (render.MachineTemplate, error) {
+	request, err := render.RequestOf(c.request, c.r.Config.Requested, storageClass, nil)
 	if err != nil {
-		return machineTemplate{}, err
+		return render.MachineTemplate{}, err
 	}
 	return machineTemplateOn(c, s, storageClass, request, src)
 }
 
 // machineTemplateOn is machineTemplateFor with the pool's request of the
 // template on storageClass already hashed.
-func machineTemplateOn(c *call, s shape, storageClass, request string, src diskSource) (machineTemplate, error) {
-	running, _ := c.obs.inEffect()
-	if u := c.obs.keptFor(machineTemplateResource(running), request); u != nil {
-		return machineTemplateFrom(u)
+func machineTemplateOn(c *call, s pool.Shape, storageClass, request string, src render.DiskSource) (render.MachineTemplate, error) {
+	running, _ := c.obs.InEffect()
+	if u := c.obs.KeptFor(read.MachineTemplateResource(running), request); u != nil {
+		return render.MachineTemplateFrom(u)
 	}
-	t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, renderingRevision, src)
+	t, err := render.RenderMachineTemplate(c.pool, c.img, s, storageClass, render.Rendering, src)
 	if err != nil {
-		return machineTemplate{}, err
+		return render.MachineTemplate{}, err
 	}
-	if u := c.obs.unrecorded(machineTemplateResource(running)); u != nil && u.GetName() != t.Name {
+	if u := c.obs.Unrecorded(read.MachineTemplateResource(running)); u != nil && u.GetName() != t.Name {
 		kept, err := earlierMachineTemplate(c, s, storageClass, u, request)
 		if err != nil {
-			return machineTemplate{}, err
+			return render.MachineTemplate{}, err
 		}
 		if kept != nil {
 			return *kept, nil
 		}
 	}
-	t.Desired = stamped(t.Desired, request)
+	t.Desired = render.Stamped(t.Desired, request)
 	return t, nil
 }
 
@@ -235,14 +175,14 @@ func machineTemplateOn(c *call, s shape, storageClass, request string, src diskS
 // RenderingCurrent names it. nil when no earlier rendering makes it: the
 // spec changed, and the pool rolls as it would have on any release. No
 // earlier rendering restored a disk from a snapshot or asked for a copy.
-func earlierMachineTemplate(c *call, s shape, storageClass string, running *composed.Unstructured, request string) (*machineTemplate, error) {
-	for rendering := renderingRevision - 1; rendering >= firstRendering; rendering-- {
-		t, err := renderMachineTemplate(c.pool, c.img, s, storageClass, rendering, diskSource{})
+func earlierMachineTemplate(c *call, s pool.Shape, storageClass string, running *composed.Unstructured, request string) (*render.MachineTemplate, error) {
+	for rendering := render.Rendering - 1; rendering >= render.FirstRendering; rendering-- {
+		t, err := render.RenderMachineTemplate(c.pool, c.img, s, storageClass, rendering, render.DiskSource{})
 		if err != nil {
 			return nil, err
 		}
 		if t.Name == running.GetName() {
-			kept, err := machineTemplateFrom(stampedAt(compose.AsObserved(running), request, rendering))
+			kept, err := render.MachineTemplateFrom(render.StampedAt(compose.AsObserved(running), request, rendering))
 			return &kept, err
 		}
 	}
@@ -252,21 +192,21 @@ func earlierMachineTemplate(c *call, s shape, storageClass string, running *comp
 // noteKept lists the kept templates an earlier rendering made, and checks a
 // kept Join config's facts: they are not in the request (their revision is),
 // so a kept config says which of them it predates, as pinFacts does.
-func (pl *plan) noteKept(bootstrapKept bool) {
+func noteKept(pl *decide.Plan, bootstrapKept bool) {
 	// A template this release rendered records this revision, so only a
 	// kept one can be stale.
-	if k, ok := stale(KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
+	if k, ok := decide.Stale(pool.KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
 		pl.Kept = append(pl.Kept, k)
 	}
-	_, bootstrap := pl.Observed.inEffect()
+	_, bootstrap := pl.Observed.InEffect()
 	if !bootstrapKept {
 		return
 	}
-	if k, ok := stale(talosconfig.KindTalosConfigTemplate, pl.BootstrapTemplate.Desired); ok {
+	if k, ok := decide.Stale(talosconfig.KindTalosConfigTemplate, pl.BootstrapTemplate.Desired); ok {
 		pl.Kept = append(pl.Kept, k)
 	}
 	if pl.Join != nil {
-		pl.Join.pinOn(bootstrap, pl.BootstrapTemplate.Desired)
+		decide.PinOn(pl.Join, bootstrap, pl.BootstrapTemplate.Desired)
 		if len(pl.Join.Changed) == 0 {
 			pl.Join.Pinned = ""
 		}
@@ -277,10 +217,10 @@ func (pl *plan) noteKept(bootstrapKept bool) {
 // template: their Talos config, the MachineDeployment and its health check,
 // and the hold of a pool whose size is unknown.
 type workers struct {
-	Bootstrap   bootstrapTemplate
+	Bootstrap   render.BootstrapTemplate
 	Deployment  *clusterv1.MachineDeployment
 	HealthCheck *clusterv1.MachineHealthCheck
-	SizeHold    *hold
+	SizeHold    *decide.Hold
 	// BootstrapKept: the running TalosConfigTemplate records the request.
 	BootstrapKept bool
 }
@@ -289,37 +229,37 @@ type workers struct {
 // capacity from its instance type or resources), keeps the running Talos
 // config when it records the pool's request or renders it, and builds the
 // Cluster API objects on both templates.
-func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, machineTemplate string) (workers, error) {
+func decideWorkers(c *call, s pool.Shape, w read.World, join *read.JoinPlan, storageClass, machineTemplate string) (workers, error) {
 	p, spec := c.pool, c.spec
-	size, known := nodeSize(s, w.Instancetype)
-	reserved, sizeHold, err := resolveReservations(p, spec, s, size, known)
+	size, known := decide.NodeSize(s, w.Instancetype)
+	reserved, sizeHold, err := decide.ResolveReservations(p, spec, s, size, known)
 	if err != nil {
 		return workers{}, err
 	}
 	nc := talosconfig.ResolveNode(spec.PoolShape, s.Labels, reserved)
-	request, err := requestOf(c.request, c.r.Config.Requested, storageClass, &bootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
+	request, err := render.RequestOf(c.request, c.r.Config.Requested, storageClass, &render.BootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
 	if err != nil {
 		return workers{}, err
 	}
-	var bt bootstrapTemplate
-	_, running := c.obs.inEffect()
-	u := c.obs.keptFor(bootstrapTemplateResource(running), request)
+	var bt render.BootstrapTemplate
+	_, running := c.obs.InEffect()
+	u := c.obs.KeptFor(read.BootstrapTemplateResource(running), request)
 	if u != nil {
-		bt, err = bootstrapTemplateFrom(u)
-	} else if bt, err = renderBootstrapTemplate(p, c.img, s, nc, join); err == nil {
-		bt.Desired = stamped(bt.Desired, request)
+		bt, err = render.BootstrapTemplateFrom(u)
+	} else if bt, err = render.RenderBootstrapTemplate(p, c.img, s, nc, join); err == nil {
+		bt.Desired = render.Stamped(bt.Desired, request)
 	}
 	if err != nil {
 		return workers{}, err
 	}
-	md := renderMachineDeployment(p, s, machineTemplate, bt.Name)
-	md.Spec.Template.Labels = machineLabels(md.Spec.Template.Labels, s)
+	md := render.RenderMachineDeployment(p, s, machineTemplate, bt.Name)
+	md.Spec.Template.Labels = render.MachineLabels(md.Spec.Template.Labels, s)
 	// The autoscaler builds a node from scratch with every label the Node
 	// will carry, whoever puts it there.
 	onNode := nc
-	onNode.Labels = withLabels(nc.Labels, s.Labels.Machine)
+	onNode.Labels = render.WithLabels(nc.Labels, s.Labels.Machine)
 	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, onNode, spec.GPUs))
-	return workers{Bootstrap: bt, Deployment: md, HealthCheck: renderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
+	return workers{Bootstrap: bt, Deployment: md, HealthCheck: render.RenderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }
 
 // decideHold is what holds the pool back, the first that applies:
@@ -328,37 +268,37 @@ func decideWorkers(c *call, s shape, w world, join *joinPlan, storageClass, mach
 // predicts; a CSI clone on a node-local class last among them), an unknown
 // node size, the clone grant, then the Join mode's holds, which hold
 // everything and so win over a deployment-only one.
-func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, cloneplan.Plan) {
+func decideHold(c *call, pl decide.Plan, gate decide.GateInput, sizeHold *decide.Hold) (*decide.Hold, cloneplan.Plan) {
 	r, p, img, s, w := c.r, pl.Pool, pl.Image, pl.Shape, pl.World
-	var h *hold
+	var h *decide.Hold
 	var cp cloneplan.Plan
 	// Only a new or changed disk template waits for its golden: one that is
 	// already composed has nothing left to wait for.
 	// An adopted template runs already, like a composed one.
-	_, composed := pl.Observed.Resources[machineTemplateResource(pl.MachineTemplate.Name)]
+	_, composed := pl.Observed.Resources[read.MachineTemplateResource(pl.MachineTemplate.Name)]
 	if !composed && pl.Adopted == nil && c.reads.KubeVirt {
 		// Before the golden: without KubeVirt's admission no VM runs,
 		// whatever it clones (multiarch.go).
-		h = gateOnMultiArchitecture(p, img, w.KubeVirt)
+		h = decide.GateOnMultiArchitecture(p, img, w.KubeVirt)
 	}
-	if h == nil && img.Source == SourceClone && !composed && pl.Adopted == nil {
-		h = gateClone(gate)
+	if h == nil && img.Source == pool.SourceClone && !composed && pl.Adopted == nil {
+		h = decide.GateClone(gate)
 		if h == nil {
-			h = gateOnGoldenSnapshot(p, img, pl.Snapshot)
+			h = decide.GateOnGoldenSnapshot(p, img, pl.Snapshot)
 		}
 		if h == nil {
 			switch {
 			case pl.Snapshot.Use:
-				cp = predictSnapshotClone(img, pl.StorageClass.Name, s.DiskSize, w)
+				cp = decide.PredictSnapshotClone(img, pl.StorageClass.Name, s.DiskSize, w)
 			case pl.Copy != nil:
-				cp = predictCopy(img, pl.StorageClass.Name, s.DiskSize, w)
+				cp = decide.PredictCopy(img, pl.StorageClass.Name, s.DiskSize, w)
 			default:
-				cp = predictClone(img, pl.StorageClass.Name, s.DiskSize, w)
+				cp = decide.PredictClone(img, pl.StorageClass.Name, s.DiskSize, w)
 			}
-			h = gateOnClonePlan(preflightInput{
+			h = decide.GateOnClonePlan(decide.PreflightInput{
 				Pool: p, Image: img, Class: pl.StorageClass.Name, AllowCopy: r.Config.AllowHostAssistedCopy, CopyChosen: pl.Copy != nil,
 				GoldenWaived: gate.Cloned && !gate.Golden.Ready(), Recheck: r.Config.InProgressTTL,
-				Placement: placementOf(gate.GoldenClass.Name, pl.StorageClass.Name, w),
+				Placement: decide.PlacementOf(gate.GoldenClass.Name, pl.StorageClass.Name, w),
 			}, cp)
 		}
 	}
@@ -370,12 +310,12 @@ func decideHold(c *call, pl plan, gate gateInput, sizeHold *hold) (*hold, clonep
 	// deployment that already runs the current template has been let
 	// through; holding it would change nothing but the pool's readiness
 	// (say, when the catalog's RoleBinding goes with the catalog).
-	running, _ := pl.Observed.inEffect()
-	if h == nil && img.Source == SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name && pl.Adopted == nil {
-		h = gateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
+	running, _ := pl.Observed.InEffect()
+	if h == nil && img.Source == pool.SourceClone && r.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name && pl.Adopted == nil {
+		h = decide.GateOnCloneGrant(p, img, r.Config.VMServiceAccount, w, gate.Cloned)
 	}
 	if pl.Join != nil {
-		if jh := pl.Join.hold(p, s); jh != nil && (h == nil || h.DeploymentOnly) {
+		if jh := decide.JoinHold(pl.Join, p, s); jh != nil && (h == nil || h.DeploymentOnly) {
 			h = jh
 		}
 	}

@@ -4,25 +4,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/testing/protocmp"
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
-	fnresource "github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/cozystack/function-worker-image/internal/cloneplacement"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
 // TestGateOnClonePlan pins which clone plans hold a new template and with
@@ -47,24 +46,24 @@ func TestGateOnClonePlan(t *testing.T) {
 		want      string // hold reason, "" for none
 	}{
 		"CSICloneIsLetThrough":                     {reason: "A clone on the storage layer is what the golden is for.", plan: csi},
-		"CopyIsHeld":                               {reason: "A host-assisted copy streams the image through the pod network per worker.", plan: copied, want: ReasonHostAssistedCopy},
+		"CopyIsHeld":                               {reason: "A host-assisted copy streams the image through the pod network per worker.", plan: copied, want: decide.ReasonHostAssistedCopy},
 		"CopyAcceptedOnPurposeIsLetThrough":        {reason: "clonePreflight.allowHostAssistedCopy accepts the copies.", plan: copied, allow: true},
-		"RefusedCloneIsHeld":                       {reason: "A clone CDI refuses needs someone to act.", plan: refused, want: ReasonCloneWouldFail},
-		"MissingCapacityIsHeldUntilChecked":        {reason: "CDI retries until the golden claim has status.capacity; a template let through now would never be checked.", plan: capacityMissing, want: ReasonClonePlanPending},
-		"MissingSourceIsHeldUntilChecked":          {reason: "CDI waits for a source PVC it has not found (CloneWithoutSource).", plan: sourceMissing, want: ReasonClonePlanPending},
-		"MissingProfileIsHeldUntilChecked":         {reason: "CDI waits for the class's StorageProfile.", plan: profileMissing, want: ReasonClonePlanPending},
+		"RefusedCloneIsHeld":                       {reason: "A clone CDI refuses needs someone to act.", plan: refused, want: decide.ReasonCloneWouldFail},
+		"MissingCapacityIsHeldUntilChecked":        {reason: "CDI retries until the golden claim has status.capacity; a template let through now would never be checked.", plan: capacityMissing, want: decide.ReasonClonePlanPending},
+		"MissingSourceIsHeldUntilChecked":          {reason: "CDI waits for a source PVC it has not found (CloneWithoutSource).", plan: sourceMissing, want: decide.ReasonClonePlanPending},
+		"MissingProfileIsHeldUntilChecked":         {reason: "CDI waits for the class's StorageProfile.", plan: profileMissing, want: decide.ReasonClonePlanPending},
 		"WaivedGoldenDoesNotHoldOnItsSource":       {reason: "A pool that cloned a golden no longer ready is not held by the golden's later fate, here or in the golden gate.", plan: capacityMissing, waived: true},
-		"WaivedGoldenStillWaitsForTheProfile":      {reason: "The target class's StorageProfile is not the golden's fate: the pool's next disks need it.", plan: profileMissing, waived: true, want: ReasonClonePlanPending},
-		"AllowCopyDoesNotSkipAPendingPlan":         {reason: "Accepting copies is no reason to let an unchecked plan through: it may still be a refusal.", plan: capacityMissing, allow: true, want: ReasonClonePlanPending},
-		"CSICloneOnNodeLocalClassIsHeld":           {reason: "The driver makes every disk on the golden's node.", plan: csi, placement: nodeLocal, want: ReasonNodeLocalClass},
-		"CopyOnNodeLocalClassIsHeldAsACopy":        {reason: "CDI would copy: the copy is what needs accepting, and a copy lands on its worker's node.", plan: copied, placement: nodeLocal, want: ReasonHostAssistedCopy},
+		"WaivedGoldenStillWaitsForTheProfile":      {reason: "The target class's StorageProfile is not the golden's fate: the pool's next disks need it.", plan: profileMissing, waived: true, want: decide.ReasonClonePlanPending},
+		"AllowCopyDoesNotSkipAPendingPlan":         {reason: "Accepting copies is no reason to let an unchecked plan through: it may still be a refusal.", plan: capacityMissing, allow: true, want: decide.ReasonClonePlanPending},
+		"CSICloneOnNodeLocalClassIsHeld":           {reason: "The driver makes every disk on the golden's node.", plan: csi, placement: nodeLocal, want: decide.ReasonNodeLocalClass},
+		"CopyOnNodeLocalClassIsHeldAsACopy":        {reason: "CDI would copy: the copy is what needs accepting, and a copy lands on its worker's node.", plan: copied, placement: nodeLocal, want: decide.ReasonHostAssistedCopy},
 		"AcceptedCopyOnNodeLocalClassIsLetThrough": {reason: "An accepted copy is made on each worker's node, not the golden's.", plan: copied, allow: true, placement: nodeLocal},
-		"PendingPlanOnNodeLocalClassWaitsFirst":    {reason: "Until CDI can plan, a CSI clone is not known: the plan waits first.", plan: capacityMissing, placement: nodeLocal, want: ReasonClonePlanPending},
-		"RefusedCloneOnNodeLocalClassIsRefused":    {reason: "A clone CDI refuses is refused wherever it would land.", plan: refused, placement: nodeLocal, want: ReasonCloneWouldFail},
+		"PendingPlanOnNodeLocalClassWaitsFirst":    {reason: "Until CDI can plan, a CSI clone is not known: the plan waits first.", plan: capacityMissing, placement: nodeLocal, want: decide.ReasonClonePlanPending},
+		"RefusedCloneOnNodeLocalClassIsRefused":    {reason: "A clone CDI refuses is refused wherever it would land.", plan: refused, placement: nodeLocal, want: decide.ReasonCloneWouldFail},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := gateOnClonePlan(preflightInput{Pool: p, Image: img, Class: "replicated", AllowCopy: tc.allow, GoldenWaived: tc.waived, Recheck: 15 * time.Second, Placement: tc.placement}, tc.plan)
+			h := decide.GateOnClonePlan(decide.PreflightInput{Pool: p, Image: img, Class: "replicated", AllowCopy: tc.allow, GoldenWaived: tc.waived, Recheck: 15 * time.Second, Placement: tc.placement}, tc.plan)
 			got := ""
 			if h != nil {
 				got = h.Reason
@@ -86,7 +85,7 @@ func TestClonePlanPendingMessage(t *testing.T) {
 	claim.Spec = corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("replicated"), VolumeMode: block,
 		Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}}}
 	claim.Status.Phase = corev1.ClaimPending
-	w := world{
+	w := read.World{
 		GoldenPVC:      &claim,
 		StorageClasses: []storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "csi.example.com", AllowVolumeExpansion: ptr.To(true)}},
 	}
@@ -94,9 +93,9 @@ func TestClonePlanPendingMessage(t *testing.T) {
 		CloneStrategy:     ptr.To(cdiv1.CloneStrategyCsiClone),
 		ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeMode: block}},
 	}}}
-	plan := predictClone(fxImage, "replicated", resource.MustParse("20Gi"), w)
-	got := gateOnClonePlan(preflightInput{Pool: fxPoolID, Image: fxImage, Class: "replicated", Recheck: 15 * time.Second}, plan)
-	want := &hold{Reason: ReasonClonePlanPending, Message: `Node pool "tenant-a/demo-md0": CDI cannot plan the clone of golden image "cozy-public/talos-worker-abc-v1.13.6" onto StorageClass "replicated" yet, because PVC cozy-public/talos-worker-abc-v1.13.6 has no status.capacity.storage yet (status.phase Pending) (CDI reports Error: "source/target size info missing" and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every 15s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; if status.capacity stays unset, find out why PVC cozy-public/talos-worker-abc-v1.13.6 is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow.`}
+	plan := decide.PredictClone(fxImage, "replicated", resource.MustParse("20Gi"), w)
+	got := decide.GateOnClonePlan(decide.PreflightInput{Pool: fxPoolID, Image: fxImage, Class: "replicated", Recheck: 15 * time.Second}, plan)
+	want := &decide.Hold{Reason: decide.ReasonClonePlanPending, Message: `Node pool "tenant-a/demo-md0": CDI cannot plan the clone of golden image "cozy-public/talos-worker-abc-v1.13.6" onto StorageClass "replicated" yet, because PVC cozy-public/talos-worker-abc-v1.13.6 has no status.capacity.storage yet (status.phase Pending) (CDI reports Error: "source/target size info missing" and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every 15s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; if status.capacity stays unset, find out why PVC cozy-public/talos-worker-abc-v1.13.6 is not Bound (kubectl describe pvc): CDI decides from that capacity whether the clone must grow.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the pending message names the pool, the golden, the claim, its field and value, and the fix\n-want, +got:\n%s", diff)
 	}
@@ -136,7 +135,7 @@ func TestVolumeDriver(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d, other := volumeDriver(tc.pvc, tc.pv)
+			d, other := decide.VolumeDriver(tc.pvc, tc.pv)
 			if diff := cmp.Diff(tc.want, result{Driver: d, ClaimedByOther: other}); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -164,7 +163,7 @@ func TestGoldenVolumeToRead(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, goldenVolumeToRead(tc.pvc, classes)); diff != "" {
+			if diff := cmp.Diff(tc.want, read.GoldenVolumeToRead(tc.pvc, classes)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -177,7 +176,7 @@ func TestGoldenVolumeToRead(t *testing.T) {
 func TestChainedRequirements(t *testing.T) {
 	builtinSpec := map[string]any{"osImage": builtin()}
 	existing := composeOnce(t, builtinSpec, succeeded, nil)
-	pv := required.Selectors{reqGoldenPV: required.ByName("v1", "PersistentVolume", "", fxGoldenVolume)}
+	pv := required.Selectors{read.ReqGoldenPV: required.ByName("v1", "PersistentVolume", "", fxGoldenVolume)}
 	cases := map[string]struct {
 		reason   string
 		spec     map[string]any
@@ -218,9 +217,9 @@ func TestNodeLocalClassMessage(t *testing.T) {
 		c.Status.Phase, c.Status.Capacity = corev1.ClaimBound, corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}
 		return c
 	}
-	onClass := func(sc storagev1.StorageClass) world {
+	onClass := func(sc storagev1.StorageClass) read.World {
 		sc.AllowVolumeExpansion = ptr.To(true)
-		w := world{GoldenPVC: golden(sc.Name), StorageClasses: []storagev1.StorageClass{sc}}
+		w := read.World{GoldenPVC: golden(sc.Name), StorageClasses: []storagev1.StorageClass{sc}}
 		w.Clone.Profiles = []cdiv1.StorageProfile{{ObjectMeta: metav1.ObjectMeta{Name: sc.Name}, Status: cdiv1.StorageProfileStatus{
 			CloneStrategy:     ptr.To(cdiv1.CloneStrategyCsiClone),
 			ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: block}},
@@ -247,9 +246,9 @@ func TestNodeLocalClassMessage(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := onClass(tc.class)
-			plan := predictClone(fxImage, tc.class.Name, resource.MustParse("20Gi"), w)
-			got := gateOnClonePlan(preflightInput{Pool: fxPoolID, Image: fxImage, Class: tc.class.Name, Placement: placementOf(tc.class.Name, tc.class.Name, w)}, plan)
-			if diff := cmp.Diff(&hold{Reason: ReasonNodeLocalClass, Message: tc.want}, got); diff != "" {
+			plan := decide.PredictClone(fxImage, tc.class.Name, resource.MustParse("20Gi"), w)
+			got := decide.GateOnClonePlan(decide.PreflightInput{Pool: fxPoolID, Image: fxImage, Class: tc.class.Name, Placement: decide.PlacementOf(tc.class.Name, tc.class.Name, w)}, plan)
+			if diff := cmp.Diff(&decide.Hold{Reason: decide.ReasonNodeLocalClass, Message: tc.want}, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/google/go-cmp/cmp"
 )
 
 // retentionCase is one generated reconcile of the pool, with what the
@@ -42,9 +43,9 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 	if rng.IntN(3) > 0 {
 		for n, o := range composeOnce(t, spec, randomWorld(rng), mdReady(int64(rng.IntN(3)))) {
 			switch {
-			case strings.HasPrefix(string(n), prefixMachineTemplate):
+			case strings.HasPrefix(string(n), read.PrefixMachineTemplate):
 				machines = append(machines, o.Resource.GetName())
-			case strings.HasPrefix(string(n), prefixBootstrapTemplate):
+			case strings.HasPrefix(string(n), read.PrefixBootstrapTemplate):
 				bootstraps = append(bootstraps, o.Resource.GetName())
 			}
 			if rng.IntN(4) > 0 {
@@ -55,11 +56,11 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 	for i := range rng.IntN(4) {
 		name := fmt.Sprintf("demo-md0-old%07d", i)
 		machines, bootstraps = append(machines, name), append(bootstraps, name)
-		for _, prefix := range []string{prefixMachineTemplate, prefixBootstrapTemplate} {
+		for _, prefix := range []string{read.PrefixMachineTemplate, read.PrefixBootstrapTemplate} {
 			u := composed.New()
-			u.SetAPIVersion(InfraAPIVersion)
-			u.SetKind(KindKubevirtMachineTmpl)
-			if prefix == prefixBootstrapTemplate {
+			u.SetAPIVersion(pool.InfraAPIVersion)
+			u.SetKind(pool.KindKubevirtMachineTmpl)
+			if prefix == read.PrefixBootstrapTemplate {
 				u.SetAPIVersion(talosconfig.APIVersion)
 				u.SetKind(talosconfig.KindTalosConfigTemplate)
 			}
@@ -72,7 +73,7 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 		}
 	}
 	pick := func(names []string) string { return names[rng.IntN(len(names))] }
-	if md, ok := c.observed[resourceMachineDeployment]; ok {
+	if md, ok := c.observed[read.ResourceMachineDeployment]; ok {
 		if len(machines) > 0 && rng.IntN(2) == 0 {
 			_ = md.Resource.SetValue("spec.template.spec.infrastructureRef.name", pick(machines))
 			_ = md.Resource.SetValue("spec.template.spec.bootstrap.configRef.name", pick(bootstraps))
@@ -80,14 +81,14 @@ func randomRetentionCase(t *testing.T, rng *rand.Rand, spec map[string]any) rete
 		// Whatever it points at, as generated, is referenced.
 		m, _ := md.Resource.GetString("spec.template.spec.infrastructureRef.name")
 		b, _ := md.Resource.GetString("spec.template.spec.bootstrap.configRef.name")
-		c.referenced[machineTemplateResource(m)], c.referenced[bootstrapTemplateResource(b)] = true, true
+		c.referenced[read.MachineTemplateResource(m)], c.referenced[read.BootstrapTemplateResource(b)] = true, true
 	}
 	c.world = randomWorld(rng)
 	if len(machines) > 0 {
 		for i := range rng.IntN(3) {
 			m, b := pick(machines), pick(bootstraps)
 			c.world.sets = append(c.world.sets, machineSet(fmt.Sprintf("demo-md0-ms%d", i), m, b))
-			c.referenced[machineTemplateResource(m)], c.referenced[bootstrapTemplateResource(b)] = true, true
+			c.referenced[read.MachineTemplateResource(m)], c.referenced[read.BootstrapTemplateResource(b)] = true, true
 		}
 	}
 	return c
@@ -111,7 +112,7 @@ func randomWorld(rng *rand.Rand) worldFixture {
 }
 
 func isTemplate(n resource.Name) bool {
-	return strings.HasPrefix(string(n), prefixMachineTemplate) || strings.HasPrefix(string(n), prefixBootstrapTemplate)
+	return strings.HasPrefix(string(n), read.PrefixMachineTemplate) || strings.HasPrefix(string(n), read.PrefixBootstrapTemplate)
 }
 
 // TestPropertyRetention: for randomized observed states,
@@ -144,7 +145,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decide(prepare(r.Request), r.Required, r.Raw)
+		pl, err := decidePool(prepare(r.Request), r.Required, r.Raw)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -158,15 +159,15 @@ func TestPropertyRetention(t *testing.T) {
 		// (the pool stays on it): composing with only the deployment and
 		// that template observed gives the same names.
 		bareObs := map[resource.Name]resource.ObservedComposed{}
-		if md, ok := obs[resourceMachineDeployment]; ok {
-			bareObs[resourceMachineDeployment] = md
+		if md, ok := obs[read.ResourceMachineDeployment]; ok {
+			bareObs[read.ResourceMachineDeployment] = md
 			running, _ := md.Resource.GetString("spec.template.spec.infrastructureRef.name")
-			if kmt, ok := obs[machineTemplateResource(running)]; ok {
-				bareObs[machineTemplateResource(running)] = kmt
+			if kmt, ok := obs[read.MachineTemplateResource(running)]; ok {
+				bareObs[read.MachineTemplateResource(running)] = kmt
 			}
 		}
 		bareReq := request(t, nodePoolXR(c.spec), c.world, bareObs)
-		bare, err := decide(prepare(bareReq.Request), bareReq.Required, bareReq.Raw)
+		bare, err := decidePool(prepare(bareReq.Request), bareReq.Required, bareReq.Raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,8 +176,8 @@ func TestPropertyRetention(t *testing.T) {
 				bare.MachineTemplate.Name, bare.BootstrapTemplate.Name, pl.MachineTemplate.Name, pl.BootstrapTemplate.Name)
 		}
 		current := map[resource.Name]bool{
-			machineTemplateResource(bare.MachineTemplate.Name):     true,
-			bootstrapTemplateResource(bare.BootstrapTemplate.Name): true,
+			read.MachineTemplateResource(bare.MachineTemplate.Name):     true,
+			read.BootstrapTemplateResource(bare.BootstrapTemplate.Name): true,
 		}
 		// Whether the gate holds, and how much, is the gate's decision
 		// (decisions_test.go); this test judges what is kept given it.
@@ -185,20 +186,20 @@ func TestPropertyRetention(t *testing.T) {
 		for n, o := range obs {
 			d, kept := out.Resources[n]
 			switch {
-			case strings.HasPrefix(string(n), prefixUsage):
+			case strings.HasPrefix(string(n), read.PrefixUsage):
 				// A Usage goes with its template: Crossplane's usage
 				// controller then waits for the template to be gone.
-				if !kept && out.Resources[machineTemplateResource(usageTemplate(o.Resource))] != nil {
+				if !kept && out.Resources[read.MachineTemplateResource(emit.UsageTemplate(o.Resource))] != nil {
 					t.Errorf("case %d: %s was dropped while its template is kept", i, n)
 				}
-			case n == resourceMachineDeployment, n == resourceMachineHealthCheck:
+			case n == read.ResourceMachineDeployment, n == read.ResourceMachineHealthCheck:
 				if !kept {
 					t.Errorf("case %d: the observed %s was dropped", i, n)
 				}
-			case n == resourceDeletionGuard:
+			case n == read.ResourceDeletionGuard:
 				// The guard goes with the deployment it names; a whole hold
 				// keeps everything as observed.
-				if _, md := out.Resources[resourceMachineDeployment]; kept != md && !heldWhole {
+				if _, md := out.Resources[read.ResourceMachineDeployment]; kept != md && !heldWhole {
 					t.Errorf("case %d: the deletion guard kept=%v while the deployment kept=%v", i, kept, md)
 				}
 			case !isTemplate(n):
@@ -229,22 +230,22 @@ func TestPropertyRetention(t *testing.T) {
 			for n, d := range out.Resources {
 				o, observed := obs[n]
 				switch {
-				case strings.HasPrefix(string(n), prefixUsage):
+				case strings.HasPrefix(string(n), read.PrefixUsage):
 					// Protection of a template that is kept may be added
 					// while held: it composes no worker.
-					if out.Resources[machineTemplateResource(usageTemplate(d.Resource))] == nil {
+					if out.Resources[read.MachineTemplateResource(emit.UsageTemplate(d.Resource))] == nil {
 						t.Errorf("case %d: %s protects a template that is not composed", i, n)
 					}
-				case n == resourceDeletionGuard:
+				case n == read.ResourceDeletionGuard:
 					// The guard of a kept deployment composes no worker.
-					if !observed && out.Resources[resourceMachineDeployment] == nil {
+					if !observed && out.Resources[read.ResourceMachineDeployment] == nil {
 						t.Errorf("case %d: a deletion guard composed without its deployment", i)
 					}
-				case n == resourceMachineDeployment && !observed:
+				case n == read.ResourceMachineDeployment && !observed:
 					t.Errorf("case %d: a new MachineDeployment composed while the gate holds (%s)", i, pl.Hold.Reason)
 				case !observed && !pl.Hold.DeploymentOnly:
 					t.Errorf("case %d: %s composed while the gate holds (%s)", i, n, pl.Hold.Reason)
-				case observed && (n == resourceMachineDeployment || !pl.Hold.DeploymentOnly) && d.Resource.GetName() != o.Resource.GetName():
+				case observed && (n == read.ResourceMachineDeployment || !pl.Hold.DeploymentOnly) && d.Resource.GetName() != o.Resource.GetName():
 					t.Errorf("case %d: %s changed while held", i, n)
 				}
 			}

@@ -3,22 +3,23 @@ package nodepool
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/google/go-cmp/cmp"
 )
 
 // deploymentStatus sets the observed MachineDeployment's generation and
 // status, as Cluster API reports them.
 func deploymentStatus(generation, observedGeneration, replicas, updated, ready, available int64) func(resource.Name, *composed.Unstructured) {
 	return func(n resource.Name, u *composed.Unstructured) {
-		if n != resourceMachineDeployment {
+		if n != read.ResourceMachineDeployment {
 			return
 		}
 		u.SetGeneration(generation)
@@ -50,9 +51,9 @@ func TestSettled(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			obs := composeOnce(t, spec, missing, tc.status)
 			if tc.drop {
-				delete(obs, resourceMachineDeployment)
+				delete(obs, read.ResourceMachineDeployment)
 			}
-			if diff := cmp.Diff(tc.want, settled(readComposed(obs, ""))); diff != "" {
+			if diff := cmp.Diff(tc.want, read.Settled(read.ReadComposed(obs, ""))); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -63,8 +64,8 @@ func TestPlanReads(t *testing.T) {
 	builtinSpec := map[string]any{"osImage": builtin(), "replicas": int64(3)}
 	settledMD := deploymentStatus(1, 1, 3, 3, 3, 3)
 	rollingMD := deploymentStatus(1, 1, 3, 0, 3, 3)
-	healthy := compose.ObservedCondition{Type: ConditionCloneHealthy, Status: "True", Reason: "NoCloneProblems"}
-	unhealthy := compose.ObservedCondition{Type: ConditionCloneHealthy, Status: "False", Reason: "HostAssistedClone"}
+	healthy := compose.ObservedCondition{Type: decide.ConditionCloneHealthy, Status: "True", Reason: "NoCloneProblems"}
+	unhealthy := compose.ObservedCondition{Type: decide.ConditionCloneHealthy, Status: "False", Reason: "HostAssistedClone"}
 	// A pool that runs its current clone template: what prepare renders.
 	running := composeOnce(t, builtinSpec, succeeded, settledMD)
 	kmt, _ := names(t, builtinSpec, succeeded)
@@ -72,85 +73,85 @@ func TestPlanReads(t *testing.T) {
 
 	cases := map[string]struct {
 		reason   string
-		in       readsInput
+		in       read.ReadsInput
 		observed map[resource.Name]resource.ObservedComposed
-		want     reads
+		want     read.Reads
 	}{
 		"SettledHealthyCloneRunningItsTemplate": {
 			reason:   "A settled pool on its current template, healthy when last read, reads nothing that grows or gates.",
-			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{WorkerDisks: 3},
+			want:     read.Reads{WorkerDisks: 3},
 		},
 		"FirstCall": {
 			reason: "A pool's first call gates its first template, waits for the grant and reads its disks (it has none).",
-			in:     readsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
-			want:   reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
+			in:     read.ReadsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			want:   read.Reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"ClassNotKnownWithoutTheCluster": {
 			reason:   "When the class is not declared and not the running template's, the template is gated, and the claims of the pool's disks of this golden say which class a finished clone was bound on.",
-			in:       readsInput{Image: img, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Grant: true, Workers: true, DiskClass: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Clone: true, Grant: true, Workers: true, DiskClass: true, Budget: true, WorkerDisks: 3},
 		},
 		"AskedAnewReadsWhatANewTemplateIsMadeOf": {
 			reason:   "A request the running template was not rendered for, whose rendering is that very template (a templateRevision bump), reads what decides a new template's disk source (snapshot goldens); nothing else changes.",
-			in:       readsInput{Image: img, Desired: kmt, Asked: true, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: kmt, Asked: true, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, WorkerDisks: 3},
+			want:     read.Reads{Clone: true, WorkerDisks: 3},
 		},
 		"ChangedTemplateIsGated": {
 			reason:   "A template not composed yet is gated (its disks say whether the pool already cloned) and the deployment waits for the grant.",
-			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Clone: true, Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"GrantNotAwaited": {
 			reason:   "With the grant not awaited, no clone RBAC is read.",
-			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Workers: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Clone: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"TooLargeToReadWhileGating": {
 			reason:   "A settled, healthy pool above the bound gates on its MachineSets alone and keeps its clone health.",
-			in:       readsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 2, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: "demo-md0-0123456789", PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 2, Ceiling: 3},
 			observed: running,
-			want:     reads{Clone: true, Grant: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Clone: true, Grant: true, Budget: true, WorkerDisks: 3},
 		},
 		"RollingPoolReadsItsDisks": {
 			reason:   "A rollout makes new disks: they are read for clone health, and the grant is checked (an unbound namespace asks again).",
-			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: composeOnce(t, builtinSpec, succeeded, rollingMD),
-			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
+			want:     read.Reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 3},
 		},
 		"UnhealthyPoolReadsItsDisksUntilTheyClear": {
 			reason:   "A pool reported unhealthy reads its disks, settled or not, so that the condition clears; settled, it starts no clone and reads nothing for the budget.",
-			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: unhealthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: img, Desired: kmt, PreviousHealth: unhealthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: running,
-			want:     reads{Workers: true, WorkerDisks: 3},
+			want:     read.Reads{Workers: true, WorkerDisks: 3},
 		},
 		"GrowingPoolReadsWhatItsClonesAreBoundedBy": {
 			reason:   "A settled, healthy pool asked for more workers starts clones: its disks, the golden's running clones and the published capacity are read.",
-			in:       readsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 5},
+			in:       read.ReadsInput{Image: img, Desired: kmt, PreviousHealth: healthy, HasPrevious: true, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 5},
 			observed: running,
-			want:     reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
+			want:     read.Reads{Grant: true, Workers: true, Budget: true, WorkerDisks: 5},
 		},
 		"TooLargeToRead": {
 			reason: "Above maxWorkerDisks the disks are never read: the request would not fit.",
-			in:     readsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 1000},
-			want:   reads{Clone: true, Grant: true, Budget: true, WorkerDisks: 1000, TooManyWorkers: true},
+			in:     read.ReadsInput{Image: img, Desired: kmt, WaitForGrant: true, MaxWorkerDisks: 256, Ceiling: 1000},
+			want:   read.Reads{Clone: true, Grant: true, Budget: true, WorkerDisks: 1000, TooManyWorkers: true},
 		},
 		"HTTPPoolGatesNothing": {
 			reason:   "An HTTP pool has no golden to gate on; its disks are read on its first call.",
-			in:       readsInput{Image: image{Source: SourceHTTP}, MaxWorkerDisks: 256, Ceiling: 3},
+			in:       read.ReadsInput{Image: pool.Image{Source: pool.SourceHTTP}, MaxWorkerDisks: 256, Ceiling: 3},
 			observed: composeOnce(t, map[string]any{"replicas": int64(3)}, missing, settledMD),
-			want:     reads{Workers: true, WorkerDisks: 3},
+			want:     read.Reads{Workers: true, WorkerDisks: 3},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.in.Observed = readComposed(tc.observed, "")
-			if diff := cmp.Diff(tc.want, planReads(tc.in)); diff != "" {
+			tc.in.Observed = read.ReadComposed(tc.observed, "")
+			if diff := cmp.Diff(tc.want, read.PlanReads(tc.in)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -158,7 +159,7 @@ func TestPlanReads(t *testing.T) {
 }
 
 func TestWorkerDisksBound(t *testing.T) {
-	if got := workerDisks(nil, 5); got != 5 {
+	if got := read.WorkerDisks(nil, 5); got != 5 {
 		t.Errorf("without a deployment the spec's ceiling bounds the disks: got %d, want 5", got)
 	}
 	if got := defaults.MaxWorkerDisks; got != 256 {
@@ -169,7 +170,7 @@ func TestWorkerDisksBound(t *testing.T) {
 // mustSpec is the validated spec of an XNodePool with spec.
 func mustSpec(t *testing.T, spec map[string]any) v1alpha1.NodePoolSpec {
 	t.Helper()
-	_, s, _, err := readPool(nodePoolXR(spec), testConfig(t))
+	_, s, _, err := pool.ReadPool(nodePoolXR(spec), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}

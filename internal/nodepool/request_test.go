@@ -8,17 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/google/go-cmp/cmp"
 )
 
 // earlierRelease rewrites the observed state as if an earlier release had
@@ -32,7 +34,7 @@ func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedCompose
 	for n, o := range obs {
 		u := o.Resource.DeepCopy()
 		switch {
-		case strings.HasPrefix(string(n), prefixMachineTemplate):
+		case strings.HasPrefix(string(n), read.PrefixMachineTemplate):
 			// An earlier rendering without the VM's eviction strategy.
 			spec := u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["virtualMachineTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 			delete(spec, "evictionStrategy")
@@ -40,17 +42,17 @@ func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedCompose
 			kmt = u.GetName() + "-old"
 			renamed[u.GetName()] = kmt
 			u.SetName(kmt)
-			n = machineTemplateResource(kmt)
-		case strings.HasPrefix(string(n), prefixBootstrapTemplate):
+			n = read.MachineTemplateResource(kmt)
+		case strings.HasPrefix(string(n), read.PrefixBootstrapTemplate):
 			earlierRendering(u)
 			tct = u.GetName() + "-old"
 			renamed[u.GetName()] = tct
 			u.SetName(tct)
-			n = bootstrapTemplateResource(tct)
+			n = read.BootstrapTemplateResource(tct)
 		}
 		out[n] = resource.ObservedComposed{Resource: u}
 	}
-	md := out[resourceMachineDeployment].Resource
+	md := out[read.ResourceMachineDeployment].Resource
 	for _, path := range [][]string{{"spec", "template", "spec", "infrastructureRef", "name"}, {"spec", "template", "spec", "bootstrap", "configRef", "name"}} {
 		was, _, _ := unstructuredString(md, path...)
 		if err := md.SetValue(strings.Join(path, "."), renamed[was]); err != nil {
@@ -69,16 +71,16 @@ func earlierRelease(t *testing.T, obs map[resource.Name]resource.ObservedCompose
 // asNextRevision).
 func earlierRendering(u *composed.Unstructured) {
 	a := u.GetAnnotations()
-	a[AnnRendering] = strconv.Itoa(renderingRevision)
+	a[pool.AnnRendering] = strconv.Itoa(render.Rendering)
 	u.SetAnnotations(a)
 }
 
 // asNextRevision makes the code under test a release that renders one
 // revision later than the templates earlierRendering marks.
 func asNextRevision(t *testing.T) {
-	was := renderingRevision
-	renderingRevision++
-	t.Cleanup(func() { renderingRevision = was })
+	was := render.Rendering
+	render.Rendering++
+	t.Cleanup(func() { render.Rendering = was })
 }
 
 func unstructuredString(u *composed.Unstructured, path ...string) (string, bool, error) {
@@ -89,7 +91,7 @@ func unstructuredString(u *composed.Unstructured, path ...string) (string, bool,
 // deployedOn is the template names the desired MachineDeployment points at.
 func deployedOn(t *testing.T, out compose.Output) (kmt, tct string) {
 	t.Helper()
-	d, ok := out.Resources[resourceMachineDeployment]
+	d, ok := out.Resources[read.ResourceMachineDeployment]
 	if !ok {
 		t.Fatalf("no MachineDeployment composed; resources: %v", summarize(out).Resources)
 	}
@@ -100,7 +102,7 @@ func deployedOn(t *testing.T, out compose.Output) (kmt, tct string) {
 
 // renderingStatus is RenderingCurrent as "<status>/<reason>".
 func renderingStatus(out compose.Output) string {
-	c := conditionOf(out, ConditionRenderingCurrent)
+	c := conditionOf(out, emit.ConditionRenderingCurrent)
 	return string(c.Status) + "/" + c.Reason
 }
 
@@ -135,51 +137,51 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 	}{
 		"SameRequest": {
 			reason: "Nothing the pool asks for changed: an earlier rendering keeps running, and the condition says how to take this one.",
-			spec:   base, kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+			spec:   base, kept: true, condition: "False/" + emit.ReasonKeptFromEarlierRelease,
 		},
 		"ReplicasChanged": {
 			reason: "A scale enters the MachineDeployment only.",
-			spec:   with(map[string]any{"replicas": int64(5)}), kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+			spec:   with(map[string]any{"replicas": int64(5)}), kept: true, condition: "False/" + emit.ReasonKeptFromEarlierRelease,
 		},
 		"HealthCheckAndRolloutChanged": {
 			reason: "The MachineHealthCheck and the rollout strategy are no template's.",
 			spec:   with(map[string]any{"healthCheck": map[string]any{"maxUnhealthy": "1"}, "rollout": map[string]any{"maxSurge": "1"}}),
-			kept:   true, condition: "False/" + ReasonKeptFromEarlierRelease,
+			kept:   true, condition: "False/" + emit.ReasonKeptFromEarlierRelease,
 		},
 		"DiskSizeChanged": {
 			reason: "The owner asked for another disk: the pool rolls onto this release's rendering.",
-			spec:   with(map[string]any{"diskSize": "30Gi"}), condition: "True/" + ReasonRenderedByThisRelease,
+			spec:   with(map[string]any{"diskSize": "30Gi"}), condition: "True/" + emit.ReasonRenderedByThisRelease,
 		},
 		"LabelsChanged": {
 			reason: "Node labels are in the Talos config the owner asked for.",
-			spec:   with(map[string]any{"labels": map[string]any{"tier": "web"}}), condition: "True/" + ReasonRenderedByThisRelease,
+			spec:   with(map[string]any{"labels": map[string]any{"tier": "web"}}), condition: "True/" + emit.ReasonRenderedByThisRelease,
 		},
 		"SyncedLabelChanged": {
 			reason: "A label Cluster API syncs from the Machine to the Node changes on the MachineDeployment, in place.",
 			spec:   with(map[string]any{"labels": map[string]any{"node.cluster.x-k8s.io/tier": "web"}}), kept: true,
-			condition: "False/" + ReasonKeptFromEarlierRelease, machineLabel: "node.cluster.x-k8s.io/tier=web",
+			condition: "False/" + emit.ReasonKeptFromEarlierRelease, machineLabel: "node.cluster.x-k8s.io/tier=web",
 		},
 		"LabelSyncedByTheManagersPattern": {
 			reason: "A label the Input says the Cluster API manager syncs (--additional-sync-machine-labels) too.",
 			spec:   with(map[string]any{"labels": map[string]any{"example.com/tier": "web"}}),
 			input:  &v1beta1.Input{ClusterAPI: v1beta1.ClusterAPIOptions{SyncMachineLabels: []string{`^example\.com/`}}},
-			kept:   true, condition: "False/" + ReasonKeptFromEarlierRelease, machineLabel: "example.com/tier=web",
+			kept:   true, condition: "False/" + emit.ReasonKeptFromEarlierRelease, machineLabel: "example.com/tier=web",
 		},
 		"PoolRevisionBumped": {
 			reason: "spec.templateRevision takes this release's rendering for one pool.",
-			spec:   with(map[string]any{"templateRevision": int64(1)}), condition: "True/" + ReasonRenderedByThisRelease,
+			spec:   with(map[string]any{"templateRevision": int64(1)}), condition: "True/" + emit.ReasonRenderedByThisRelease,
 		},
 		"InputRevisionBumped": {
 			reason: "The Input's templateRevision takes it for every pool.",
-			spec:   base, input: &v1beta1.Input{TemplateRevision: 1}, condition: "True/" + ReasonRenderedByThisRelease,
+			spec:   base, input: &v1beta1.Input{TemplateRevision: 1}, condition: "True/" + emit.ReasonRenderedByThisRelease,
 		},
 		"InputTemplateValueChanged": {
 			reason: "An Input value that enters the templates (the image platform) is part of what the pool asks for.",
-			spec:   base, input: &v1beta1.Input{Image: v1beta1.ImageOptions{Platform: "metal"}}, condition: "True/" + ReasonRenderedByThisRelease,
+			spec:   base, input: &v1beta1.Input{Image: v1beta1.ImageOptions{Platform: "metal"}}, condition: "True/" + emit.ReasonRenderedByThisRelease,
 		},
 		"InputPollingChanged": {
 			reason: "An Input value that enters no template (polling) is not.",
-			spec:   base, input: &v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{AllowHostAssistedCopy: true}}, kept: true, condition: "False/" + ReasonKeptFromEarlierRelease,
+			spec:   base, input: &v1beta1.Input{ClonePreflight: v1beta1.ClonePreflightOptions{AllowHostAssistedCopy: true}}, kept: true, condition: "False/" + emit.ReasonKeptFromEarlierRelease,
 		},
 	}
 	for name, tc := range cases {
@@ -208,14 +210,14 @@ func TestARunningPoolRollsOnlyWhenItsRequestChanges(t *testing.T) {
 			}
 			if tc.machineLabel != "" {
 				k, v, _ := strings.Cut(tc.machineLabel, "=")
-				got, _ := out.Resources[resourceMachineDeployment].Resource.GetStringObject("spec.template.metadata.labels")
+				got, _ := out.Resources[read.ResourceMachineDeployment].Resource.GetStringObject("spec.template.metadata.labels")
 				if got[k] != v {
 					t.Errorf("%s\nMachine labels %v, want %s", tc.reason, got, tc.machineLabel)
 				}
 			}
 			// Whatever is kept or rolled, the running templates stay
 			// composed while the deployment still runs on them.
-			for _, n := range []resource.Name{machineTemplateResource(oldKMT), bootstrapTemplateResource(oldTCT)} {
+			for _, n := range []resource.Name{read.MachineTemplateResource(oldKMT), read.BootstrapTemplateResource(oldTCT)} {
 				if _, ok := out.Resources[n]; !ok {
 					t.Errorf("%s\nrunning template %s dropped", tc.reason, n)
 				}
@@ -240,17 +242,17 @@ func TestAKeptPoolIsStableAndWarnsOnce(t *testing.T) {
 	first := composetest.Run(Mode{}, request(t, nodePoolXR(spec), w, obs)).Output
 	xr := withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(first)})
 	second := composetest.Run(Mode{}, request(t, xr, w, observedFrom(first.Resources, mdReady(1)))).Output
-	if got := renderingStatus(first); got != "False/"+ReasonKeptFromEarlierRelease {
-		t.Fatalf("first reconcile does not report the kept rendering:\n%s", render(t, first))
+	if got := renderingStatus(first); got != "False/"+emit.ReasonKeptFromEarlierRelease {
+		t.Fatalf("first reconcile does not report the kept rendering:\n%s", outputYAML(t, first))
 	}
 	xr = withStatus(nodePoolXR(spec), map[string]any{"conditions": conditionsOf(second)})
 	third := composetest.Run(Mode{}, request(t, xr, w, observedFrom(second.Resources, mdReady(1)))).Output
-	if diff := cmp.Diff(render(t, second), render(t, third)); diff != "" {
+	if diff := cmp.Diff(outputYAML(t, second), outputYAML(t, third)); diff != "" {
 		t.Errorf("a kept pool is not a fixed point (-second, +third):\n%s", diff)
 	}
 	warned := func(out compose.Output) bool {
 		for _, r := range out.Results {
-			if r.Reason == ReasonKeptFromEarlierRelease {
+			if r.Reason == emit.ReasonKeptFromEarlierRelease {
 				return true
 			}
 		}
@@ -278,11 +280,11 @@ func TestAnUnrecordedTemplateIsStampedNotRolled(t *testing.T) {
 	obs := composeOnce(t, spec, w, func(n resource.Name, u *composed.Unstructured) {
 		mdReady(1)(n, u)
 		a := u.GetAnnotations()
-		delete(a, AnnRequest)
+		delete(a, pool.AnnRequest)
 		u.SetAnnotations(a)
 	})
 	wantKMT, wantTCT := "", ""
-	if md := obs[resourceMachineDeployment].Resource; md != nil {
+	if md := obs[read.ResourceMachineDeployment].Resource; md != nil {
 		wantKMT, _ = md.GetString("spec.template.spec.infrastructureRef.name")
 		wantTCT, _ = md.GetString("spec.template.spec.bootstrap.configRef.name")
 	}
@@ -291,8 +293,8 @@ func TestAnUnrecordedTemplateIsStampedNotRolled(t *testing.T) {
 	if kmt != wantKMT || tct != wantTCT {
 		t.Errorf("deployment moved from %s, %s to %s, %s", wantKMT, wantTCT, kmt, tct)
 	}
-	for _, n := range []resource.Name{machineTemplateResource(kmt), bootstrapTemplateResource(tct)} {
-		if out.Resources[n].Resource.GetAnnotations()[AnnRequest] == "" {
+	for _, n := range []resource.Name{read.MachineTemplateResource(kmt), read.BootstrapTemplateResource(tct)} {
+		if out.Resources[n].Resource.GetAnnotations()[pool.AnnRequest] == "" {
 			t.Errorf("%s is not stamped with its request", n)
 		}
 	}
@@ -328,7 +330,7 @@ func TestRequestClassifiesEverySpecField(t *testing.T) {
 		"resources", "roles", "storageClass", "taints", "talos", "templateRevision", "version",
 	}
 	got := specKeys(reflect.TypeFor[v1alpha1.NodePoolSpec]())
-	want := append(append([]string(nil), template...), deploymentOnly...)
+	want := append(append([]string(nil), template...), render.DeploymentOnly...)
 	sort.Strings(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("classify every spec field as template or deploymentOnly (-classified, +spec):\n%s", diff)
@@ -370,14 +372,14 @@ func TestRequestOf(t *testing.T) {
 		return s
 	}
 	three := int32(3)
-	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *bootstrapFacts) (string, error) {
-		rs, err := requestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine, "amd64")
+	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *render.BootstrapFacts) (string, error) {
+		rs, err := render.RequestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine, "amd64")
 		if err != nil {
 			return "", err
 		}
-		return requestOf(rs, in, class, facts)
+		return render.RequestOf(rs, in, class, facts)
 	}
-	facts := &bootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}, MachineVersion: "v1.35.6"}
+	facts := &render.BootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}, MachineVersion: "v1.35.6"}
 	base, err := requestOf(spec(nil), config.Requested{}, "replicated", facts)
 	if err != nil {
 		t.Fatal(err)
@@ -393,16 +395,16 @@ func TestRequestOf(t *testing.T) {
 		spec  v1alpha1.NodePoolSpec
 		in    config.Requested
 		class string
-		facts *bootstrapFacts
+		facts *render.BootstrapFacts
 		same  bool
 	}{
 		"Again":               {spec: spec(nil), class: "replicated", facts: facts, same: true},
 		"Replicas":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.Replicas = &three }), class: "replicated", facts: facts, same: true},
-		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", facts: &bootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 8000}, MachineVersion: "v1.35.6"}, same: true},
+		"SizeOfResourcesPool": {spec: spec(nil), class: "replicated", facts: &render.BootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 8000}, MachineVersion: "v1.35.6"}, same: true},
 		"SizeOfInstanceType":  {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.InstanceType = "u1.large" }), class: "replicated", facts: facts},
 		"DiskSize":            {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.DiskSize = "30Gi" }), class: "replicated", facts: facts},
 		"Class":               {spec: spec(nil), class: "local", facts: facts},
-		"MachineVersion":      {spec: spec(nil), class: "replicated", facts: &bootstrapFacts{Size: facts.Size, MachineVersion: "v1.35.7"}},
+		"MachineVersion":      {spec: spec(nil), class: "replicated", facts: &render.BootstrapFacts{Size: facts.Size, MachineVersion: "v1.35.7"}},
 		"InputTalos":          {spec: spec(nil), in: config.Requested{Talos: v1beta1.TalosDefaults{Version: "v1.12.0"}}, class: "replicated", facts: facts},
 		"InputRevision":       {spec: spec(nil), in: config.Requested{TemplateRevision: 1}, class: "replicated", facts: facts},
 		"PoolRevision":        {spec: spec(func(s *v1alpha1.NodePoolSpec) { s.TemplateRevision = 1 }), class: "replicated", facts: facts},
@@ -433,20 +435,20 @@ func TestRequestOf(t *testing.T) {
 func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 	// Play the release that brought the legacy import, whatever revision
 	// this one is, so that the test keeps checking that step.
-	was := renderingRevision
-	t.Cleanup(func() { renderingRevision = was })
+	was := render.Rendering
+	t.Cleanup(func() { render.Rendering = was })
 	base := map[string]any{"osImage": map[string]any{"factory": map[string]any{}}, "replicas": int64(2)}
 	w := succeeded
-	renderingRevision = firstRendering
+	render.Rendering = render.FirstRendering
 	obs := composeOnce(t, base, w, func(n resource.Name, u *composed.Unstructured) {
 		mdReady(2)(n, u)
 		a := u.GetAnnotations()
-		delete(a, AnnRequest)
-		delete(a, AnnRendering)
+		delete(a, pool.AnnRequest)
+		delete(a, pool.AnnRendering)
 		u.SetAnnotations(a)
 	})
-	renderingRevision = renderingLegacyImport
-	md := obs[resourceMachineDeployment].Resource
+	render.Rendering = render.RenderingLegacyImport
+	md := obs[read.ResourceMachineDeployment].Resource
 	oldKMT, _ := md.GetString("spec.template.spec.infrastructureRef.name")
 	cases := map[string]struct {
 		reason    string
@@ -455,9 +457,9 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 		condition string
 		populator string
 	}{
-		"SameRequest": {"Nothing the pool asks for changed: the earlier rendering keeps running.", base, true, "False/" + ReasonKeptFromEarlierRelease, ""},
+		"SameRequest": {"Nothing the pool asks for changed: the earlier rendering keeps running.", base, true, "False/" + emit.ReasonKeptFromEarlierRelease, ""},
 		"DiskSizeChanged": {"The owner asked for another disk: the pool rolls onto this release's rendering, which imports on CDI's legacy path.",
-			map[string]any{"osImage": base["osImage"], "replicas": int64(2), "diskSize": "30Gi"}, false, "True/" + ReasonRenderedByThisRelease, "false"},
+			map[string]any{"osImage": base["osImage"], "replicas": int64(2), "diskSize": "30Gi"}, false, "True/" + emit.ReasonRenderedByThisRelease, "false"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -472,13 +474,13 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 			if got := renderingStatus(out); got != tc.condition {
 				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
 			}
-			u := out.Resources[machineTemplateResource(kmt)].Resource
-			wantRendering := strconv.Itoa(renderingLegacyImport)
+			u := out.Resources[read.MachineTemplateResource(kmt)].Resource
+			wantRendering := strconv.Itoa(render.RenderingLegacyImport)
 			if tc.kept {
-				wantRendering = strconv.Itoa(firstRendering)
+				wantRendering = strconv.Itoa(render.FirstRendering)
 			}
-			if a := u.GetAnnotations(); a[AnnRequest] == "" || a[AnnRendering] != wantRendering {
-				t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, kmt, a[AnnRequest], a[AnnRendering], wantRendering)
+			if a := u.GetAnnotations(); a[pool.AnnRequest] == "" || a[pool.AnnRendering] != wantRendering {
+				t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, kmt, a[pool.AnnRequest], a[pool.AnnRendering], wantRendering)
 			}
 			dvts, _ := u.GetValue("spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates")
 			got, _ := dvts.([]any)[0].(map[string]any)["metadata"].(map[string]any)["annotations"].(map[string]any)["cdi.kubevirt.io/storage.usePopulator"].(string)
@@ -488,7 +490,7 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 		})
 	}
 	clone := composetest.Run(Mode{}, request(t, nodePoolXR(map[string]any{"osImage": builtin()}), w, nil)).Output
-	if strings.Contains(string(render(t, clone)), "usePopulator") {
-		t.Errorf("a clone pool's templates carry usePopulator, which would take CDI off its clone populator:\n%s", render(t, clone))
+	if strings.Contains(string(outputYAML(t, clone)), "usePopulator") {
+		t.Errorf("a clone pool's templates carry usePopulator, which would take CDI off its clone populator:\n%s", outputYAML(t, clone))
 	}
 }

@@ -4,26 +4,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-
-	"github.com/crossplane/function-sdk-go/resource"
-
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 func TestWithGPUs(t *testing.T) {
 	vmi := kubevirtv1.VirtualMachineInstanceSpec{}
-	withGPUs(&vmi, []v1alpha1.GPU{{Name: "nvidia.com/GH200"}, {Name: "nvidia.com/AD102GL_L40S"}})
+	render.WithGPUs(&vmi, []v1alpha1.GPU{{Name: "nvidia.com/GH200"}, {Name: "nvidia.com/AD102GL_L40S"}})
 	want := []kubevirtv1.GPU{{Name: "gpu1", DeviceName: "nvidia.com/GH200"}, {Name: "gpu2", DeviceName: "nvidia.com/AD102GL_L40S"}}
 	if diff := cmp.Diff(want, vmi.Domain.Devices.GPUs); diff != "" {
 		t.Errorf("GPUs are named gpu1, gpu2, ... as the chart names them (nodegroup.yaml:143-150@69da032)\n-want, +got:\n%s", diff)
 	}
 	none := kubevirtv1.VirtualMachineInstanceSpec{}
-	withGPUs(&none, nil)
+	render.WithGPUs(&none, nil)
 	if none.Domain.Devices.GPUs != nil {
 		t.Errorf("a pool without GPUs renders no gpus list (its template name must not change)")
 	}
@@ -113,8 +113,8 @@ func TestReservationsFromTheInstanceType(t *testing.T) {
 					}
 				}
 				gate, _ := out.Status["gate"].(*v1alpha1.Gate)
-				if gate == nil || gate.Reason != ReasonInstanceTypeMissing {
-					t.Errorf("%s\nwant gate reason %s, got %+v", tc.reason, ReasonInstanceTypeMissing, gate)
+				if gate == nil || gate.Reason != decide.ReasonInstanceTypeMissing {
+					t.Errorf("%s\nwant gate reason %s, got %+v", tc.reason, decide.ReasonInstanceTypeMissing, gate)
 				}
 				return
 			}

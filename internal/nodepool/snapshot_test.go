@@ -4,24 +4,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/input/v1beta1"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 )
 
-func snapshotPool() (pool, image) {
-	return pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"},
-		image{Source: SourceClone, GoldenNamespace: "cozy-public", GoldenName: "talos-worker-a-v1.0.0"}
+func snapshotPool() (pool.Pool, pool.Image) {
+	return pool.Pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"},
+		pool.Image{Source: pool.SourceClone, GoldenNamespace: "cozy-public", GoldenName: "talos-worker-a-v1.0.0"}
 }
 
 func snapshotProfile(format cdiv1.DataImportCronSourceFormat) cdiv1.StorageProfile {
@@ -31,12 +34,12 @@ func snapshotProfile(format cdiv1.DataImportCronSourceFormat) cdiv1.StorageProfi
 
 func TestDecideSnapshot(t *testing.T) {
 	_, clone := snapshotPool()
-	http := image{Source: SourceHTTP}
+	http := pool.Image{Source: pool.SourceHTTP}
 	on := config.Config{SnapshotGoldens: true}
 	ready, size := true, resource.MustParse("6Gi")
 	content := "snapcontent-1"
 	vs := &snapshotv1.VolumeSnapshot{Status: &snapshotv1.VolumeSnapshotStatus{ReadyToUse: &ready, RestoreSize: &size, BoundVolumeSnapshotContentName: &content}}
-	prefers := world{Clone: cloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatSnapshot)}}, GoldenSnapshot: vs}
+	prefers := read.World{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatSnapshot)}}, GoldenSnapshot: vs}
 	type summary struct {
 		Use   bool
 		Why   string
@@ -45,9 +48,9 @@ func TestDecideSnapshot(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		cfg    config.Config
-		img    image
+		img    pool.Image
 		class  string
-		w      world
+		w      read.World
 		want   summary
 	}{
 		"HTTPPoolNeverRestores": {
@@ -66,7 +69,7 @@ func TestDecideSnapshot(t *testing.T) {
 		"ProfilePreferringPVCsClones": {
 			reason: "A class that keeps PVCs clones the golden's PVC.",
 			cfg:    on, img: clone, class: "replicated",
-			w:    world{Clone: cloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatPvc)}}},
+			w:    read.World{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatPvc)}}},
 			want: summary{Why: "StorageProfile replicated status.dataImportCronSourceFormat is pvc", State: goldensnapshot.Missing},
 		},
 		"OtherClassesProfileIsNotFollowed": {
@@ -77,7 +80,7 @@ func TestDecideSnapshot(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := decideSnapshot(tc.cfg, tc.img, tc.class, tc.w)
+			d := decide.DecideSnapshot(tc.cfg, tc.img, tc.class, tc.w)
 			got := summary{Use: d.Use, Why: d.Pref.Why, State: d.State.Kind}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\ndecideSnapshot(): -want, +got:\n%s", tc.reason, diff)
@@ -91,44 +94,46 @@ func TestGateOnGoldenSnapshot(t *testing.T) {
 	pref := goldensnapshot.Preference{Snapshot: true, SnapshotClass: "rbd-snapshots", Why: "StorageProfile replicated status.dataImportCronSourceFormat is snapshot, VolumeSnapshotClass rbd-snapshots"}
 	const head = `Node pool "tenant-demo/demo-md0": the new worker template restores its disks from golden image "cozy-public/talos-worker-a-v1.0.0"'s VolumeSnapshot (StorageProfile replicated status.dataImportCronSourceFormat is snapshot, VolumeSnapshotClass rbd-snapshots), and `
 	const tail = ". Running workers are not affected."
-	held := func(msg string) *hold { return &hold{Reason: ReasonGoldenSnapshotNotReady, Message: head + msg + tail} }
+	held := func(msg string) *decide.Hold {
+		return &decide.Hold{Reason: decide.ReasonGoldenSnapshotNotReady, Message: head + msg + tail}
+	}
 	cases := map[string]struct {
 		reason string
-		d      snapshotDecision
-		want   *hold
+		d      decide.SnapshotDecision
+		want   *decide.Hold
 	}{
 		"NotRestoringIsNotHeld": {
 			reason: "A template cloning the PVC does not wait for any snapshot.",
-			d:      snapshotDecision{Pref: goldensnapshot.Preference{Why: "pvc"}, State: goldensnapshot.State{Kind: goldensnapshot.Missing}},
+			d:      decide.SnapshotDecision{Pref: goldensnapshot.Preference{Why: "pvc"}, State: goldensnapshot.State{Kind: goldensnapshot.Missing}},
 		},
 		"ReadyIsNotHeld": {
 			reason: "A ready snapshot is restored from at once.",
-			d:      snapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Ready, Content: "c"}},
+			d:      decide.SnapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Ready, Content: "c"}},
 		},
 		"MissingWaitsForTheCatalog": {
 			reason: "Not taken yet: the catalog takes it, unless no catalog of this function keeps the golden or it has snapshots off.",
-			d:      snapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Missing}},
+			d:      decide.SnapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Missing}},
 			want:   held("VolumeSnapshot cozy-public/talos-worker-a-v1.0.0 does not exist yet: the catalog takes it once the golden has imported; if no XWorkerImageCatalog of this function keeps golden cozy-public/talos-worker-a-v1.0.0, or its Composition sets snapshotGoldens.enabled: false, none ever will: set snapshotGoldens.enabled: false in this pool's Composition too, or spec.dataImportCronSourceFormat: pvc on the StorageProfile"),
 		},
 		"PendingFinishesByItself": {
 			reason: "Being cut: nothing to do.",
-			d:      snapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Pending, Content: "snapcontent-1"}},
+			d:      decide.SnapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Pending, Content: "snapcontent-1"}},
 			want:   held("VolumeSnapshot cozy-public/talos-worker-a-v1.0.0 (content snapcontent-1) is not readyToUse yet: the snapshot controller and the CSI driver finish it by themselves; the pool proceeds once it is readyToUse"),
 		},
 		"FailedNamesTheWayOut": {
 			reason: "CDI refuses a snapshot with status.error; the snapshotter retries, or the profile can go back to PVCs.",
-			d:      snapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Failed, Message: "out of space"}},
+			d:      decide.SnapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Failed, Message: "out of space"}},
 			want:   held(`VolumeSnapshot cozy-public/talos-worker-a-v1.0.0 reports status.error "out of space": the CSI snapshotter retries by itself; check the VolumeSnapshotContent and the snapshotter's logs, or set spec.dataImportCronSourceFormat: pvc on the StorageProfile to clone the golden's PVC instead`),
 		},
 		"DeletingIsReplacedByTheCatalog": {
 			reason: "A snapshot being deleted never becomes readyToUse: the catalog takes a new one once it is gone.",
-			d:      snapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Deleting}},
+			d:      decide.SnapshotDecision{Use: true, Pref: pref, State: goldensnapshot.State{Kind: goldensnapshot.Deleting}},
 			want:   held("VolumeSnapshot cozy-public/talos-worker-a-v1.0.0 is being deleted: once it is gone the catalog takes a new one, and the pool proceeds when that one is readyToUse"),
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, gateOnGoldenSnapshot(p, img, tc.d)); diff != "" {
+			if diff := cmp.Diff(tc.want, decide.GateOnGoldenSnapshot(p, img, tc.d)); diff != "" {
 				t.Errorf("%s\ngateOnGoldenSnapshot(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -143,14 +148,14 @@ func TestSnapshotUsages(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := v1alpha1.NodePoolSpec{ClusterName: "demo", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}}
-	p, img, s := pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"}, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg)
+	p, img, s := pool.Pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"}, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg)
 	for _, fromSnapshot := range []bool{false, true} {
-		mt, err := renderMachineTemplate(p, img, s, "replicated", renderingRevision, diskSource{FromSnapshot: fromSnapshot})
+		mt, err := render.RenderMachineTemplate(p, img, s, "replicated", render.Rendering, render.DiskSource{FromSnapshot: fromSnapshot})
 		if err != nil {
 			t.Fatal(err)
 		}
 		u := &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: mt.Desired.Object}}
-		ns, name, ok := restoresSnapshot(u)
+		ns, name, ok := read.RestoresSnapshot(u)
 		want := []any{"", "", false}
 		suffixes := []string{"datavolume", "pvc"}
 		if fromSnapshot {
@@ -161,8 +166,8 @@ func TestSnapshotUsages(t *testing.T) {
 			t.Errorf("restoresSnapshot() of a template rendered with fromSnapshot %v: -want, +got:\n%s", fromSnapshot, diff)
 		}
 		var got []string
-		for _, t := range targetsOf(ok) {
-			got = append(got, t.suffix)
+		for _, t := range emit.TargetsOf(ok) {
+			got = append(got, t.Suffix)
 		}
 		if diff := cmp.Diff(suffixes, got); diff != "" {
 			t.Errorf("targetsOf(%v): -want, +got:\n%s", ok, diff)

@@ -3,9 +3,8 @@ package nodepool
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSpecValuesAsWritten(t *testing.T) {

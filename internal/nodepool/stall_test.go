@@ -4,15 +4,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
 // TestCloneStalls: the worker disks in a clone phase that a pool records in
@@ -29,7 +31,7 @@ func TestCloneStalls(t *testing.T) {
 	record := func(name string, phase cdiv1.DataVolumePhase, progress string, restarts int32, since string) v1alpha1.CloneProgress {
 		return v1alpha1.CloneProgress{DataVolume: name, Phase: string(phase), Progress: progress, Restarts: restarts, ProgressSince: since}
 	}
-	healthy := compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: `No worker disk of node pool "tenant-a/demo-md0" is waiting for a missing clone source or was cloned by a host-assisted copy.`}
+	healthy := compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusTrue, Reason: "NoCloneProblems", Message: `No worker disk of node pool "tenant-a/demo-md0" is waiting for a missing clone source or was cloned by a host-assisted copy.`}
 	const fix = "check each one's PVC events (kubectl -n tenant-a describe pvc <name>) and CDI's temporary claim tmp-pvc-<UID of that PVC> in namespace cozy-public, which a storage backend under load can leave Pending or Lost (CDI #2323, #3470); a disk in PendingPopulation waits for its VM to be scheduled. CDI continues once the claim binds; a disk that cannot is replaced by deleting its Machine."
 	twoHoursAgo := "2023-12-31T22:00:00Z"
 	type want struct {
@@ -60,7 +62,7 @@ func TestCloneStalls(t *testing.T) {
 			prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.CloneScheduled, "N/A", 0, twoHoursAgo), record("w-2", cdiv1.CloneInProgress, "40.00%", 0, twoHoursAgo)},
 			want: want{
 				Clones: []v1alpha1.CloneProgress{record("w-1", cdiv1.CloneScheduled, "N/A", 0, twoHoursAgo), record("w-2", cdiv1.CloneInProgress, "40.00%", 0, twoHoursAgo)},
-				Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonCloneStalled,
+				Health: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusFalse, Reason: decide.ReasonCloneStalled,
 					Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 (CloneScheduled), w-2 (CloneInProgress, 40.00%) in namespace tenant-a have not moved for at least 20m (Input polling.stallAfter.clones), and CDI gives up on no clone: ` + fix},
 			},
 		},
@@ -93,7 +95,7 @@ func TestCloneStalls(t *testing.T) {
 			dvs: []cdiv1.DataVolume{{ObjectMeta: metav1.ObjectMeta{Name: "w-1"}, Status: cdiv1.DataVolumeStatus{Phase: cdiv1.CloneScheduled, Conditions: []cdiv1.DataVolumeCondition{
 				{Type: cdiv1.DataVolumeBound, Status: corev1.ConditionFalse, Reason: "CloneWithoutSource"}}}}},
 			now: now, prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.CloneScheduled, "", 0, twoHoursAgo)},
-			want: want{Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: cloneWithoutSource,
+			want: want{Health: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusFalse, Reason: decide.CloneWithoutSource,
 				Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 in namespace tenant-a wait for a clone source that does not exist (CloneWithoutSource); restore the golden image through the XWorkerImageCatalog, or move the pool to an image that exists.`}},
 		},
 		"ImportBeforeItsBoundIsHealthy": {
@@ -108,7 +110,7 @@ func TestCloneStalls(t *testing.T) {
 			prev: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, twoHoursAgo), record("w-2", cdiv1.ImportScheduled, "N/A", 0, twoHoursAgo)},
 			want: want{
 				Clones: []v1alpha1.CloneProgress{record("w-1", cdiv1.ImportInProgress, "12.50%", 0, twoHoursAgo), record("w-2", cdiv1.ImportScheduled, "N/A", 0, twoHoursAgo)},
-				Health: compose.Condition{Type: ConditionCloneHealthy, Status: compose.StatusFalse, Reason: ReasonImportStalled,
+				Health: compose.Condition{Type: decide.ConditionCloneHealthy, Status: compose.StatusFalse, Reason: decide.ReasonImportStalled,
 					Message: `Node pool "tenant-a/demo-md0": worker DataVolumes w-1 (ImportInProgress, 12.50%), w-2 (ImportScheduled) in namespace tenant-a have not moved for at least 30m (Input polling.stallAfter.imports): each imports the image from the Image Factory itself, and CDI's importer has no timeout for response headers and gives up on a body only after 10 minutes without a byte. Check the importer pods (kubectl -n tenant-a get pods -l app=containerized-data-importer) and that the factory serves the image, then delete a stuck importer pod so CDI starts a new attempt; or point spec.talos.imageFactoryURL at a mirror that answers; or, to import the image once for every worker, move the pool to osImage.builtin (a golden of the XWorkerImageCatalog, cloned per worker).`},
 			},
 		},
@@ -121,8 +123,8 @@ func TestCloneStalls(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			clones := trackClones(tc.dvs, tc.prev, tc.now, fxStallBounds)
-			got := want{Clones: cloneProgress(clones), Health: cloneHealth(fxPoolID, fxImage, tc.dvs, clones, reads{Workers: true}, 256, fxStallBounds, nil)}
+			clones := decide.TrackClones(tc.dvs, tc.prev, tc.now, fxStallBounds)
+			got := want{Clones: emit.CloneProgress(clones), Health: decide.CloneHealth(fxPoolID, fxImage, tc.dvs, clones, read.Reads{Workers: true}, 256, fxStallBounds, nil)}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -154,7 +156,7 @@ func TestCloneStallIsKeptAcrossCalls(t *testing.T) {
 	}
 	health := func(out compose.Output) string {
 		for _, c := range out.Conditions {
-			if c.Type == ConditionCloneHealthy {
+			if c.Type == decide.ConditionCloneHealthy {
 				return string(c.Status) + "/" + c.Reason
 			}
 		}
@@ -169,7 +171,7 @@ func TestCloneStallIsKeptAcrossCalls(t *testing.T) {
 	if diff := cmp.Diff(want, second.Status["image"].(*v1alpha1.NodePoolImageStatus).Clones); diff != "" {
 		t.Errorf("a disk that has not moved keeps the time first recorded, read back from the status alone\n-want, +got:\n%s", diff)
 	}
-	if got := health(second); got != "False/"+ReasonCloneStalled {
+	if got := health(second); got != "False/"+decide.ReasonCloneStalled {
 		t.Errorf("25 minutes in CloneScheduled is past the 20-minute bound: CloneHealthy = %s", got)
 	}
 }

@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-	"github.com/crossplane/function-sdk-go/resource/composite"
-
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+	"github.com/google/go-cmp/cmp"
 )
 
 func withAnnotation(xr *composite.Unstructured, k, v string) *composite.Unstructured {
@@ -58,7 +58,7 @@ func TestTeardownOf(t *testing.T) {
 			for k, v := range tc.ann {
 				withAnnotation(xr, k, v)
 			}
-			got := string(teardownOf(xr))
+			got := string(emit.TeardownOf(xr))
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("%s\nteardownOf() = %q, want it to contain %q", tc.reason, got, tc.want)
 			}
@@ -93,7 +93,7 @@ func TestPoolRemoval(t *testing.T) {
 		return out
 	}
 	templatesAndUsages := []string{
-		string(resourceDeletionGuard),
+		string(read.ResourceDeletionGuard),
 		"kubevirtmachinetemplate-" + kmt,
 		"talosconfigtemplate-" + tct,
 		"usage-" + kmt + "-datavolume",
@@ -115,28 +115,28 @@ func TestPoolRemoval(t *testing.T) {
 			xr:       asked(builtinSpec),
 			observed: settled,
 			want:     templatesAndUsages,
-			reasonIs: ReasonDrainingWorkers,
+			reasonIs: emit.ReasonDrainingWorkers,
 			event:    true,
 		},
 		"DrainsWhileCAPIStillDeletes": {
 			reason:   "A deployment still observed (Cluster API waits for its MachineSets) is still left out, and nothing else goes; no new event while the reason is unchanged.",
-			xr:       withStatus(asked(builtinSpec), map[string]any{"conditions": []any{map[string]any{"type": ConditionDeletion, "status": "True", "reason": ReasonDrainingWorkers}}}),
-			observed: without(settled, resourceMachineHealthCheck),
+			xr:       withStatus(asked(builtinSpec), map[string]any{"conditions": []any{map[string]any{"type": emit.ConditionDeletion, "status": "True", "reason": emit.ReasonDrainingWorkers}}}),
+			observed: without(settled, read.ResourceMachineHealthCheck),
 			want:     templatesAndUsages,
-			reasonIs: ReasonDrainingWorkers,
+			reasonIs: emit.ReasonDrainingWorkers,
 		},
 		"ReleasesEverythingOnceTheDeploymentIsGone": {
 			reason:   "With the MachineDeployment gone, no Machine runs on the templates: everything is left out, the guard with it, so Crossplane deletes it all and replays the XNodePool's refused delete.",
 			xr:       asked(builtinSpec),
-			observed: without(settled, resourceMachineDeployment, resourceMachineHealthCheck),
-			reasonIs: ReasonReleased,
+			observed: without(settled, read.ResourceMachineDeployment, read.ResourceMachineHealthCheck),
+			reasonIs: emit.ReasonReleased,
 			event:    true,
 		},
 		"ParentTeardownReleasesAndReports": {
 			reason:   "A pool its XTenantCluster dropped reports Released, which tells the cluster it may delete the XNodePool.",
 			xr:       withAnnotation(nodePoolXR(builtinSpec), labels.AnnTeardown, "true"),
-			observed: without(settled, resourceMachineDeployment, resourceMachineHealthCheck),
-			reasonIs: ReasonReleased,
+			observed: without(settled, read.ResourceMachineDeployment, read.ResourceMachineHealthCheck),
+			reasonIs: emit.ReasonReleased,
 			event:    true,
 		},
 		"InvalidSpecDoesNotKeepWorkersRunning": {
@@ -144,13 +144,13 @@ func TestPoolRemoval(t *testing.T) {
 			xr:       asked(map[string]any{"osImage": builtin(), "replicas": "many"}),
 			observed: settled,
 			want:     templatesAndUsages,
-			reasonIs: ReasonDrainingWorkers,
+			reasonIs: emit.ReasonDrainingWorkers,
 			event:    true,
 		},
 		"NothingComposedIsReleasedAtOnce": {
 			reason:   "A pool that composed nothing (held from its first call) has nothing to drain.",
 			xr:       asked(builtinSpec),
-			reasonIs: ReasonReleased,
+			reasonIs: emit.ReasonReleased,
 			event:    true,
 		},
 	}
@@ -173,8 +173,8 @@ func TestPoolRemoval(t *testing.T) {
 					t.Errorf("%s\n%s is not kept as observed:\n%s", tc.reason, n, diff)
 				}
 			}
-			if len(out.Conditions) != 1 || out.Conditions[0].Type != ConditionDeletion || out.Conditions[0].Reason != tc.reasonIs {
-				t.Errorf("%s\nconditions = %+v, want one %s with reason %s", tc.reason, out.Conditions, ConditionDeletion, tc.reasonIs)
+			if len(out.Conditions) != 1 || out.Conditions[0].Type != emit.ConditionDeletion || out.Conditions[0].Reason != tc.reasonIs {
+				t.Errorf("%s\nconditions = %+v, want one %s with reason %s", tc.reason, out.Conditions, emit.ConditionDeletion, tc.reasonIs)
 			}
 			if !out.NotReady {
 				t.Errorf("%s\na pool being removed must not report Ready", tc.reason)
@@ -189,7 +189,7 @@ func TestPoolRemoval(t *testing.T) {
 func TestDeletionGuard(t *testing.T) {
 	builtinSpec := map[string]any{"osImage": builtin()}
 	guard := func(out compose.Output) *composed.Unstructured {
-		if d, ok := out.Resources[resourceDeletionGuard]; ok {
+		if d, ok := out.Resources[read.ResourceDeletionGuard]; ok {
 			return d.Resource
 		}
 		return nil

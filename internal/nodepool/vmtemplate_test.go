@@ -5,6 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
+	"github.com/cozystack/function-worker-image/input/v1beta1"
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
+	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,13 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
-
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/input/v1beta1"
-	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
 // renderVM validates a pool shape as the node pool does and renders its
@@ -36,8 +38,8 @@ func renderVM(t *testing.T, s v1alpha1.PoolShape, in *v1beta1.Input) (*infrav1.K
 	if _, errs := poolspec.NodePool(field.NewPath("spec"), spec, "md0", cfg); len(errs) > 0 {
 		return nil, errs.ToAggregate().Error()
 	}
-	p := pool{Namespace: "tenant-a", Cluster: "demo", Name: "md0"}
-	kmt, err := renderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", RenderingRevision, diskSource{})
+	p := pool.Pool{Namespace: "tenant-a", Cluster: "demo", Name: "md0"}
+	kmt, err := render.RenderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", render.RenderingRevision, render.DiskSource{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestVMTemplateChartCases(t *testing.T) {
 // topology spread the Input hands to every pool (nodegroup.yaml:126-134).
 func TestVMTemplateDetails(t *testing.T) {
 	chartDisk := kubevirtv1.Disk{
-		Name:       systemVolume,
+		Name:       pool.SystemVolume,
 		DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio, PciAddress: "0000:07:00.0"}},
 		BlockSize:  &kubevirtv1.BlockSize{Custom: &kubevirtv1.CustomBlockSize{Logical: 512, Physical: 4096}},
 	}
@@ -221,7 +223,7 @@ func TestVMTemplateDetails(t *testing.T) {
 			reason: "disk.pciAddress and disk.blockSize replace the defaults, one side at a time.",
 			shape:  v1alpha1.PoolShape{Disk: &v1alpha1.SystemDisk{PCIAddress: "0000:0a:00.0", BlockSize: &v1alpha1.BlockSize{Logical: 4096}}},
 			want: want{disk: kubevirtv1.Disk{
-				Name:       systemVolume,
+				Name:       pool.SystemVolume,
 				DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio, PciAddress: "0000:0a:00.0"}},
 				BlockSize:  &kubevirtv1.BlockSize{Custom: &kubevirtv1.CustomBlockSize{Logical: 4096, Physical: 4096}},
 			}},
@@ -270,8 +272,8 @@ func TestVMTemplateDetails(t *testing.T) {
 			if diff := cmp.Diff(podNet, v.Spec.Networks); diff != "" {
 				t.Errorf("networks -want, +got:\n%s", diff)
 			}
-			if got := v.ObjectMeta.Annotations[AnnAllowPodBridgeLiveMigration]; got != "true" {
-				t.Errorf("%s annotation = %q, want \"true\"", AnnAllowPodBridgeLiveMigration, got)
+			if got := v.ObjectMeta.Annotations[render.AnnAllowPodBridgeLiveMigration]; got != "true" {
+				t.Errorf("%s annotation = %q, want \"true\"", render.AnnAllowPodBridgeLiveMigration, got)
 			}
 		})
 	}
@@ -285,7 +287,7 @@ func TestRolesOnTheMachineTemplate(t *testing.T) {
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
 	}
-	md := out.Resources[resourceMachineDeployment].Resource.Object
+	md := out.Resources[read.ResourceMachineDeployment].Resource.Object
 	spec2, _ := md["spec"].(map[string]any)
 	tmpl, _ := spec2["template"].(map[string]any)
 	meta, _ := tmpl["metadata"].(map[string]any)
@@ -361,7 +363,7 @@ func TestFactoryCA(t *testing.T) {
 			}
 			var gotCM string
 			for n, d := range out.Resources {
-				if !strings.HasPrefix(string(n), prefixMachineTemplate) {
+				if !strings.HasPrefix(string(n), read.PrefixMachineTemplate) {
 					continue
 				}
 				dvs, _ := dig(d.Resource.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates").([]any)
@@ -370,7 +372,7 @@ func TestFactoryCA(t *testing.T) {
 			if gotCM != tc.certCM {
 				t.Errorf("%s\ncertConfigMap = %q, want %q", tc.reason, gotCM, tc.certCM)
 			}
-			cm, composed := out.Resources[resourceFactoryCA]
+			cm, composed := out.Resources[read.ResourceFactoryCA]
 			if composed != tc.composed {
 				t.Fatalf("%s\nConfigMap composed = %t, want %t", tc.reason, composed, tc.composed)
 			}
@@ -407,7 +409,7 @@ func TestPoolFactoryCARotationRollsNothing(t *testing.T) {
 		return map[string]any{"osImage": map[string]any{"factory": map[string]any{}}, "talos": map[string]any{"imageFactoryCA": ca}}
 	}
 	obs := composeOnce(t, spec(factoryCA), missing, mdReady(2))
-	kmt, _ := dig(obs[resourceMachineDeployment].Resource.Object, "spec", "template", "spec", "infrastructureRef", "name").(string)
+	kmt, _ := dig(obs[read.ResourceMachineDeployment].Resource.Object, "spec", "template", "spec", "infrastructureRef", "name").(string)
 	out := composetest.Run(Mode{}, request(t, nodePoolXR(spec(poolMirrorCA)), missing, obs)).Output
 	if out.Fatal != nil {
 		t.Fatal(out.Fatal)
@@ -415,7 +417,7 @@ func TestPoolFactoryCARotationRollsNothing(t *testing.T) {
 	if got, _ := deployedOn(t, out); got != kmt {
 		t.Errorf("a CA rotation moved the deployment from %s to %s, which rolls the pool", kmt, got)
 	}
-	cm, ok := out.Resources[resourceFactoryCA]
+	cm, ok := out.Resources[read.ResourceFactoryCA]
 	if !ok {
 		t.Fatal("the pool's CA ConfigMap is not composed")
 	}
@@ -445,7 +447,7 @@ func dig(m map[string]any, path ...string) any {
 func TestApplicationLabels(t *testing.T) {
 	vmiLabels := func(out compose.Output) map[string]any {
 		for n, d := range out.Resources {
-			if strings.HasPrefix(string(n), prefixMachineTemplate) {
+			if strings.HasPrefix(string(n), read.PrefixMachineTemplate) {
 				l, _ := dig(d.Resource.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "template", "metadata", "labels").(map[string]any)
 				return l
 			}

@@ -1,0 +1,63 @@
+package decide
+
+import (
+	"fmt"
+
+	"github.com/cozystack/function-worker-image/internal/cdistate"
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"k8s.io/apimachinery/pkg/api/resource"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// chooseCopy is the copy path of a clone pool whose class the Input lists
+// and whose golden exists on another class; nil otherwise. A pool on its
+// golden's own class clones as CDI plans it, its fallbacks accepted or not
+// by clonePreflight.allowHostAssistedCopy alone.
+func ChooseCopy(cfg config.Config, img pool.Image, golden cdistate.State, poolClass, goldenClass pool.Class) *read.CopyPath {
+	if img.Source != pool.SourceClone || golden.Kind == cdistate.Missing || goldenClass.Name == "" ||
+		poolClass.Name == goldenClass.Name || !cfg.CopiesOnto(poolClass.Name) {
+		return nil
+	}
+	return &read.CopyPath{Class: poolClass.Name, Golden: img.GoldenRef(), GoldenClass: goldenClass.Name}
+}
+
+// predictCopy is what CDI does with a worker disk that asks for a copy:
+// the target predictClone builds, with the cloneType it carries.
+func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
+	in := cloneInput(img, class, diskSize, w)
+	in.Target.CloneType = cdiv1.CloneStrategyHostAssisted
+	return cloneplan.Predict(in)
+}
+
+// workersTemplate is the machine template the pool's workers are made from
+// once this call is applied: the one the plan's deployment names when
+// nothing holds it back, else the one the observed deployment runs; nil
+// when that is not composed.
+func (pl Plan) WorkersTemplate() *composed.Unstructured {
+	name, _ := pl.Observed.InEffect()
+	if pl.Hold == nil && pl.MachineDeployment != nil {
+		name = pl.MachineDeployment.Spec.Template.Spec.InfrastructureRef.Name
+	}
+	if name == "" {
+		return nil
+	}
+	if name == pl.MachineTemplate.Name {
+		return pl.MachineTemplate.Desired
+	}
+	return pl.Observed.Resources[read.MachineTemplateResource(name)]
+}
+
+// copyFix is the StorageClassMismatch fix that chooses the copy path.
+func copyFix(poolClass string) string {
+	return fmt.Sprintf("or, to copy each worker disk from this golden by CDI's host-assisted clone (one full copy per worker over the pod network, in the cluster), list %q in the Input's clonePreflight.hostAssistedCopy.storageClasses", poolClass)
+}
+
+// msgCopying is CloneHealthy's message for a pool on the copy path.
+func msgCopying(p pool.Pool, c *read.CopyPath) string {
+	return fmt.Sprintf("Node pool %q copies each worker disk from golden image %q on StorageClass %q onto StorageClass %q by CDI's host-assisted clone, as the Input's clonePreflight.hostAssistedCopy.storageClasses lists %q: a full copy of the image per worker over the pod network, at most the clone budget of class %q at once. This was chosen, not a fault; for CSI clones instead, put the pool's disks on the golden's class %q (a new pool: storageClass is immutable). Removing %q from the list holds the pool's next new template and changes no running one.",
+		p.Ref(), c.Golden, c.GoldenClass, c.Class, c.Class, c.Class, c.GoldenClass, c.Class)
+}

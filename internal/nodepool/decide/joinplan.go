@@ -1,0 +1,71 @@
+package decide
+
+import (
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/rules"
+)
+
+// Reasons of the Join mode: the holds, and JoinFactsCurrent's.
+const (
+	ReasonJoinFactsMissing   = "JoinFactsMissing"
+	ReasonJoinFactsInvalid   = "JoinFactsInvalid"
+	ReasonControlPlaneBehind = "ControlPlaneBehind"
+	ReasonJoinFactsCurrent   = "FactsCurrent"
+	ReasonJoinFactsChanged   = "JoinFactsChanged"
+)
+
+// hold is the Join mode's hold, or nil; the version guard comes first. The
+// chart fails its render instead; a hold changes nothing either but lifts
+// by itself once the facts appear or the control plane is upgraded, the
+// normal order of a new cluster or of an upgrade made in one edit.
+func JoinHold(j *read.JoinPlan, p pool.Pool, s pool.Shape) *Hold {
+	// A control plane version without a minor skips it, as in the chart.
+	if cp, ok := rules.LeadingMinor(j.Facts.ControlPlaneVersion); j.Facts.ControlPlaneFound && ok {
+		if v, ok := rules.ParseMinor(s.KubernetesVersion.Value); ok && v.Compare(cp) > 0 {
+			return &Hold{Reason: ReasonControlPlaneBehind, Message: msgControlPlaneBehind(p, j.Refs, s.KubernetesVersion, j.Facts.ControlPlaneVersion)}
+		}
+	}
+	if len(j.Facts.Missing) > 0 {
+		return &Hold{Reason: ReasonJoinFactsMissing, Message: msgJoinFactsMissing(p, j.Facts.Missing, j.Facts.Invalid)}
+	}
+	if len(j.Facts.Invalid) > 0 {
+		return &Hold{Reason: ReasonJoinFactsInvalid, Message: msgJoinFactsInvalid(p, j.Facts.Invalid)}
+	}
+	return nil
+}
+
+// pinFacts keeps a pool whose facts alone changed on its running
+// TalosConfigTemplate: the name hashes the facts too, so a rotated Secret
+// would roll every worker unasked. JoinFactsCurrent says which facts
+// changed and how to roll (spec.bootstrap.factsRevision); any change that
+// rolls the pool anyway takes the current facts.
+func (pl *Plan) PinFacts() {
+	j := pl.Join
+	machine, bootstrap := pl.Observed.InEffect()
+	if bootstrap == "" || bootstrap == pl.BootstrapTemplate.Name || machine != pl.MachineTemplate.Name {
+		return
+	}
+	if md := pl.Observed.Deployment; md == nil || md.Spec.Template.Spec.Version == nil || *md.Spec.Template.Spec.Version != pl.Shape.MachineVersion {
+		return
+	}
+	u, ok := pl.Observed.Resources[read.BootstrapTemplateResource(bootstrap)]
+	if !ok || u.GetAnnotations()[pool.AnnJoinBase] != pl.BootstrapTemplate.Annotations[pool.AnnJoinBase] {
+		return
+	}
+	PinOn(j, bootstrap, u)
+	// Only the bootstrap reference moves back, or an autoscaled pool would
+	// lose what decideWorkers gave it (autoscaler bounds, role labels).
+	pl.repoint(machine, bootstrap)
+}
+
+// repoint points the planned MachineDeployment at other templates and
+// changes nothing else of what decideWorkers gave it.
+func (pl *Plan) repoint(machine, bootstrap string) {
+	md := pl.MachineDeployment.DeepCopy()
+	md.Spec.Template.Spec.InfrastructureRef.Name = machine
+	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
+	ref.Name = bootstrap
+	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
+	pl.MachineDeployment = md
+}

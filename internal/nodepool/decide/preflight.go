@@ -1,0 +1,232 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cozystack/function-worker-image/internal/cloneplacement"
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// Reasons the clone pre-flight holds a new template.
+const (
+	// ReasonHostAssistedCopy: CDI copies every disk over the pod network.
+	// It has two meanings, one per condition, on purpose: on
+	// WorkerImageReady and status.gate (Held) the pre-flight predicted a
+	// copy nobody chose and holds the new template; on CloneHealthy (True)
+	// the pool is on the copy path the Input chose (copy.go, health.go).
+	ReasonHostAssistedCopy = "HostAssistedCopy"
+	// ReasonCloneWouldFail: CDI would refuse the worker disks outright.
+	ReasonCloneWouldFail = "CloneWouldFail"
+	// ReasonClonePlanPending: CDI cannot plan the clone yet (no golden PVC,
+	// status.capacity or StorageProfile) and retries; the pre-flight waits.
+	ReasonClonePlanPending = "ClonePlanPending"
+	// ReasonNodeLocalClass: the CSI driver would make every worker disk on
+	// the golden's node, or none a worker scheduled elsewhere can use.
+	ReasonNodeLocalClass = "NodeLocalClass"
+)
+
+// cloneTargetFor is a worker disk of diskSize on class as CDI renders it:
+// its volume and access modes from the class's StorageProfile (render.go
+// sets none).
+func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) cloneplan.Target {
+	size := diskSize.DeepCopy()
+	return cloneplan.Target{
+		StorageClassName:   class,
+		StorageClass:       read.FindClass(w.StorageClasses, class),
+		Profile:            read.FindProfile(w.Clone.Profiles, class),
+		Size:               &size,
+		FilesystemOverhead: overheadFor(w.Clone.Overhead, class),
+	}
+}
+
+// predictClone is what CDI's clone planner will do with a worker disk: a
+// clone of the golden's PVC into diskSize on class, its volume and access
+// modes from the class's StorageProfile (render.go sets none). The golden
+// is read as CDI reads it: status.capacity (nil until bound), never its
+// request; its driver is its bound PV's (volumeDriver), else its class's.
+func PredictClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
+	return cloneplan.Predict(cloneInput(img, class, diskSize, w))
+}
+
+// cloneInput is what predictClone predicts from.
+func cloneInput(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Input {
+	in := cloneplan.Input{
+		SourceName:            img.GoldenRef(),
+		CloneStrategyOverride: w.Clone.Override,
+		SnapshotClasses:       w.Clone.SnapshotClasses,
+	}
+	in.Target = cloneTargetFor(class, diskSize, w)
+	if pvc := w.GoldenPVC; pvc != nil {
+		src := &cloneplan.Source{Name: pvc.Namespace + "/" + pvc.Name, VolumeMode: pvc.Spec.VolumeMode, Phase: pvc.Status.Phase, VolumeName: pvc.Spec.VolumeName}
+		src.CSIDriver, src.VolumeClaimedByOther = VolumeDriver(pvc, w.GoldenPV)
+		if sc := pvc.Spec.StorageClassName; sc != nil {
+			// A class that does not exist gives no profile either
+			// (getSnapshotClassForClaim reads the class first).
+			if src.StorageClass = read.FindClass(w.StorageClasses, *sc); src.StorageClass != nil {
+				src.Profile = read.FindProfile(w.Clone.Profiles, *sc)
+			}
+		} else if def := storageclass.KubernetesDefault(w.StorageClasses); def.Name != "" {
+			// A claim naming no class takes its snapshot class from the
+			// default class's StorageProfile (getSnapshotClassForClaim).
+			src.Profile = read.FindProfile(w.Clone.Profiles, def.Name)
+		}
+		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+			src.Request = &q
+		}
+		if q, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok {
+			src.Capacity = &q
+		}
+		in.Source = src
+	}
+	return in
+}
+
+// preflightInput is what the pre-flight gate decides from besides the plan.
+type PreflightInput struct {
+	Pool  pool.Pool
+	Image pool.Image
+	// Class is the class the worker disks land on; empty for CDI's default.
+	Class string
+	// AllowCopy is the Input's clonePreflight.allowHostAssistedCopy.
+	AllowCopy bool
+	// CopyChosen: the pool is on the copy path (copy.go), whose template
+	// asks for the copy the plan predicts.
+	CopyChosen bool
+	// GoldenWaived: gateOnGolden let a pool that already cloned through an
+	// unready golden, so the golden's fate does not hold it here either.
+	GoldenWaived bool
+	// Recheck is the Input's polling.inProgress.
+	Recheck time.Duration
+	// Placement is where a clone the CSI driver makes of the golden lands.
+	Placement cloneplacement.Placement
+}
+
+// placementOf is where the CSI driver puts a clone of the golden, from
+// the golden's class and the class the worker disks land on.
+func PlacementOf(goldenClass, class string, w read.World) cloneplacement.Placement {
+	var golden *storagev1.StorageClass
+	if goldenClass != "" {
+		golden = read.FindClass(w.StorageClasses, goldenClass)
+	}
+	return cloneplacement.Predict(golden, read.FindClass(w.StorageClasses, class))
+}
+
+// volumeDriver is CDI v1.65.0 clone/common.go GetDriverFromVolume: the CSI
+// driver of a claim's bound PV, none for a missing, unclaimed or non-CSI PV
+// (CDI then uses the class); a PV claimed by another claim is CDI's error
+// "pvc does not match volume claim ref". pv is nil when not read.
+func VolumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) (driver string, claimedByOther bool) {
+	if pv == nil || pvc.Spec.VolumeName == "" || pv.Name != pvc.Spec.VolumeName || pv.Spec.ClaimRef == nil {
+		return "", false
+	}
+	if ref := pv.Spec.ClaimRef; ref.Namespace != pvc.Namespace || ref.Name != pvc.Name {
+		return "", true
+	}
+	if pv.Spec.CSI == nil {
+		return "", false
+	}
+	return pv.Spec.CSI.Driver, false
+}
+
+// gateOnClonePlan holds a new clone template that CDI would refuse, or
+// would silently fall back to a host-assisted copy for, streaming the image
+// over the pod network per worker (clone/planner.go
+// computeStrategyForSourcePVC, validateAdvancedClonePVC), unless
+// clonePreflight.allowHostAssistedCopy accepts the copy or the pool asked
+// for it on the copy path (copy.go); and a CSI clone or
+// snapshot restore on a class whose driver would make every disk on the
+// golden's node (cloneplacement), which no setting accepts.
+//
+// A clone CDI cannot plan yet is held too: a composed template is never
+// gated again, and CDI fixes the strategy in the claim's
+// cdi.kubevirt.io/cloneType on its first success. CDI retries ("source/
+// target size info missing" without status.capacity, a missing source, no
+// StorageProfile: datavolume/util.go), so the hold clears by itself at the
+// in-progress TTL, except for what the golden gate waived.
+func GateOnClonePlan(in PreflightInput, plan cloneplan.Plan) *Hold {
+	p, img, class := in.Pool, in.Image, in.Class
+	golden := img.GoldenRef()
+	fixes := strings.Join(plan.Fixes, "; or ")
+	switch {
+	case plan.Blocked != nil && plan.Blocked.Waits:
+		if plan.Blocked.OnSource && in.GoldenWaived {
+			return nil
+		}
+		return &Hold{Reason: ReasonClonePlanPending, Message: msgClonePlanPending(p, golden, class, *plan.Blocked, fixes, in.Recheck)}
+	case plan.Blocked != nil:
+		return &Hold{Reason: ReasonCloneWouldFail, Message: fmt.Sprintf(
+			"Node pool %q: CDI would refuse every worker disk cloned from golden image %q on StorageClass %q (%s: %s), so the new worker template is held back. To fix it, %s.",
+			p.Ref(), golden, classText(class), plan.Blocked.Reason, plan.Blocked.Message, orDefault(fixes, "check the StorageClass and its CDI StorageProfile"))}
+	case plan.HostAssisted() && !in.AllowCopy && !in.CopyChosen:
+		why := "because " + plan.Via + " is copy"
+		if plan.Fallback != nil {
+			why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)
+		}
+		// Only a clone that must grow is fixed by a disk of the golden's
+		// size; a driver, snapshot class or volume mode is not.
+		sameSize := ""
+		if plan.Fallback != nil && plan.Fallback.Reason == cloneplan.ReasonNoVolumeExpansion {
+			sameSize = "; or set diskSize to the golden's size"
+		}
+		return &Hold{Reason: ReasonHostAssistedCopy, Message: fmt.Sprintf(
+			"Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s%s; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
+			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"), sameSize)}
+	case !plan.HostAssisted() && in.Placement.OneNode:
+		// The driver makes the clone: where its source is. A copy (let
+		// through above) lands on its worker's node.
+		return &Hold{Reason: ReasonNodeLocalClass, Message: msgNodeLocalClass(p, golden, plan, in.Placement)}
+	}
+	return nil
+}
+
+// msgNodeLocalClass says which class confines the clones, by which
+// statement, what that does to the workers at the class's binding mode,
+// and the two ways out: a golden every node reaches, or copies.
+func msgNodeLocalClass(p pool.Pool, golden string, plan cloneplan.Plan, pl cloneplacement.Placement) string {
+	outcome := "each worker disk would be made on the golden's node, the only node that can attach it, and every worker VM would run on that one node"
+	if pl.WaitForFirstConsumer {
+		outcome = "CDI asks for each worker disk on the node its VM was scheduled to (volumeBindingMode WaitForFirstConsumer: it copies the claim's volume.kubernetes.io/selected-node onto the clone's claim and pins its prep pod there), but the driver makes it on the golden's node, so a worker scheduled on any other node never gets its disk"
+	}
+	return fmt.Sprintf("Node pool %q: CDI would have the CSI driver make each worker disk from golden image %q on StorageClass %q (%s, %s), and that class is node-local: it states %s, and %s. So %s; the new worker template is held back. To fix it, have the catalog keep this image on a StorageClass whose volumes every node can reach (its spec.storageClass, or the image entry's storageClass) and put the pool on that class; or keep the pool's disks on StorageClass %q and copy them over the pod network from a golden on such a class, which lands each disk on its worker's node: allow it for this class in the Input's clonePreflight.hostAssistedCopy.storageClasses.",
+		p.Ref(), golden, pl.Class, plan.Strategy, plan.Via, pl.Statement, pl.Driver, outcome, pl.Class)
+}
+
+func msgClonePlanPending(p pool.Pool, golden, class string, b cloneplan.Blocked, fixes string, recheck time.Duration) string {
+	return fmt.Sprintf("Node pool %q: CDI cannot plan the clone of golden image %q onto StorageClass %q yet, because %s (CDI reports %s: %q and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every %s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; %s.",
+		p.Ref(), golden, classText(class), b.Awaits, b.Reason, b.Message, recheck, orDefault(fixes, "if it persists, check the golden's PVC and the StorageClass's CDI StorageProfile"))
+}
+
+func classText(class string) string {
+	if class == "" {
+		return "<none>"
+	}
+	return class
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// overheadFor is CDIConfig status.filesystemOverhead for a class: its own
+// entry, else the global one; empty lets cloneplan use CDI's default.
+func overheadFor(o *cdiv1.FilesystemOverhead, class string) cdiv1.Percent {
+	if o == nil {
+		return ""
+	}
+	if v, ok := o.StorageClass[class]; ok {
+		return v
+	}
+	return o.Global
+}

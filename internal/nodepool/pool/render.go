@@ -1,0 +1,15 @@
+package pool
+
+// Names inside the VM template. CAPK prefixes each DataVolume template name
+// with the machine name, so every worker gets its own disk-system disk.
+const (
+	DiskTemplateName = "disk-system"
+	SystemVolume     = "system"
+	// hashLength hex characters of sha256 name a template: 40 bits make an
+	// accidental collision between two revisions of one pool negligible.
+	HashLength = 10
+	// instancetypeKind is the cluster-wide KubeVirt instance type kind.
+	InstancetypeKind = "VirtualMachineClusterInstancetype"
+	// checkStrategyNone: Talos has no SSH for CAPK's bootstrap sentinel check.
+	CheckStrategyNone = "none"
+)

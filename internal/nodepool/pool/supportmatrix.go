@@ -1,0 +1,13 @@
+package pool
+
+import (
+	"strings"
+)
+
+// joinAnd lists s as "a, b and c".
+func JoinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
