@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // BenchmarkCompose composes a clone pool with 0, 50 and 500 observed worker

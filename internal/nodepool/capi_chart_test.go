@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/clusterapi"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 // TestChartAutoscalingAndHealthCheck re-expresses the kubernetes-nodes

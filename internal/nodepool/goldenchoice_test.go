@@ -3,9 +3,10 @@ package nodepool
 import (
 	"testing"
 
-	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/google/go-cmp/cmp"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
 func TestChooseGolden(t *testing.T) {

@@ -4,15 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cozystack/function-worker-image/internal/cloneplacement"
-	"github.com/cozystack/function-worker-image/internal/cloneplan"
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
-	"github.com/cozystack/function-worker-image/internal/nodepool/read"
-	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/storageclass"
-	fnresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	fnresource "github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-worker-image/internal/cloneplacement"
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
+	"github.com/cozystack/function-worker-image/internal/required"
+	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
 // TestGateOnClonePlan pins which clone plans hold a new template and with

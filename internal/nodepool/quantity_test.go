@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/compose/composetest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestQuantitiesAsIntegersComposeAsStrings: the XRDs take a quantity as an

@@ -1,11 +1,12 @@
 package nodepool
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // goldenSnapshotContent asks for the content the golden's snapshot is bound

@@ -3,8 +3,9 @@ package nodepool
 import (
 	"testing"
 
-	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-worker-image/internal/compose/composetest"
 )
 
 func TestSpecValuesAsWritten(t *testing.T) {

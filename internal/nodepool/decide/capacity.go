@@ -1,12 +1,13 @@
 package decide
 
 import (
-	"github.com/cozystack/function-worker-image/internal/capacity"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
+
+	"github.com/cozystack/function-worker-image/internal/capacity"
+	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
 // ReasonInsufficientStorageCapacity: the clones the pool would start do

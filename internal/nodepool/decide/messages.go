@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Reasons a gate holds a new or changed template back. They are also the

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 )
 
 // ReasonInstanceTypeMissing holds a pool it cannot size reservations by.

@@ -3,12 +3,13 @@ package decide
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ReasonGoldenSnapshotNotReady: the class prefers snapshot sources and the

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
-	"k8s.io/utils/ptr"
 )
 
 // ConditionCloneCapacity says how many clones of the pool's golden run on

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crossplane/function-sdk-go/resource/composite"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/decode"
@@ -12,8 +16,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/rules"
-	"github.com/crossplane/function-sdk-go/resource/composite"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // LabelClaimNamespace is set by Crossplane on a legacy cluster-scoped

@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // vmTemplate is the resolved worker VM details of a pool.

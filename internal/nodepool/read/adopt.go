@@ -1,11 +1,12 @@
 package read
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Adoption: a pool that composes no MachineDeployment yet may find one of

@@ -1,8 +1,9 @@
 package read
 
 import (
-	"github.com/cozystack/function-worker-image/internal/labels"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // reqCloneClaims are the claims CDI makes in the golden's namespace for the

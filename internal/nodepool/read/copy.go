@@ -1,10 +1,12 @@
 package read
 
 import (
-	"github.com/cozystack/function-worker-image/internal/labels"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/labels"
 )
 
 // The copy path an operator chooses (docs/platform.md, "When storage

@@ -1,12 +1,13 @@
 package read
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
 // KubeVirt's MultiArchitecture gate, as KubeVirt v1.7.4 enforces it:

@@ -1,9 +1,10 @@
 package read
 
 import (
-	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	storagev1 "k8s.io/api/storage/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/cozystack/function-worker-image/internal/cloneplan"
 )
 
 // cloneTarget is what the pre-flight reads of the cluster: the classes, CDI's

@@ -1,10 +1,11 @@
 package read
 
 import (
-	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 )
 
 // keptFor is the running template under n when it records request: the

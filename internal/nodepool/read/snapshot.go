@@ -1,9 +1,11 @@
 package read
 
 import (
-	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 )
 
 // Snapshot goldens (docs/platform.md, "Snapshot goldens"). Where the class a

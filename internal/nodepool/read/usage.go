@@ -3,9 +3,10 @@ package read
 import (
 	"strings"
 
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 )
 
 // Deletion protection of the goldens a pool's templates clone from. The

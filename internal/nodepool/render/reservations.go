@@ -3,8 +3,9 @@ package render
 import (
 	"fmt"
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 )
 
 // withGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
