@@ -100,7 +100,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// Names of what the fixtures render, computed once from the first render of
+// names of what the fixtures render, computed once from the first render of
 // each spec so that the table reads as behaviour, not as hashes.
 func names(t *testing.T, spec map[string]any, w worldFixture) (kmt, tct string) {
 	t.Helper()

@@ -30,7 +30,7 @@ const (
 	ReasonAdopted                  = "Adopted"
 )
 
-// decideAdoption keeps the running templates of an existing pool that are
+// DecideAdoption keeps the running templates of an existing pool that are
 // equivalent to what this one renders, or holds the pool while they are not
 // and its owner has not accepted the roll. It runs before the gates: an
 // adopted template is running, so there is nothing to wait for.
@@ -143,7 +143,7 @@ func (pl Plan) adoptionDiffs(e *read.Existing) []string {
 	return diffs
 }
 
-// templateDiffs compares two templates' specs after normalize, leaf by leaf.
+// TemplateDiffs compares two templates' specs after normalize, leaf by leaf.
 func TemplateDiffs(existing, rendered map[string]any, normalize func(map[string]any) map[string]any) []string {
 	a, b := normalize(specOf(existing)), normalize(specOf(rendered))
 	var out []string

@@ -17,7 +17,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
-// budgetPlan is the clone budget's decision for this call, and what it was
+// BudgetPlan is the clone budget's decision for this call, and what it was
 // decided for.
 type BudgetPlan struct {
 	clonebudget.Decision
@@ -42,7 +42,7 @@ type BudgetPlan struct {
 	Capacity CapacityPlan
 }
 
-// decideBudget bounds the deployment the plan emits by the clone budget of
+// DecideBudget bounds the deployment the plan emits by the clone budget of
 // its golden and class (clonebudget.Decide) and writes the bound onto it.
 // Other pools' clones are the claims CDI runs them through, less those it
 // left behind by now (clonebudget.CountClaims).
@@ -130,7 +130,7 @@ func replacing(sets []clusterv1.MachineSet, machine, bootstrap string) bool {
 	return false
 }
 
-// ownClones counts the pool's clones of its golden in flight: its disks of
+// OwnClones counts the pool's clones of its golden in flight: its disks of
 // the golden neither Succeeded nor Failed, and its Machines on a template
 // of the golden whose disk does not exist yet (KubeVirt creates it with the
 // VM, after Cluster API, CAPK and the bootstrap provider took their turns).

@@ -14,7 +14,7 @@ import (
 // not fit in the free capacity its class publishes.
 const ReasonInsufficientStorageCapacity = "InsufficientStorageCapacity"
 
-// capacityPlan is the capacity prediction of the clones this call starts.
+// CapacityPlan is the capacity prediction of the clones this call starts.
 type CapacityPlan struct {
 	capacity.Prediction
 	// Published is what the class publishes.
@@ -31,7 +31,7 @@ type CapacityPlan struct {
 	Limited bool
 }
 
-// predictCapacity predicts the transient peak of the clones the budget's
+// PredictCapacity predicts the transient peak of the clones the budget's
 // decision starts on this call (a fixed pool's growth, an autoscaled
 // pool's new headroom under its max, a roll's surge beyond what already
 // runs) and, where fewer fit in what the class publishes, lowers the
@@ -102,7 +102,7 @@ func (pl Plan) PredictCapacity(cfg config.Config, b *BudgetPlan) CapacityPlan {
 	return cp
 }
 
-// goldenSize is what a clone of the golden starts at: its claim's
+// GoldenSize is what a clone of the golden starts at: its claim's
 // capacity, else its DataVolume's request, else the Input's golden
 // storage.
 func (pl Plan) GoldenSize(cfg config.Config) resource.Quantity {

@@ -15,7 +15,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
-// chooseCopy is the copy path of a clone pool whose class the Input lists
+// ChooseCopy is the copy path of a clone pool whose class the Input lists
 // and whose golden exists on another class; nil otherwise. A pool on its
 // golden's own class clones as CDI plans it, its fallbacks accepted or not
 // by clonePreflight.allowHostAssistedCopy alone.
@@ -27,7 +27,7 @@ func ChooseCopy(cfg config.Config, img pool.Image, golden cdistate.State, poolCl
 	return &read.CopyPath{Class: poolClass.Name, Golden: img.GoldenRef(), GoldenClass: goldenClass.Name}
 }
 
-// predictCopy is what CDI does with a worker disk that asks for a copy:
+// PredictCopy is what CDI does with a worker disk that asks for a copy:
 // the target predictClone builds, with the cloneType it carries.
 func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
 	in := cloneInput(img, class, diskSize, w)
@@ -35,7 +35,7 @@ func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w rea
 	return cloneplan.Predict(in)
 }
 
-// workersTemplate is the machine template the pool's workers are made from
+// WorkersTemplate is the machine template the pool's workers are made from
 // once this call is applied: the one the plan's deployment names when
 // nothing holds it back, else the one the observed deployment runs; nil
 // when that is not composed.

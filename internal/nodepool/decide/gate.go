@@ -23,7 +23,7 @@ const (
 	GateHeld = v1alpha1.GateHeld
 )
 
-// hold is why a gate holds the change back. A nil *hold is an open gate.
+// Hold is why a gate holds the change back. A nil *hold is an open gate.
 type Hold struct {
 	Reason  string
 	Message string
@@ -32,7 +32,7 @@ type Hold struct {
 	DeploymentOnly bool
 }
 
-// poolClone returns a worker DataVolume of this pool that finished cloning
+// PoolClone returns a worker DataVolume of this pool that finished cloning
 // this golden, or nil. Matching on both labels, not a name prefix, keeps pool
 // md0 from counting a sibling md0-gpu's disks.
 func PoolClone(p pool.Pool, img pool.Image, dvs []cdiv1.DataVolume) *cdiv1.DataVolume {
@@ -46,7 +46,7 @@ func PoolClone(p pool.Pool, img pool.Image, dvs []cdiv1.DataVolume) *cdiv1.DataV
 	return nil
 }
 
-// poolClassOf is the class a pool's next clone lands on: the one known
+// PoolClassOf is the class a pool's next clone lands on: the one known
 // without reading the cluster (prepare), else the class its cloned disk of
 // this golden was bound on, else today's default. Keeping the default its
 // disks were made on means moving the default annotation rolls no pool.
@@ -68,7 +68,7 @@ func PoolClassOf(known *pool.Class, clone *cdiv1.DataVolume, pvcs []corev1.Persi
 	return fromDefault(def)
 }
 
-// goldenClassOf is the golden's class: its DataVolume's declared class wins,
+// GoldenClassOf is the golden's class: its DataVolume's declared class wins,
 // else its PVC's, else today's default.
 func GoldenClassOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, def storageclass.Choice) pool.Class {
 	if dv != nil {
@@ -121,7 +121,7 @@ func goldenStorageOf(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) *r
 	return nil
 }
 
-// gateOnGolden holds a new clone template until its golden is ready: a
+// GateOnGolden holds a new clone template until its golden is ready: a
 // worker cloned from an importing golden waits with it, from a failed one
 // forever, while the hold keeps the running workers. A pool with a finished
 // clone of it is never held.
@@ -176,7 +176,7 @@ func cdiSays(st cdistate.State) string {
 	return ""
 }
 
-// gateOnStorageClass holds a clone across StorageClasses: there CDI falls
+// GateOnStorageClass holds a clone across StorageClasses: there CDI falls
 // back to a host-assisted copy over the pod network or leaves the clone to
 // the CSI driver, which can hang. A pool that already cloned is held too:
 // its next clone would still cross classes.
@@ -213,7 +213,7 @@ func gateOnArchitecture(p pool.Pool, img pool.Image, c read.GoldenChoice, cloned
 	return &Hold{Reason: ReasonGoldenMissing, Message: msgGoldenArchitectureMissing(p, img, c)}
 }
 
-// gateOnSize holds a worker disk smaller than its golden, which CDI refuses.
+// GateOnSize holds a worker disk smaller than its golden, which CDI refuses.
 func GateOnSize(p pool.Pool, img pool.Image, diskSize resource.Quantity, goldenStorage *resource.Quantity) *Hold {
 	if goldenStorage == nil || diskSize.Cmp(*goldenStorage) >= 0 {
 		return nil
@@ -221,7 +221,7 @@ func GateOnSize(p pool.Pool, img pool.Image, diskSize resource.Quantity, goldenS
 	return &Hold{Reason: ReasonDiskTooSmall, Message: msgDiskTooSmall(p, img, diskSize, goldenStorage)}
 }
 
-// gateInput is what the clone gates decide from.
+// GateInput is what the clone gates decide from.
 type GateInput struct {
 	Pool      pool.Pool
 	Image     pool.Image
@@ -241,7 +241,7 @@ type GateInput struct {
 	Copy *read.CopyPath
 }
 
-// gateClone runs the clone gates in order: golden readiness, StorageClass,
+// GateClone runs the clone gates in order: golden readiness, StorageClass,
 // size floor; without a golden there is no class or size to compare. A
 // pool on the copy path copies across the classes on purpose, so the
 // StorageClass gate does not hold it.
@@ -263,7 +263,7 @@ func GateClone(in GateInput) *Hold {
 	return GateOnSize(in.Pool, in.Image, in.DiskSize, goldenStorageOf(in.GoldenDV, in.GoldenPVC))
 }
 
-// gateOnCloneGrant holds the MachineDeployment of a pool that has not cloned
+// GateOnCloneGrant holds the MachineDeployment of a pool that has not cloned
 // this golden until its VMs may clone it: virt-controller authorizes each
 // worker DataVolume as the VM's service account and, refused, records
 // UnauthorizedDataVolumeCreate and retries (kubevirt

@@ -17,14 +17,14 @@ import (
 // ConditionCloneHealthy reports how the pool's worker disks were cloned.
 const ConditionCloneHealthy = "CloneHealthy"
 
-// cloneWithoutSource is CDI's Bound and Ready reason for a clone whose source
+// CloneWithoutSource is CDI's Bound and Ready reason for a clone whose source
 // PVC is missing, which it waits for forever (pvc-clone-controller.go).
 const CloneWithoutSource = cdistate.ReasonCloneWithoutSource
 
 // cloneTypeCopy is the cloneType CDI records for a host-assisted copy.
 const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 
-// cloneHealth surfaces worker disks whose clone waits without a source,
+// CloneHealth surfaces worker disks whose clone waits without a source,
 // has not moved for polling.stallAfter.clones, or whose import over HTTP
 // has not for polling.stallAfter.imports (clones, stall.go), or fell
 // back to a host-assisted copy: CDI fails none of them, and each defeats the

@@ -15,7 +15,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
-// resolveInstallerRepository is the workers' installer (poolspec.Installer),
+// ResolveInstallerRepository is the workers' installer (poolspec.Installer),
 // decided in Compose so that the pool reports a factory that makes none.
 func ResolveInstallerRepository(p pool.Pool, spec v1alpha1.NodePoolSpec, cfg config.Config, img pool.Image) (pool.Setting, error) {
 	repo, errs := poolspec.Installer(poolspec.NodePoolLayers(field.NewPath("spec"), spec, cfg), img)
@@ -36,7 +36,7 @@ const (
 	ReasonInstallerPlatformUnknown = "InstallerPlatformUnknown"
 )
 
-// installerCondition warns when an explicit installer is a factory installer
+// InstallerCondition warns when an explicit installer is a factory installer
 // of another platform than the disk on Talos 1.12 or later, where a worker
 // so upgraded stops reading its config drive
 // (talosimage.DefaultInstallerRepository); stored specs may carry the old

@@ -35,7 +35,7 @@ func JoinHold(j *read.JoinPlan, p pool.Pool, s pool.Shape) *Hold {
 	return nil
 }
 
-// pinFacts keeps a pool whose facts alone changed on its running
+// PinFacts keeps a pool whose facts alone changed on its running
 // TalosConfigTemplate: the name hashes the facts too, so a rotated Secret
 // would roll every worker unasked. JoinFactsCurrent says which facts
 // changed and how to roll (spec.bootstrap.factsRevision); any change that

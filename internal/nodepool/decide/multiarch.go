@@ -5,28 +5,28 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
-// archAdmission is what the gate decides for a VM of an architecture.
+// ArchAdmission is what the gate decides for a VM of an architecture.
 type ArchAdmission int
 
 const (
-	// archAdmitted: the gate is on, or the architecture is the control
+	// ArchAdmitted: the gate is on, or the architecture is the control
 	// plane's.
 	ArchAdmitted ArchAdmission = iota
-	// archNoKubeVirt: no KubeVirt CR in this cluster. KubeVirt is not
+	// ArchNoKubeVirt: no KubeVirt CR in this cluster. KubeVirt is not
 	// deployed yet, or runs the VMs elsewhere (CAPK's
 	// infraClusterSecretRef): there is no gate here to read, so the pool
 	// goes through, as before the gate.
 	ArchNoKubeVirt
-	// archRefused: the gate is off and the control plane is of another
+	// ArchRefused: the gate is off and the control plane is of another
 	// architecture: virt-api would refuse every worker VM.
 	ArchRefused
-	// archUndecided: the KubeVirt CR cannot be read, or has no default
+	// ArchUndecided: the KubeVirt CR cannot be read, or has no default
 	// architecture yet, and the gate is off: whether virt-api admits the VM
 	// is unknown, so the pool waits rather than make VMs it may refuse.
 	ArchUndecided
 )
 
-// admitArchitecture is the gate's rule for a VM that names arch.
+// AdmitArchitecture is the gate's rule for a VM that names arch.
 func AdmitArchitecture(arch string, kv read.KubeVirtGate) ArchAdmission {
 	switch {
 	case !kv.Found:
@@ -41,7 +41,7 @@ func AdmitArchitecture(arch string, kv read.KubeVirtGate) ArchAdmission {
 	return ArchRefused
 }
 
-// gateOnMultiArchitecture holds a new template of a pool whose VM names an
+// GateOnMultiArchitecture holds a new template of a pool whose VM names an
 // architecture KubeVirt does not admit. A template that is composed already
 // is never held (decideHold): the hold keeps what runs.
 func GateOnMultiArchitecture(p pool.Pool, img pool.Image, kv read.KubeVirtGate) *Hold {

@@ -11,7 +11,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 )
 
-// plan is everything decided for one reconcile, before anything is emitted.
+// Plan is everything decided for one reconcile, before anything is emitted.
 type Plan struct {
 	Pool  pool.Pool
 	Image pool.Image

@@ -49,7 +49,7 @@ func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) clon
 	}
 }
 
-// predictClone is what CDI's clone planner will do with a worker disk: a
+// PredictClone is what CDI's clone planner will do with a worker disk: a
 // clone of the golden's PVC into diskSize on class, its volume and access
 // modes from the class's StorageProfile (render.go sets none). The golden
 // is read as CDI reads it: status.capacity (nil until bound), never its
@@ -91,7 +91,7 @@ func cloneInput(img pool.Image, class string, diskSize resource.Quantity, w read
 	return in
 }
 
-// preflightInput is what the pre-flight gate decides from besides the plan.
+// PreflightInput is what the pre-flight gate decides from besides the plan.
 type PreflightInput struct {
 	Pool  pool.Pool
 	Image pool.Image
@@ -111,7 +111,7 @@ type PreflightInput struct {
 	Placement cloneplacement.Placement
 }
 
-// placementOf is where the CSI driver puts a clone of the golden, from
+// PlacementOf is where the CSI driver puts a clone of the golden, from
 // the golden's class and the class the worker disks land on.
 func PlacementOf(goldenClass, class string, w read.World) cloneplacement.Placement {
 	var golden *storagev1.StorageClass
@@ -121,7 +121,7 @@ func PlacementOf(goldenClass, class string, w read.World) cloneplacement.Placeme
 	return cloneplacement.Predict(golden, read.FindClass(w.StorageClasses, class))
 }
 
-// volumeDriver is CDI v1.65.0 clone/common.go GetDriverFromVolume: the CSI
+// VolumeDriver is CDI v1.65.0 clone/common.go GetDriverFromVolume: the CSI
 // driver of a claim's bound PV, none for a missing, unclaimed or non-CSI PV
 // (CDI then uses the class); a PV claimed by another claim is CDI's error
 // "pvc does not match volume claim ref". pv is nil when not read.
@@ -138,7 +138,7 @@ func VolumeDriver(pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume
 	return pv.Spec.CSI.Driver, false
 }
 
-// gateOnClonePlan holds a new clone template that CDI would refuse, or
+// GateOnClonePlan holds a new clone template that CDI would refuse, or
 // would silently fall back to a host-assisted copy for, streaming the image
 // over the pod network per worker (clone/planner.go
 // computeStrategyForSourcePVC, validateAdvancedClonePVC), unless

@@ -14,7 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// keptTemplate is a running template kept for the pool's unchanged request
+// KeptTemplate is a running template kept for the pool's unchanged request
 // although this release renders templates differently, or one adopted.
 type KeptTemplate struct {
 	Kind, Running, Rendered string
@@ -23,7 +23,7 @@ type KeptTemplate struct {
 	Revision int
 }
 
-// stale is a kept template an earlier rendering made, for RenderingCurrent;
+// Stale is a kept template an earlier rendering made, for RenderingCurrent;
 // false for one this release renders alike.
 func Stale(kind string, u *composed.Unstructured) (KeptTemplate, bool) {
 	rev, err := strconv.Atoi(u.GetAnnotations()[pool.AnnRendering])
@@ -33,7 +33,7 @@ func Stale(kind string, u *composed.Unstructured) (KeptTemplate, bool) {
 	return KeptTemplate{Kind: kind, Running: u.GetName(), Revision: rev}, true
 }
 
-// pinOn pins the pool's Join config on the running bootstrap template u and
+// PinOn pins the pool's Join config on the running bootstrap template u and
 // names the facts that changed since it was built.
 func PinOn(j *read.JoinPlan, bootstrap string, u *composed.Unstructured) {
 	j.Pinned = bootstrap

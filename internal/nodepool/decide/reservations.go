@@ -16,7 +16,7 @@ import (
 // ReasonInstanceTypeMissing holds a pool it cannot size reservations by.
 const ReasonInstanceTypeMissing = "InstanceTypeMissing"
 
-// nodeSize is what the kubelet reservations are computed from: the pool's
+// NodeSize is what the kubelet reservations are computed from: the pool's
 // resources, else its instance type; false while that is missing.
 func NodeSize(s pool.Shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
 	if s.InstanceType == "" {
@@ -32,7 +32,7 @@ func NodeSize(s pool.Shape, it *instancetypev1beta1.VirtualMachineClusterInstanc
 	return size, true
 }
 
-// resolveReservations is the pool's kubelet reservations, or a hold while
+// ResolveReservations is the pool's kubelet reservations, or a hold while
 // its instance type is missing: a pool that cannot be sized keeps what it
 // runs rather than rolling onto reservations guessed from nothing. A
 // reservation the node cannot carry is a spec error.

@@ -17,7 +17,7 @@ import (
 // failed or being deleted); a new clone template waits for it.
 const ReasonGoldenSnapshotNotReady = "GoldenSnapshotNotReady"
 
-// snapshotDecision is whether a new clone template restores from the
+// SnapshotDecision is whether a new clone template restores from the
 // golden's snapshot, and why.
 type SnapshotDecision struct {
 	Use   bool
@@ -25,7 +25,7 @@ type SnapshotDecision struct {
 	State goldensnapshot.State
 }
 
-// decideSnapshot follows the StorageProfile of the class the template lands
+// DecideSnapshot follows the StorageProfile of the class the template lands
 // on; the golden is on the same class (the StorageClass gate).
 func DecideSnapshot(cfg config.Config, img pool.Image, class string, w read.World) SnapshotDecision {
 	if img.Source != pool.SourceClone || !cfg.SnapshotGoldens {
@@ -35,7 +35,7 @@ func DecideSnapshot(cfg config.Config, img pool.Image, class string, w read.Worl
 	return SnapshotDecision{Use: pref.Snapshot, Pref: pref, State: goldensnapshot.StateOf(w.GoldenSnapshot)}
 }
 
-// gateOnGoldenSnapshot holds a new template that restores from a snapshot
+// GateOnGoldenSnapshot holds a new template that restores from a snapshot
 // not ready to use: CDI would refuse a failed one (common/util.go
 // IsSnapshotValidForClone), and restoring from one not cut yet would wait
 // on it anyway, with every new Machine.
@@ -59,7 +59,7 @@ func GateOnGoldenSnapshot(p pool.Pool, img pool.Image, d SnapshotDecision) *Hold
 		p.Ref(), ref, d.Pref.Why, d.State.Describe(ref), next)}
 }
 
-// predictSnapshotClone is what CDI will do with a worker disk restored from
+// PredictSnapshotClone is what CDI will do with a worker disk restored from
 // the golden's snapshot (cloneplan.PredictSnapshot), on the target
 // predictClone builds.
 func PredictSnapshotClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {

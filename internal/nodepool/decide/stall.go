@@ -23,7 +23,7 @@ const ReasonCloneStalled = "CloneStalled"
 // Factory itself, which is where a factory's stall bites (cozystack #3244).
 const ReasonImportStalled = "ImportStalled"
 
-// cloneInFlight is one of the pool's worker disks in a clone or import
+// CloneInFlight is one of the pool's worker disks in a clone or import
 // phase: when it was first seen at its phase, progress and restarts, and
 // whether that is the bound of its kind ago.
 type CloneInFlight struct {
@@ -34,7 +34,7 @@ type CloneInFlight struct {
 	Stalled bool
 }
 
-// trackClones records each worker disk in a clone phase (stall.Cloning) or
+// TrackClones records each worker disk in a clone phase (stall.Cloning) or
 // an import phase (stall.Importing) from the previous status's record of
 // the same disk (status.image.clones), kept while the disk has not moved.
 // CDI gives up on no clone: CDI #2721 shows one 16 minutes in

@@ -8,7 +8,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 )
 
-// checkSupportMatrix checks the Kubernetes minor against the pool's Talos
+// CheckSupportMatrix checks the Kubernetes minor against the pool's Talos
 // version and, when osImage overrides it, against the version the pool
 // actually boots: an override must not be a way around the matrix. A known
 // bad pairing is fatal; a Talos minor the table does not list is allowed and

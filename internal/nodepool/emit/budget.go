@@ -30,7 +30,7 @@ const (
 	ReasonNotCloning = "NotCloning"
 )
 
-// cloneCapacityCondition reports the budget's decision.
+// CloneCapacityCondition reports the budget's decision.
 func CloneCapacityCondition(pl decide.Plan) compose.Condition {
 	b, ref := pl.Budget, pl.Pool.Ref()
 	c := compose.Condition{Type: ConditionCloneCapacity}

@@ -6,7 +6,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
 )
 
-// capacityText says what the prediction found, for CloneCapacity.
+// CapacityText says what the prediction found, for CloneCapacity.
 func CapacityText(cp decide.CapacityPlan, class string) string {
 	if class == "" {
 		return "the default class's free capacity is unknown"

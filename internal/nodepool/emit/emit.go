@@ -30,7 +30,7 @@ const (
 	ReasonTemplateChanged  = "TemplateChanged"
 )
 
-// emit turns the plan into the Output.
+// Emit turns the plan into the Output.
 func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
 	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, bootstrapName(pl)

@@ -5,7 +5,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
 )
 
-// copyingResult is the Warning event of a pool that takes the copy path:
+// CopyingResult is the Warning event of a pool that takes the copy path:
 // CloneHealthy turns True with reason HostAssistedCopy, which
 // compose.Transition reports no event for (it is no fault), yet every
 // worker now costs a full copy of the image over the pod network, which the

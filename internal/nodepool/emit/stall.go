@@ -6,7 +6,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/stall"
 )
 
-// cloneProgress is status.image.clones.
+// CloneProgress is status.image.clones.
 func CloneProgress(clones []decide.CloneInFlight) []v1alpha1.CloneProgress {
 	if len(clones) == 0 {
 		return nil

@@ -26,10 +26,10 @@ const (
 	ReasonReleased        = v1alpha1.ReasonReleased
 )
 
-// teardown is why a pool was asked to go; empty when it was not.
+// Teardown is why a pool was asked to go; empty when it was not.
 type Teardown string
 
-// teardownOf reads the composite's annotations: a delete Crossplane refused,
+// TeardownOf reads the composite's annotations: a delete Crossplane refused,
 // or its XTenantCluster's teardown annotation.
 func TeardownOf(xr *composite.Unstructured) Teardown {
 	a := xr.GetAnnotations()
@@ -59,7 +59,7 @@ func renderDeletionGuard(xr *composite.Unstructured, p pool.Pool, deploymentAPIV
 		})
 }
 
-// guardDeletion adds the deletion guard to a desired state that holds the
+// GuardDeletion adds the deletion guard to a desired state that holds the
 // MachineDeployment (desired or kept). Without Usages, or for a cluster-scoped
 // composite, an existing guard is kept only while the deployment is.
 func GuardDeletion(pl decide.Plan, into map[resource.Name]*resource.DesiredComposed, xr *composite.Unstructured, enabled bool) error {
@@ -75,7 +75,7 @@ func GuardDeletion(pl decide.Plan, into map[resource.Name]*resource.DesiredCompo
 	return emitUsage(pl, into, read.ResourceDeletionGuard, renderDeletionGuard(xr, pl.Pool, clusterapi.APIVersion(pl.ClusterAPI)))
 }
 
-// composeTeardown is the whole output of a pool asked to go, from what it
+// ComposeTeardown is the whole output of a pool asked to go, from what it
 // composed alone, so a pool with an invalid spec or no golden still goes.
 func ComposeTeardown(xr *composite.Unstructured, why Teardown, obs read.ComposedState, prev read.Previous) compose.Output {
 	ref := fmt.Sprintf("XNodePool %q", observed.Ref(&xr.Unstructured))

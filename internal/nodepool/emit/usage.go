@@ -68,7 +68,7 @@ func emitUsage(pl decide.Plan, into map[resource.Name]*resource.DesiredComposed,
 	return nil
 }
 
-// targetsOf are the objects of a golden a template uses: its DataVolume
+// TargetsOf are the objects of a golden a template uses: its DataVolume
 // and PVC, and its VolumeSnapshot when the template restores from it
 // (snapshot.go).
 func TargetsOf(fromSnapshot bool) []usageTarget {
@@ -158,7 +158,7 @@ func protectClones(pl decide.Plan, into map[resource.Name]*resource.DesiredCompo
 	return nil
 }
 
-// usageTemplate is the template an observed Usage names as its user.
+// UsageTemplate is the template an observed Usage names as its user.
 func UsageTemplate(u *composed.Unstructured) string {
 	name, _ := u.GetString("spec.by.resourceRef.name")
 	return name

@@ -1,6 +1,6 @@
 package pool
 
-// class is a resolved StorageClass and where it came from.
+// Class is a resolved StorageClass and where it came from.
 type Class struct {
 	Name string
 	// From says where Name came from, for messages.

@@ -6,7 +6,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 )
 
-// refused is the fatal error of the pool ref ("<namespace>/<name>"): every
+// Refused is the fatal error of the pool ref ("<namespace>/<name>"): every
 // fatal result of this mode names the composite first, as the tenant
 // cluster's and the catalog's do, so that a message read from an event or a
 // log says which pool to fix.

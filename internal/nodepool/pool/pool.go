@@ -22,7 +22,7 @@ import (
 // composite that backs a claim; the pool lives in the claim's namespace.
 const LabelClaimNamespace = "crossplane.io/claim-namespace"
 
-// pool identifies a node pool: the namespace its objects live in, the Cluster
+// Pool identifies a node pool: the namespace its objects live in, the Cluster
 // API cluster it joins and its name inside that cluster.
 type Pool struct {
 	Namespace string
@@ -39,7 +39,7 @@ func (p Pool) Hash() string { return labels.PoolHash(p.Namespace, p.Cluster, p.N
 // DeploymentName is the MachineDeployment name, "<cluster>-<pool>".
 func (p Pool) DeploymentName() string { return labels.PoolName(p.Cluster, p.Name) }
 
-// readPool decodes the composite's identity and spec once and resolves the
+// ReadPool decodes the composite's identity and spec once and resolves the
 // spec with poolspec, the rules the tenant cluster resolves its pools with;
 // every problem is reported at once, by path.
 func ReadPool(xr *composite.Unstructured, cfg config.Config) (Pool, v1alpha1.NodePoolSpec, poolspec.Pool, error) {

@@ -5,11 +5,11 @@ package pool
 const (
 	DiskTemplateName = "disk-system"
 	SystemVolume     = "system"
-	// hashLength hex characters of sha256 name a template: 40 bits make an
+	// HashLength hex characters of sha256 name a template: 40 bits make an
 	// accidental collision between two revisions of one pool negligible.
 	HashLength = 10
-	// instancetypeKind is the cluster-wide KubeVirt instance type kind.
+	// InstancetypeKind is the cluster-wide KubeVirt instance type kind.
 	InstancetypeKind = "VirtualMachineClusterInstancetype"
-	// checkStrategyNone: Talos has no SSH for CAPK's bootstrap sentinel check.
+	// CheckStrategyNone: Talos has no SSH for CAPK's bootstrap sentinel check.
 	CheckStrategyNone = "none"
 )

@@ -16,13 +16,13 @@ const (
 	SourceHTTP  = poolspec.SourceHTTP
 )
 
-// setting is a resolved value and the field it came from.
+// Setting is a resolved value and the field it came from.
 type Setting = poolspec.Setting
 
-// image is what a pool's osImage resolves to (poolspec.ResolveImage).
+// Image is what a pool's osImage resolves to (poolspec.ResolveImage).
 type Image = poolspec.Image
 
-// shape is everything else a pool's spec resolves to: what poolspec sized
+// Shape is everything else a pool's spec resolves to: what poolspec sized
 // and parsed (replicas, instance type or resources, disk, kubelet
 // reservations, Pod resources, Cluster API knobs) and the rest with its
 // defaults.
@@ -48,7 +48,7 @@ type Shape struct {
 	GPUs []v1alpha1.GPU
 }
 
-// resolveShape applies the defaults to the pool's shape, which readPool has
+// ResolveShape applies the defaults to the pool's shape, which readPool has
 // validated and sized (poolspec.NodePool).
 func ResolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Config) Shape {
 	s := Shape{

@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// joinAnd lists s as "a, b and c".
+// JoinAnd lists s as "a, b and c".
 func JoinAnd(s []string) string {
 	if len(s) < 2 {
 		return strings.Join(s, "")

@@ -12,7 +12,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 )
 
-// vmTemplate is the resolved worker VM details of a pool.
+// VmTemplate is the resolved worker VM details of a pool.
 type VmTemplate struct {
 	Roles            []string
 	LogSerialConsole bool

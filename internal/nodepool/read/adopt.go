@@ -9,37 +9,13 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// Adoption: a pool that composes no MachineDeployment yet may find one of
-// its name that another tool made, the kubernetes-nodes chart above all
-// (the same <cluster>-<pool> name). Composing ours in its place would
-// point it at new template names, and Cluster API rolls a MachineDeployment
-// whose template references change (MachineTemplateUpToDate,
-// internal/controllers/machinedeployment/mdutil/util.go, v1.11.4). So the
-// running templates are read, and kept when they are equivalent to what
-// the pool asks for (templateDiffs); otherwise the pool is held, saying what
-// differs, until its owner accepts the roll (spec.templateRevision).
-
-// Requirement names of adoption.
-const (
-	ReqExistingDeployment = "existing-machinedeployment"
-	ReqExistingMachine    = "existing-kubevirtmachinetemplate"
-	ReqExistingBootstrap  = "existing-talosconfigtemplate"
-)
-
-// adopting: the pool composes no MachineDeployment (nor one it cannot
-// read), so whether one of its name exists is asked.
-func (cs ComposedState) Adopting() bool {
-	_, composed := cs.Resources[ResourceMachineDeployment]
-	return !composed && !cs.DeploymentUnreadable()
-}
-
-// adoptionSelectors asks for an existing MachineDeployment of the pool's
+// AdoptionSelectors asks for an existing MachineDeployment of the pool's
 // name.
 func AdoptionSelectors(sel required.Selectors, p pool.Pool, capi string) {
 	sel[ReqExistingDeployment] = required.ByName(capi, clusterapi.KindMachineDeployment, p.Namespace, p.DeploymentName())
 }
 
-// adoptionChained asks, once an existing MachineDeployment is read, for the
+// AdoptionChained asks, once an existing MachineDeployment is read, for the
 // templates it runs on.
 func AdoptionChained(p pool.Pool, got required.Resolved) required.Selectors {
 	md := existingDeployment(p, got)
@@ -74,14 +50,14 @@ func refsOf(md *unstructured.Unstructured) (machine, bootstrap string) {
 	return machine, bootstrap
 }
 
-// existing is the running pool another tool made.
+// Existing is the running pool another tool made.
 type Existing struct {
 	Deployment                 *unstructured.Unstructured
 	Machine, Bootstrap         *unstructured.Unstructured
 	MachineName, BootstrapName string
 }
 
-// readExisting is the existing pool, nil when there is none to adopt.
+// ReadExisting is the existing pool, nil when there is none to adopt.
 func ReadExisting(p pool.Pool, adopting bool, got required.Resolved) *Existing {
 	if !adopting {
 		return nil

@@ -1,8 +1,6 @@
 package read
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -33,14 +31,14 @@ const (
 	reqClassGolden    = "golden-class"
 )
 
-// candidate is what the pool knows of one golden it may clone.
+// Candidate is what the pool knows of one golden it may clone.
 type Candidate struct {
 	Exists bool
 	// Arch is the architecture its source URL names; "" when unknown.
 	Arch string
 }
 
-// goldenChoice is the golden a pool of arch clones, and what the catalog
+// GoldenChoice is the golden a pool of arch clones, and what the catalog
 // holds when it has none of that architecture.
 type GoldenChoice struct {
 	Arch string
@@ -52,7 +50,7 @@ type GoldenChoice struct {
 	Base Candidate
 }
 
-// chooseGolden picks the golden of arch among the two candidates: its own
+// ChooseGolden picks the golden of arch among the two candidates: its own
 // suffixed golden when it exists, else the unsuffixed one when that was made
 // with arch. A pool of the Input's architecture (ownArch) clones the
 // unsuffixed golden unless its URL names another architecture: a golden
@@ -88,7 +86,7 @@ func candidateOf(items []*unstructured.Unstructured, namespace, name string) Can
 	return Candidate{}
 }
 
-// chooseGoldenOf is the pool's golden choice: the golden of its class
+// ChooseGoldenOf is the pool's golden choice: the golden of its class
 // when the catalog keeps one (chooseClass); else for a pool of another
 // architecture, from the candidates the request carries (peek); for one of
 // the Input's, the unsuffixed golden, checked once it is read (world).
@@ -116,7 +114,7 @@ func ChooseGoldenOf(img pool.Image, cfg config.Config, poolClass, running string
 	return ChooseClass(c, name, candidateOf(classed, img.GoldenNamespace, name).Exists, running)
 }
 
-// chooseClass picks the golden of the pool's class, name, over the golden
+// ChooseClass picks the golden of the pool's class, name, over the golden
 // of its architecture (c) when the catalog keeps it (exists). A pool whose
 // running template clones c's golden keeps it: moving to the class's
 // golden would roll every worker, which the pool's owner did not ask for
@@ -130,45 +128,30 @@ func ChooseClass(c GoldenChoice, name string, exists bool, running string) Golde
 	return c
 }
 
-// classGoldenName is the golden of the pool's image, architecture and class
+// ClassGoldenName is the golden of the pool's image, architecture and class
 // on a class that is not its catalog's first (talosimage.GoldenClassName).
 func ClassGoldenName(img pool.Image, class string) string {
 	return talosimage.GoldenClassName(img.SchematicID.Value, img.Version.Value, img.Arch.Value, class)
 }
 
-// runningGolden is the name of the golden the pool's running template
-// clones in the pool's golden namespace, "" for none.
-func (cs ComposedState) RunningGolden(img pool.Image) string {
-	running, _ := cs.InEffect()
-	tc, ok := cs.ObservedClone(running)
-	if !ok {
-		return ""
-	}
-	ns, name, _ := strings.Cut(tc.Golden, "/")
-	if ns != img.GoldenNamespace {
-		return ""
-	}
-	return name
-}
-
-// classSelectors asks a pool that declares its class for its class's
+// ClassSelectors asks a pool that declares its class for its class's
 // golden.
 func ClassSelectors(sel required.Selectors, img pool.Image, class string) {
 	sel[reqClassGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, ClassGoldenName(img, class))
 }
 
-// otherArch reports a clone pool of another architecture than the Input's.
+// OtherArch reports a clone pool of another architecture than the Input's.
 func OtherArch(img pool.Image, cfg config.Config) bool {
 	return img.Source == pool.SourceClone && img.Arch.Value != cfg.Arch
 }
 
-// archSelectors asks a pool of another architecture for both candidates.
+// ArchSelectors asks a pool of another architecture for both candidates.
 func ArchSelectors(sel required.Selectors, img pool.Image, base string) {
 	sel[reqArchGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base+"-"+img.Arch.Value)
 	sel[reqArchGoldenBase] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base)
 }
 
-// checkedChoice is the choice of a pool of the Input's architecture once its
+// CheckedChoice is the choice of a pool of the Input's architecture once its
 // golden is read: Missing when the golden's URL names another architecture.
 // A pool of another architecture chose from its URL already.
 func CheckedChoice(c GoldenChoice, dv *cdiv1.DataVolume) GoldenChoice {

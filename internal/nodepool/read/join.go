@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/observed"
@@ -50,7 +51,7 @@ const (
 	keyKubernetesCA   = "ca.crt"
 )
 
-// joinRefs names the objects a Join pool reads.
+// JoinRefs names the objects a Join pool reads.
 type JoinRefs struct {
 	Namespace                                         string
 	TalosSecrets, TalosCA, KubernetesCA, APIServer    string
@@ -78,7 +79,7 @@ func (r JoinRefs) JoinCluster() talosconfig.JoinCluster {
 	return talosconfig.JoinCluster{Namespace: r.Namespace, Name: r.Cluster, APIServer: r.APIServer}
 }
 
-// addJoinSelectors asks for the join facts, each by name: a Join pool needs
+// AddJoinSelectors asks for the join facts, each by name: a Join pool needs
 // nothing else, and nothing of another cluster.
 func AddJoinSelectors(sel required.Selectors, r JoinRefs) {
 	sel[ReqJoinTalosSecrets] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.TalosSecrets)
@@ -218,7 +219,7 @@ func pick(us []*unstructured.Unstructured, namespace, name string) *unstructured
 	return nil
 }
 
-// changedFacts names the facts in which two configs differ, never a value.
+// ChangedFacts names the facts in which two configs differ, never a value.
 func ChangedFacts(r JoinRefs, was, is talosconfig.JoinFacts) []string {
 	var out []string
 	add := func(differs bool, what string) {
@@ -236,4 +237,26 @@ func ChangedFacts(r JoinRefs, was, is talosconfig.JoinFacts) []string {
 	add(was.APIServerIP != is.APIServerIP, fmt.Sprintf("spec.clusterIP of Service %s/%s", r.Namespace, r.APIServer))
 	add(was.DNSIP != is.DNSIP, fmt.Sprintf("spec.clusterIP of Service %s/%s", r.DNSNamespace, r.DNSName))
 	return out
+}
+
+// JoinPlan is what the Join mode read and decided.
+type JoinPlan struct {
+	Refs     JoinRefs
+	Config   config.Join
+	Facts    joinFacts
+	Revision int64
+	// Pinned is the running TalosConfigTemplate the deployment stays on
+	// while only the facts changed; empty otherwise.
+	Pinned string
+	// Changed names the facts that changed since the pinned template.
+	Changed []string
+}
+
+// ReadJoin reads the Join mode's facts; nil for a Generate pool.
+func ReadJoin(p pool.Pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got required.Resolved) *JoinPlan {
+	if v1alpha1.BootstrapModeOf(spec.Bootstrap) != v1alpha1.BootstrapJoin {
+		return nil
+	}
+	refs := JoinRefsOf(p, cfg.Join)
+	return &JoinPlan{Refs: refs, Config: cfg.Join, Facts: readJoinFacts(refs, got), Revision: spec.Bootstrap.FactsRevision}
 }

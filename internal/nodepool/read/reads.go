@@ -1,13 +1,9 @@
 package read
 
 import (
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/internal/compose"
-	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 )
 
@@ -20,7 +16,7 @@ import (
 // decided from the spec, previous status and observed resources alone, so
 // both calls of a reconcile ask the same and it settles in two.
 
-// reads is what this call asks Crossplane for beyond what every call reads
+// Reads is what this call asks Crossplane for beyond what every call reads
 // (the pool's MachineSets, its instance type, a Join pool's facts).
 type Reads struct {
 	// Clone: the golden DataVolume and PVC, StorageClasses, StorageProfiles,
@@ -52,7 +48,7 @@ type Reads struct {
 	TooManyWorkers bool
 }
 
-// readsInput is what planReads decides from.
+// ReadsInput is what planReads decides from.
 type ReadsInput struct {
 	Image pool.Image
 	// DeclaredClass is spec.storageClass.
@@ -75,7 +71,7 @@ type ReadsInput struct {
 	MaxWorkerDisks int32
 }
 
-// planReads decides what a call reads: Clone for a new clone template (not
+// PlanReads decides what a call reads: Clone for a new clone template (not
 // composed, or on today's default class) or a request the running template
 // was not rendered for (Asked); Grant for a deployment not yet on
 // the current clone template; DiskClass when the class is not known without
@@ -120,7 +116,7 @@ func growingPool(md *clusterv1.MachineDeployment, ceiling int32) bool {
 	return md == nil || (md.Spec.Replicas != nil && *md.Spec.Replicas < ceiling)
 }
 
-// workerDisks bounds a pool's worker disks, one per Machine: the most of the
+// WorkerDisks bounds a pool's worker disks, one per Machine: the most of the
 // deployment's reported Machines, its desired count and the spec's ceiling,
 // so a deployment that has not reported is bounded by the spec. A rollout
 // can surge to twice this before the next call (docs/performance.md).
@@ -135,7 +131,7 @@ func WorkerDisks(md *clusterv1.MachineDeployment, ceiling int32) int32 {
 	return n
 }
 
-// settled reports a deployment that observed its latest spec and has as
+// Settled reports a deployment that observed its latest spec and has as
 // many Machines as it wants, all up to date, ready and available: CAPI's
 // v1beta1 counters, which CAPI v1.11 still maintains on v1beta2.
 func Settled(cs ComposedState) bool {
@@ -153,62 +149,7 @@ func Settled(cs ComposedState) bool {
 	return st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && st.AvailableReplicas == st.Replicas
 }
 
-// templateClone is what a composed clone template says of its disks.
-type templateClone struct {
-	// Golden is "namespace/name" of the golden it clones.
-	Golden string
-	// Class is the StorageClass its disk template names; empty when none.
-	Class string
-}
-
-// observedClone reads the golden and class of the observed machine template
-// name; ok is false when it is not composed or not a clone template.
-func (cs ComposedState) ObservedClone(name string) (templateClone, bool) {
-	u, found := cs.Resources[MachineTemplateResource(name)]
-	if !found || name == "" {
-		return templateClone{}, false
-	}
-	ns, golden, ok := CloneSource(u)
-	if !ok {
-		return templateClone{}, false
-	}
-	tc := templateClone{Golden: labels.GoldenRef(ns, golden)}
-	tc.Class, _, _ = unstructured.NestedString(SystemDiskTemplate(u), "spec", "storage", "storageClassName")
-	return tc, true
-}
-
-// runningClass is the class of the running clone template of img's golden:
-// a pool that declares none stays on it, so moving the default StorageClass
-// rolls no pool.
-func (cs ComposedState) RunningClass(img pool.Image) (pool.Class, bool) {
-	running, _ := cs.InEffect()
-	tc, ok := cs.ObservedClone(running)
-	if !ok || tc.Golden != img.GoldenNamespace+"/"+img.GoldenName || tc.Class == "" {
-		return pool.Class{}, false
-	}
-	return pool.Class{Name: tc.Class, From: fmt.Sprintf("the class template %s, which the pool runs, clones onto", running)}, true
-}
-
-// clonedByMachineSets reports a pool with a finished clone of img's golden:
-// a MachineSet on a template cloning it has a ready Machine. KubeVirt starts
-// a VM only once its DataVolumes are ready (pkg/virt-controller/watch/vm/
-// vm.go handleDataVolumes), and a WaitForFirstConsumer disk's Node cannot
-// be Ready before the disk is populated; a large pool cannot afford reading
-// every worker DataVolume instead.
-func (cs ComposedState) ClonedByMachineSets(img pool.Image, sets []clusterv1.MachineSet) bool {
-	golden := img.GoldenRef()
-	for _, ms := range sets {
-		if ms.Status.ReadyReplicas < 1 {
-			continue
-		}
-		if tc, ok := cs.ObservedClone(ms.Spec.Template.Spec.InfrastructureRef.Name); ok && tc.Golden == golden {
-			return true
-		}
-	}
-	return false
-}
-
-// ceiling is the most workers a pool's spec asks for.
+// Ceiling is the most workers a pool's spec asks for.
 func Ceiling(s pool.Shape) int32 {
 	if s.Scaling.Autoscaled {
 		return max(s.Scaling.Max, s.Scaling.Min)

@@ -2,7 +2,6 @@ package read
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"sort"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
-	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
@@ -27,94 +25,44 @@ import (
 	"github.com/cozystack/function-worker-image/internal/required"
 )
 
-// Requirement names.
-// workerDVAnnotations are the annotations of a worker DataVolume clone
-// health reads (health.go): CDI's cloneType, and the copy path's mark
-// (copyChosen), without which a disk the copy path made, once CDI records
-// cloneType copy on it, reads as a fallback (HostAssistedClone, False):
-// seen on the real chain (test/e2e TestCopyPathOnRealCDI).
-var WorkerDVAnnotations = []string{labels.AnnCDICloneType, labels.AnnCopyFromStorageClass}
-
-const (
-	ReqGoldenDataVolume = "golden-datavolume"
-	ReqGoldenPVC        = "golden-pvc"
-	// reqGoldenPV is the golden PVC's PV, by its name (goldenVolumeToRead).
-	ReqGoldenPV        = "golden-pv"
-	ReqStorageClasses  = "storageclasses"
-	ReqWorkerDVs       = "worker-datavolumes"
-	ReqWorkerPVCs      = "worker-pvcs"
-	ReqMachineSets     = "machinesets"
-	ReqCloneBindings   = "clone-rolebindings"
-	ReqCloneRoles      = "clone-clusterroles"
-	ReqStorageProfiles = "storageprofiles"
-	ReqSnapshotClasses = "volumesnapshotclasses"
-	ReqCDI             = "cdi"
-	ReqCDIConfig       = "cdiconfig"
-	// reqInstancetype (reservations.go) is the pool's instance type.
-)
-
-// selectors are the pool's requirements: only what rd says this call reads
-// (reads.go). MachineSets, few and telling which templates are in use, are
-// read always; worker disks on the HTTP path too, since a pool that moved
-// off a golden still has clone disks.
-func Selectors(p pool.Pool, img pool.Image, instanceType string, cfg config.Config, rd Reads) required.Selectors {
-	sel := required.Selectors{
-		ReqMachineSets: required.ByLabels(clusterapi.APIVersion(cfg.ClusterAPIVersion), clusterapi.KindMachineSet, p.Namespace, map[string]string{clusterapi.LabelDeploymentName: p.DeploymentName()}),
-	}
-	if rd.Workers {
-		// Not their PVCs: the DataVolumes carry what cloneHealth reads.
-		sel[ReqWorkerDVs] = required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()})
-	}
-	if rd.DiskClass && img.Source == pool.SourceClone {
-		// The claims of this golden's disks: the class a clone was bound on.
-		sel[ReqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
-	}
-	if rd.Budget && img.Source == pool.SourceClone {
-		// What the clones about to start are compared with (capacity.go),
-		// and the golden's claim and the classes they are sized from.
-		sel[ReqStorageCapacities] = required.ByLabels(observed.StorageAPIVersion, pool.KindCSIStorageCapacity, "", map[string]string{})
-		sel[ReqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
-		sel[ReqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
-		// CDI's claims of the clones of this golden that run now: they
-		// carry the target disk's labels (budget.go).
-		sel[ReqCloneClaims] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, map[string]string{labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
-	}
-	if instanceType != "" {
-		// What the kubelet reservations are computed from.
-		sel[ReqInstancetype] = required.ByName(InstancetypeAPIVersion, pool.InstancetypeKind, "", instanceType)
-	}
-	if img.Source != pool.SourceClone {
-		return sel
-	}
-	if rd.Clone {
-		sel[ReqGoldenDataVolume] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, img.GoldenName)
-		sel[ReqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
-		// The default-class markers are annotations, not labels, so every
-		// class is read; there are few of them.
-		sel[ReqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
-		// What CDI's clone planner decides from: few objects, all read.
-		everything := map[string]string{}
-		sel[ReqStorageProfiles] = required.ByLabels(observed.CDIAPIVersion, observed.KindStorageProfile, "", everything)
-		if cfg.ReadSnapshotClasses {
-			sel[ReqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
-		}
-		if cfg.SnapshotGoldens {
-			// The golden's VolumeSnapshot, by its name (snapshot.go).
-			sel[ReqGoldenSnapshot] = required.ByName(goldensnapshot.APIVersion, goldensnapshot.Kind, img.GoldenNamespace, img.GoldenName)
-		}
-		sel[ReqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
-		sel[ReqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
-	}
-	if rd.Grant {
-		// The catalogs' clone RBAC in the golden namespace, by its label.
-		cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
-		sel[ReqCloneBindings] = required.ByLabels(pool.RbacAPIVersion, pool.KindRoleBinding, img.GoldenNamespace, cloneRBAC)
-		sel[ReqCloneRoles] = required.ByLabels(pool.RbacAPIVersion, pool.KindClusterRole, "", cloneRBAC)
-	}
-	return sel
+// IsCloneClaim reports a claim CDI made in the golden's namespace for a
+// clone of another pool's disk: it carries the target's labels, so a pool
+// label, and is not the golden's own claim.
+func IsCloneClaim(pvc corev1.PersistentVolumeClaim, goldenNamespace, poolHash string) bool {
+	owner := pvc.Labels[labels.Pool]
+	return pvc.Namespace == goldenNamespace && owner != "" && owner != poolHash
 }
 
-// world is the typed view of the required resources.
+// CloneTarget is what the pre-flight reads of the cluster: the classes, CDI's
+// StorageProfiles of them, the VolumeSnapshotClasses, the CDI resource's
+// clone strategy override and CDIConfig's filesystem overhead.
+type CloneTarget struct {
+	Profiles        []cdiv1.StorageProfile
+	SnapshotClasses []cloneplan.VolumeSnapshotClass
+	Override        *cdiv1.CDICloneStrategy
+	Overhead        *cdiv1.FilesystemOverhead
+}
+
+func FindClass(classes []storagev1.StorageClass, name string) *storagev1.StorageClass {
+	for i := range classes {
+		if classes[i].Name == name {
+			return &classes[i]
+		}
+	}
+	return nil
+}
+
+// FindProfile is CDI's StorageProfile of a class: it has the class's name.
+func FindProfile(profiles []cdiv1.StorageProfile, class string) *cdiv1.StorageProfile {
+	for i := range profiles {
+		if profiles[i].Name == class {
+			return &profiles[i]
+		}
+	}
+	return nil
+}
+
+// World is the typed view of the required resources.
 type World struct {
 	GoldenDV  *cdiv1.DataVolume
 	GoldenPVC *corev1.PersistentVolumeClaim
@@ -153,7 +101,7 @@ type World struct {
 	Unreadable []string
 }
 
-// readWorld converts what Crossplane fetched into typed objects, ignoring
+// ReadWorld converts what Crossplane fetched into typed objects, ignoring
 // other namespaces and names (crossplane render ignores a requirement's
 // namespace) and what rd did not ask for.
 func ReadWorld(p pool.Pool, img pool.Image, instanceType string, got required.Resolved, raw required.Raw, capi v1beta1.ClusterAPIVersion, rd Reads) World {
@@ -360,7 +308,7 @@ func sortByName[T any, PT interface {
 	}
 }
 
-// goldenVolumeToRead names the golden PVC's bound PV when the pre-flight
+// GoldenVolumeToRead names the golden PVC's bound PV when the pre-flight
 // needs it. CDI takes a claim's CSI driver from its PV, else its class's
 // provisioner (CDI v1.65.0 clone/common.go GetCommonDriver,
 // GetDriverFromVolume); a provisioned PV's driver is its class's, so only a
@@ -378,29 +326,4 @@ func GoldenVolumeToRead(pvc *corev1.PersistentVolumeClaim, classes []storagev1.S
 
 func Is(u *unstructured.Unstructured, namespace, name string) bool {
 	return u.GetName() == name && u.GetNamespace() == namespace
-}
-
-// asked is got without the requirements rd does not ask for.
-func asked(got required.Resolved, rd Reads) required.Resolved {
-	out := maps.Clone(got)
-	if !rd.Clone {
-		for _, n := range []string{ReqGoldenDataVolume, ReqGoldenPV, ReqStorageProfiles, ReqSnapshotClasses, ReqCDI, ReqCDIConfig, ReqGoldenSnapshot, ReqGoldenSnapshotContent} {
-			delete(out, n)
-		}
-		if !rd.Budget {
-			delete(out, ReqGoldenPVC)
-			delete(out, ReqStorageClasses)
-		}
-	}
-	if !rd.Budget {
-		delete(out, ReqStorageCapacities)
-	}
-	if !rd.KubeVirt {
-		delete(out, ReqKubeVirt)
-	}
-	if !rd.Grant {
-		delete(out, ReqCloneBindings)
-		delete(out, ReqCloneRoles)
-	}
-	return out
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
-// diskSource is what a new clone template's disk is made from: by default
+// DiskSource is what a new clone template's disk is made from: by default
 // a clone of the golden's PVC as CDI plans it.
 type DiskSource struct {
 	// FromSnapshot restores the golden's VolumeSnapshot (snapshot.go).
@@ -16,7 +16,7 @@ type DiskSource struct {
 	Copy *read.CopyPath
 }
 
-// clonesPVC reports the default: what Requirements renders.
+// ClonesPVC reports the default: what Requirements renders.
 func (d DiskSource) ClonesPVC() bool { return !d.FromSnapshot && d.Copy == nil }
 
 // copyAnnotations are what a disk template of the copy path carries beside

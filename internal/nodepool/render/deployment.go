@@ -10,7 +10,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// renderMachineDeployment builds the MachineDeployment that points at both
+// RenderMachineDeployment builds the MachineDeployment that points at both
 // templates. The deployment-name label is what the pool's MachineSets are
 // read back by.
 func RenderMachineDeployment(p pool.Pool, s pool.Shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
@@ -22,7 +22,7 @@ func RenderMachineDeployment(p pool.Pool, s pool.Shape, machineTemplate, bootstr
 	})
 }
 
-// renderMachineHealthCheck builds the pool's MachineHealthCheck, which
+// RenderMachineHealthCheck builds the pool's MachineHealthCheck, which
 // watches the Machines of its MachineDeployment.
 func RenderMachineHealthCheck(p pool.Pool, hc poolspec.HealthCheck) *clusterv1.MachineHealthCheck {
 	return clusterapi.MachineHealthCheck(deploymentMeta(p), p.Cluster, machineSelector(p), hc)

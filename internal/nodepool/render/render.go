@@ -25,7 +25,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
-// machineTemplate and bootstrapTemplate are a rendered template and its
+// MachineTemplate and bootstrapTemplate are a rendered template and its
 // desired form, canonicalised once (named).
 type MachineTemplate struct {
 	*infrav1.KubevirtMachineTemplate
@@ -80,7 +80,7 @@ func diskAnnotations(p pool.Pool, img pool.Image) map[string]string {
 	return a
 }
 
-// renderingLegacyImport is the RenderingRevision from which an HTTP disk
+// RenderingLegacyImport is the RenderingRevision from which an HTTP disk
 // imports on CDI's legacy path (dataVolumeAnnotations).
 const RenderingLegacyImport = 2
 
@@ -106,7 +106,7 @@ func dataVolumeAnnotations(p pool.Pool, img pool.Image, rendering int, src DiskS
 	return a
 }
 
-// renderMachineTemplate builds the KubevirtMachineTemplate as
+// RenderMachineTemplate builds the KubevirtMachineTemplate as
 // RenderingRevision rendering renders it. storageClass is the resolved class
 // ("" leaves the choice to CDI at bind time); src says how a clone disk is
 // made: restored from the golden's VolumeSnapshot, named as the golden
@@ -189,7 +189,7 @@ func RenderMachineTemplate(p pool.Pool, img pool.Image, s pool.Shape, storageCla
 	return MachineTemplate{KubevirtMachineTemplate: kmt, Desired: desired}, nil
 }
 
-// renderBootstrapTemplate builds the TalosConfigTemplate. The installer
+// RenderBootstrapTemplate builds the TalosConfigTemplate. The installer
 // follows the resolved image, so a pool on an osImage override upgrades in
 // place to the OS it booted, not to the pool default.
 // A Join pool (join non-nil) gets the complete worker config as its base

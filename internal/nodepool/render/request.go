@@ -28,7 +28,7 @@ import (
 // without rendering anything for them.
 const RenderingRevision = 2
 
-// firstRendering is the RenderingRevision of the releases that recorded no
+// FirstRendering is the RenderingRevision of the releases that recorded no
 // rendering, and of every release before request records.
 const FirstRendering = 1
 
@@ -36,7 +36,7 @@ const FirstRendering = 1
 // a later release.
 var Rendering = RenderingRevision
 
-// deploymentOnly are the spec fields that enter only the MachineDeployment
+// DeploymentOnly are the spec fields that enter only the MachineDeployment
 // and the MachineHealthCheck. Cluster API rolls a MachineDeployment when a
 // template reference changes (MachineTemplateUpToDate,
 // internal/controllers/machinedeployment/mdutil/util.go, v1.11.4), not when
@@ -62,14 +62,14 @@ type poolRequest struct {
 	MachineVersion string `json:"machineVersion"`
 }
 
-// requestSpec is the spec's part of a pool's request, built once per call
+// RequestSpec is the spec's part of a pool's request, built once per call
 // (requestSpecOf): both templates' requests are hashed from it.
 type RequestSpec struct {
 	Fields        map[string]any
 	InstanceTyped bool
 }
 
-// requestSpecOf is spec as written, deploymentOnly aside, and without the
+// RequestSpecOf is spec as written, deploymentOnly aside, and without the
 // labels Cluster API syncs from the Machines (machine, as poolspec split
 // them): they too enter only the MachineDeployment, which propagates them in
 // place.
@@ -96,7 +96,7 @@ func RequestSpecOf(spec v1alpha1.NodePoolSpec, machine map[string]string, inputA
 	return RequestSpec{Fields: s, InstanceTyped: spec.InstanceType != ""}, nil
 }
 
-// requestOf hashes a pool's request of one template. facts is nil for the
+// RequestOf hashes a pool's request of one template. facts is nil for the
 // KubevirtMachineTemplate, which no node size or Kubernetes release enters,
 // so that the one Requirements renders needs nothing read to be known kept.
 func RequestOf(spec RequestSpec, in config.Requested, class string, facts *BootstrapFacts) (string, error) {
@@ -115,7 +115,7 @@ func RequestOf(spec RequestSpec, in config.Requested, class string, facts *Boots
 	return hex.EncodeToString(sum[:])[:2*pool.HashLength], nil
 }
 
-// bootstrapFacts are the cluster facts that enter the TalosConfigTemplate:
+// BootstrapFacts are the cluster facts that enter the TalosConfigTemplate:
 // the node's size (the kubelet reservations come from it) and the Kubernetes
 // release the Machines run.
 type BootstrapFacts struct {
@@ -123,7 +123,7 @@ type BootstrapFacts struct {
 	MachineVersion string
 }
 
-// machineTemplateFrom and bootstrapTemplateFrom are templates this pool
+// MachineTemplateFrom and bootstrapTemplateFrom are templates this pool
 // composes as they already are (kept or adopted), in the typed form too.
 func MachineTemplateFrom(u *composed.Unstructured) (MachineTemplate, error) {
 	kmt := &infrav1.KubevirtMachineTemplate{}
@@ -141,13 +141,13 @@ func BootstrapTemplateFrom(u *composed.Unstructured) (BootstrapTemplate, error) 
 	return BootstrapTemplate{TalosConfigTemplate: tct, Desired: u}, nil
 }
 
-// stamped is u with the request and this release's rendering recorded; the
+// Stamped is u with the request and this release's rendering recorded; the
 // name is not touched (it hashes the spec alone, named).
 func Stamped(u *composed.Unstructured, request string) *composed.Unstructured {
 	return StampedAt(u, request, Rendering)
 }
 
-// stampedAt is u with the request and the rendering that made it recorded.
+// StampedAt is u with the request and the rendering that made it recorded.
 func StampedAt(u *composed.Unstructured, request string, rendering int) *composed.Unstructured {
 	out := u.DeepCopy()
 	a := out.GetAnnotations()

@@ -8,7 +8,7 @@ import (
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 )
 
-// withGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
+// WithGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
 // as the chart names them (nodegroup.yaml:143-150@69da032).
 func WithGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
 	for i, g := range gpus {

@@ -134,7 +134,7 @@ func withApplication(l map[string]string, p pool.Pool) map[string]string {
 	})
 }
 
-// machineLabels adds the pool's roles and the labels Cluster API syncs
+// MachineLabels adds the pool's roles and the labels Cluster API syncs
 // (poolspec.NodeLabels.Machine) to a MachineDeployment's machine template
 // labels: Cluster API propagates them to the Machines in place and syncs
 // them from each Machine to its Node. No pool label can replace the
@@ -144,7 +144,7 @@ func MachineLabels(l map[string]string, s pool.Shape) map[string]string {
 	return WithLabels(withRoles(l, s.VM.Roles), s.Labels.Machine)
 }
 
-// withLabels is l with extra added (a copy), or l itself when there is
+// WithLabels is l with extra added (a copy), or l itself when there is
 // nothing to add.
 func WithLabels(l, extra map[string]string) map[string]string {
 	if len(extra) == 0 {
@@ -158,7 +158,7 @@ func WithLabels(l, extra map[string]string) map[string]string {
 	return out
 }
 
-// templateShape is how the pool's objects are serialised and hashed: empty
+// TemplateShape is how the pool's objects are serialised and hashed: empty
 // objects dropped, except KubeVirt's bridge: {} and pod: {}, whose presence
 // is the interface binding and the network.
 var TemplateShape = []compose.Option{compose.DropEmpty(), compose.KeepEmpty("bridge", "pod")}
@@ -169,7 +169,7 @@ var TemplateShape = []compose.Option{compose.DropEmpty(), compose.KeepEmpty("bri
 // (packages/apps/kubernetes/templates/_helpers.tpl @5bb2dd5).
 func factoryCAName(p pool.Pool) string { return p.DeploymentName() + "-factory-ca" }
 
-// renderFactoryCA is the ConfigMap CDI mounts into each HTTP import of the
+// RenderFactoryCA is the ConfigMap CDI mounts into each HTTP import of the
 // pool (source.http.certConfigMap must be in the DataVolume's namespace;
 // CDI appends every file in it to its system pool), or nil when the Input
 // gives no CA. It is composed whatever the disk source, so that a pool's

@@ -1,12 +1,15 @@
 package read
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/labels"
+	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 )
 
 // The copy path an operator chooses (docs/platform.md, "When storage
@@ -34,7 +37,7 @@ import (
 // running template is kept as it is and no pool rolls when the list
 // changes.
 
-// copyPath is a pool's copy of its golden from another class: the class
+// CopyPath is a pool's copy of its golden from another class: the class
 // its disks land on (listed), the golden and the golden's class.
 type CopyPath struct {
 	Class       string
@@ -42,7 +45,7 @@ type CopyPath struct {
 	GoldenClass string
 }
 
-// copyOf is the copy path a machine template's disk asks for: its disk
+// CopyOf is the copy path a machine template's disk asks for: its disk
 // template carries both copyAnnotations. nil for any other template, and
 // for none.
 func CopyOf(u *composed.Unstructured) *CopyPath {
@@ -59,8 +62,52 @@ func CopyOf(u *composed.Unstructured) *CopyPath {
 	return c
 }
 
-// copyChosen reports a worker disk made by the copy path: KubeVirt gives
+// CopyChosen reports a worker disk made by the copy path: KubeVirt gives
 // each DataVolume its template's annotations.
 func CopyChosen(dv cdiv1.DataVolume) bool {
 	return dv.Annotations[labels.AnnCopyFromStorageClass] != ""
+}
+
+// RestoresSnapshot reports whether a machine template's system disk
+// restores from a VolumeSnapshot, and which.
+func RestoresSnapshot(u *composed.Unstructured) (namespace, name string, ok bool) {
+	m := SystemDiskTemplate(u)
+	namespace, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "namespace")
+	name, _, _ = unstructured.NestedString(m, "spec", "source", "snapshot", "name")
+	return namespace, name, name != ""
+}
+
+// SystemDiskTemplate is a machine template's dataVolumeTemplate of the
+// system disk, nil when it has none. It is the template's own map, not a
+// copy (a copy of every dataVolumeTemplate was most of what the capacity,
+// copy-path and snapshot checks allocated, several times a call): callers
+// only read it.
+func SystemDiskTemplate(u *composed.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "template", "spec", "virtualMachineTemplate", "spec", "dataVolumeTemplates")
+	dvts, _ := v.([]any)
+	for _, d := range dvts {
+		m, isMap := d.(map[string]any)
+		if !isMap {
+			continue
+		}
+		if n, _, _ := unstructured.NestedString(m, "metadata", "name"); n == pool.DiskTemplateName {
+			return m
+		}
+	}
+	return nil
+}
+
+// CloneSource is the golden a template clones from, read back from the
+// annotations every clone template carries: kept templates may clone an
+// older golden than the spec names now.
+func CloneSource(u *composed.Unstructured) (namespace, name string, ok bool) {
+	a := u.GetAnnotations()
+	if a[labels.AnnSourceType] != string(pool.SourceClone) {
+		return "", "", false
+	}
+	namespace, name, ok = strings.Cut(a[labels.AnnGolden], "/")
+	return namespace, name, ok && namespace != "" && name != ""
 }

@@ -38,30 +38,25 @@ import (
 // the KubeVirt CR: every other pool's VM names no architecture and is given
 // the default, which this gate has nothing to say about.
 
-// reqKubeVirt is the KubeVirt CRs, all of them (a cluster runs one).
+// ReqKubeVirt is the KubeVirt CRs, all of them (a cluster runs one).
 const ReqKubeVirt = "kubevirt"
 
 // featureGateMultiArchitecture is KubeVirt's name of the gate
 // (pkg/virt-config/featuregate/active.go, v1.7.4).
 const featureGateMultiArchitecture = "MultiArchitecture"
 
-const (
-	KubeVirtAPIVersion = "kubevirt.io/v1"
-	KindKubeVirt       = "KubeVirt"
-)
-
-// writesArchitecture reports a pool whose VM names its architecture.
+// WritesArchitecture reports a pool whose VM names its architecture.
 func WritesArchitecture(img pool.Image, cfg config.Config) bool {
 	return pool.VmArchitecture(img.Arch.Value, cfg.Arch) != ""
 }
 
-// kubeVirtSelectors asks a pool whose VM names its architecture for the
+// KubeVirtSelectors asks a pool whose VM names its architecture for the
 // KubeVirt CRs.
 func KubeVirtSelectors(sel required.Selectors) {
 	sel[ReqKubeVirt] = required.ByLabels(KubeVirtAPIVersion, KindKubeVirt, "", map[string]string{})
 }
 
-// kubeVirtGate is what the gate reads of the KubeVirt CR.
+// KubeVirtGate is what the gate reads of the KubeVirt CR.
 type KubeVirtGate struct {
 	// Found: a KubeVirt CR was read; Name is the one that decides,
 	// "<namespace>/<name>".
@@ -76,7 +71,7 @@ type KubeVirtGate struct {
 	Unreadable string
 }
 
-// readKubeVirt reads the KubeVirt CRs: the first by namespace and name
+// ReadKubeVirt reads the KubeVirt CRs: the first by namespace and name
 // decides, should there be more (virt-operator deploys one per cluster),
 // whatever order they came in, as the CDI resource does (world.go). An
 // unreadable one that comes first leaves the gate undecided: it may be the
@@ -101,7 +96,7 @@ func ReadKubeVirt(items []*unstructured.Unstructured) (KubeVirtGate, []string) {
 	return g, unreadable
 }
 
-// kubeVirtGateOf reads one KubeVirt CR; an unreadable one is Found with
+// KubeVirtGateOf reads one KubeVirt CR; an unreadable one is Found with
 // the reason it is Unreadable.
 func KubeVirtGateOf(u *unstructured.Unstructured) (KubeVirtGate, error) {
 	kv := &kubevirtv1.KubeVirt{}
@@ -118,3 +113,8 @@ func KubeVirtGateOf(u *unstructured.Unstructured) (KubeVirtGate, error) {
 	}
 	return g, nil
 }
+
+const (
+	KubeVirtAPIVersion = "kubevirt.io/v1"
+	KindKubeVirt       = "KubeVirt"
+)

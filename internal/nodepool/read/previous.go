@@ -5,7 +5,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/compose"
 )
 
-// previous is what the observed composite said last time, to emit results
+// Previous is what the observed composite said last time, to emit results
 // on transitions only, and since when each disk in flight has not moved.
 type Previous struct {
 	Gate       v1alpha1.Gate               `json:"gate"`
@@ -17,7 +17,7 @@ type Previous struct {
 	} `json:"image"`
 }
 
-// condition is "status/reason" of the previous condition of type t.
+// Condition is "status/reason" of the previous condition of type t.
 func (p Previous) Condition(t string) string {
 	c, ok := compose.ConditionOf(p.Conditions, t)
 	if !ok {
