@@ -18,6 +18,14 @@ import (
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
+// Refused is the fatal error of the pool ref ("<namespace>/<name>"): every
+// fatal result of this mode names the composite first, as the tenant
+// cluster's and the catalog's do, so that a message read from an event or a
+// log says which pool to fix.
+func Refused(ref string, err error) error {
+	return fmt.Errorf("%s %q: %w", v1alpha1.KindNodePool, ref, err)
+}
+
 // LabelClaimNamespace is set by Crossplane on a legacy cluster-scoped
 // composite that backs a claim; the pool lives in the claim's namespace.
 const LabelClaimNamespace = "crossplane.io/claim-namespace"
@@ -70,4 +78,12 @@ func ReadPool(xr *composite.Unstructured, cfg config.Config) (Pool, v1alpha1.Nod
 		return Pool{}, spec, poolspec.Pool{}, Refused(observed.Ref(&xr.Unstructured), errors.New(rules.Message(errs)))
 	}
 	return p, spec, resolved, nil
+}
+
+// JoinAnd lists s as "a, b and c".
+func JoinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
