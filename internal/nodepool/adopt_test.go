@@ -174,7 +174,7 @@ func TestAnExistingPoolIsAdoptedWithoutARoll(t *testing.T) {
 						t.Errorf("%s\nadopted %s changed: %v", tc.reason, e.GetName(), diff)
 					}
 				}
-				if e.GetKind() != "MachineDeployment" && (d.Resource.GetAnnotations()["meta.helm.sh/release-name"] == "" || d.Resource.GetAnnotations()[pool.AnnRequest] == "") {
+				if e.GetKind() != "MachineDeployment" && (d.Resource.GetAnnotations()["meta.helm.sh/release-name"] == "" || d.Resource.GetAnnotations()[pool.AnnAsk] == "") {
 					t.Errorf("%s\nadopted %s keeps the tool's annotations and gets the pool's request: %v", tc.reason, e.GetName(), d.Resource.GetAnnotations())
 				}
 			}

@@ -163,7 +163,7 @@ func TestCopyOfReadsWhatRenderWrites(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mt, err := render.RenderMachineTemplate(fxPoolID, img, s, "local", render.Rendering, tc.src)
+			mt, err := render.Machine(fxPoolID, img, s, "local", render.Rendering, tc.src)
 			if err != nil {
 				t.Fatal(err)
 			}

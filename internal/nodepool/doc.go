@@ -17,7 +17,7 @@
 //  4. the workers: node size and kubelet reservations (reservations.go), the
 //     bootstrap template, the MachineDeployment and its health check
 //     (render.go, deployment.go);
-//  5. the pool's request (request.go): running templates that carry it are
+//  5. the pool's ask (ask.go): running templates that carry it are
 //     kept in place of what this release renders, so no release rolls a pool
 //     that asked for nothing new;
 //  6. the hold, the first that applies: KubeVirt's admission of the VM's

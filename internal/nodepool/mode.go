@@ -45,8 +45,8 @@ type call struct {
 	// (declared, or the one the pool runs on); desired is that template.
 	known   *pool.Class
 	desired *renderedTemplate
-	// request is the spec's part of the templates' requests.
-	request render.RequestSpec
+	// ask is the spec's part of the templates' asks.
+	ask render.AskSpec
 	reads   read.Reads
 	// teardown, when set, is why the pool was asked to go: nothing else is
 	// decided (teardown.go).
@@ -86,7 +86,7 @@ func prepare(r compose.Request) *call {
 		c.choice = read.ChooseGoldenOf(c.img, r.Config, c.spec.StorageClass, c.obs.RunningGolden(c.img), r.Peek)
 		c.img.GoldenName = c.choice.Name
 	}
-	if c.request, c.err = render.RequestSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
+	if c.ask, c.err = render.AskSpecOf(c.spec, resolved.Size.Labels.Machine, r.Config.Arch); c.err != nil {
 		return c
 	}
 	c.shape = pool.ResolveShape(c.spec, resolved.Size, r.Config)
@@ -105,10 +105,10 @@ func prepare(r compose.Request) *call {
 			// Hashed once: the template is kept for it, and a running
 			// template recording another was not rendered for it.
 			var t render.MachineTemplate
-			request, err := render.RequestOf(c.request, r.Config.Requested, c.known.Name, nil)
+			ask, err := render.AskOf(c.ask, r.Config.Requested, c.known.Name, nil)
 			if err == nil {
-				t, err = machineTemplateOn(c, c.shape, c.known.Name, request, render.DiskSource{})
-				in.Asked = c.askedAnew(request)
+				t, err = machineTemplateOn(c, c.shape, c.known.Name, ask, render.DiskSource{})
+				in.Asked = c.askedAnew(ask)
 			}
 			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
 			if err == nil {
@@ -122,20 +122,20 @@ func prepare(r compose.Request) *call {
 }
 
 // askedAnew reports whether the pool asks for something its running
-// template was not rendered for: the template records another request
-// than request, the pool's.
+// template was not rendered for: the template records another ask
+// than ask, the pool's.
 // The template this call renders then may differ from it in what no
-// request records (the disk's source: snapshot.go), so the call reads what
-// decides that. A template that records no request (an earlier release's)
+// ask records (the disk's source: snapshot.go), so the call reads what
+// decides that. A template that records no ask (an earlier release's)
 // is no such change: reading then would roll a pool on a release.
-func (c *call) askedAnew(request string) bool {
+func (c *call) askedAnew(ask string) bool {
 	running, _ := c.obs.InEffect()
 	u, ok := c.obs.Resources[read.MachineTemplateResource(running)]
 	if !ok || running == "" {
 		return false
 	}
-	recorded := u.GetAnnotations()[pool.AnnRequest]
-	return recorded != "" && recorded != request
+	recorded := u.GetAnnotations()[pool.AnnAsk]
+	return recorded != "" && recorded != ask
 }
 
 // Requirements asks for what this call's decisions read. An invalid spec

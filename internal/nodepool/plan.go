@@ -137,28 +137,28 @@ func decideMachineTemplate(c *call, s pool.Shape, storageClass string, src rende
 
 // machineTemplateFor keeps or renders the disk template on storageClass.
 // A kept template is kept whatever its disk's source: which source a new
-// template takes is no part of the pool's request (snapshot.go, copy.go).
+// template takes is no part of the pool's ask (snapshot.go, copy.go).
 func machineTemplateFor(c *call, s pool.Shape, storageClass string, src render.DiskSource) (render.MachineTemplate, error) {
-	request, err := render.RequestOf(c.request, c.r.Config.Requested, storageClass, nil)
+	ask, err := render.AskOf(c.ask, c.r.Config.Requested, storageClass, nil)
 	if err != nil {
 		return render.MachineTemplate{}, err
 	}
-	return machineTemplateOn(c, s, storageClass, request, src)
+	return machineTemplateOn(c, s, storageClass, ask, src)
 }
 
-// machineTemplateOn is machineTemplateFor with the pool's request of the
+// machineTemplateOn is machineTemplateFor with the pool's ask of the
 // template on storageClass already hashed.
-func machineTemplateOn(c *call, s pool.Shape, storageClass, request string, src render.DiskSource) (render.MachineTemplate, error) {
+func machineTemplateOn(c *call, s pool.Shape, storageClass, ask string, src render.DiskSource) (render.MachineTemplate, error) {
 	running, _ := c.obs.InEffect()
-	if u := c.obs.KeptFor(read.MachineTemplateResource(running), request); u != nil {
+	if u := c.obs.KeptFor(read.MachineTemplateResource(running), ask); u != nil {
 		return render.MachineTemplateFrom(u)
 	}
-	t, err := render.RenderMachineTemplate(c.pool, c.img, s, storageClass, render.Rendering, src)
+	t, err := render.Machine(c.pool, c.img, s, storageClass, render.Rendering, src)
 	if err != nil {
 		return render.MachineTemplate{}, err
 	}
 	if u := c.obs.Unrecorded(read.MachineTemplateResource(running)); u != nil && u.GetName() != t.Name {
-		kept, err := earlierMachineTemplate(c, s, storageClass, u, request)
+		kept, err := earlierMachineTemplate(c, s, storageClass, u, ask)
 		if err != nil {
 			return render.MachineTemplate{}, err
 		}
@@ -166,25 +166,25 @@ func machineTemplateOn(c *call, s pool.Shape, storageClass, request string, src 
 			return *kept, nil
 		}
 	}
-	t.Desired = render.Stamped(t.Desired, request)
+	t.Desired = render.Stamped(t.Desired, ask)
 	return t, nil
 }
 
 // earlierMachineTemplate keeps a running template that a release before
-// request records made, when an earlier rendering of the pool's current
+// ask records made, when an earlier rendering of the pool's current
 // spec is that template (the name hashes the whole spec): the pool asked for
 // nothing new, so it keeps it, recorded with the rendering that made it, and
 // RenderingCurrent names it. nil when no earlier rendering makes it: the
 // spec changed, and the pool rolls as it would have on any release. No
 // earlier rendering restored a disk from a snapshot or asked for a copy.
-func earlierMachineTemplate(c *call, s pool.Shape, storageClass string, running *composed.Unstructured, request string) (*render.MachineTemplate, error) {
+func earlierMachineTemplate(c *call, s pool.Shape, storageClass string, running *composed.Unstructured, ask string) (*render.MachineTemplate, error) {
 	for rendering := render.Rendering - 1; rendering >= render.FirstRendering; rendering-- {
-		t, err := render.RenderMachineTemplate(c.pool, c.img, s, storageClass, rendering, render.DiskSource{})
+		t, err := render.Machine(c.pool, c.img, s, storageClass, rendering, render.DiskSource{})
 		if err != nil {
 			return nil, err
 		}
 		if t.Name == running.GetName() {
-			kept, err := render.MachineTemplateFrom(render.StampedAt(compose.AsObserved(running), request, rendering))
+			kept, err := render.MachineTemplateFrom(render.StampedAt(compose.AsObserved(running), ask, rendering))
 			return &kept, err
 		}
 	}
@@ -229,7 +229,7 @@ type workers struct {
 
 // decideWorkers sizes the node (kubelet reservations and the autoscaler's
 // capacity from its instance type or resources), keeps the running Talos
-// config when it records the pool's request or renders it, and builds the
+// config when it records the pool's ask or renders it, and builds the
 // Cluster API objects on both templates.
 func decideWorkers(c *call, s pool.Shape, w read.World, join *read.JoinPlan, storageClass, machineTemplate string) (workers, error) {
 	p, spec := c.pool, c.spec
@@ -239,29 +239,29 @@ func decideWorkers(c *call, s pool.Shape, w read.World, join *read.JoinPlan, sto
 		return workers{}, err
 	}
 	nc := talosconfig.ResolveNode(spec.PoolShape, s.Labels, reserved)
-	request, err := render.RequestOf(c.request, c.r.Config.Requested, storageClass, &render.BootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
+	ask, err := render.AskOf(c.ask, c.r.Config.Requested, storageClass, &render.BootstrapFacts{Size: size, MachineVersion: s.MachineVersion})
 	if err != nil {
 		return workers{}, err
 	}
 	var bt render.BootstrapTemplate
 	_, running := c.obs.InEffect()
-	u := c.obs.KeptFor(read.BootstrapTemplateResource(running), request)
+	u := c.obs.KeptFor(read.BootstrapTemplateResource(running), ask)
 	if u != nil {
 		bt, err = render.BootstrapTemplateFrom(u)
-	} else if bt, err = render.RenderBootstrapTemplate(p, c.img, s, nc, join); err == nil {
-		bt.Desired = render.Stamped(bt.Desired, request)
+	} else if bt, err = render.Bootstrap(p, c.img, s, nc, join); err == nil {
+		bt.Desired = render.Stamped(bt.Desired, ask)
 	}
 	if err != nil {
 		return workers{}, err
 	}
-	md := render.RenderMachineDeployment(p, s, machineTemplate, bt.Name)
+	md := render.Deployment(p, s, machineTemplate, bt.Name)
 	md.Spec.Template.Labels = render.MachineLabels(md.Spec.Template.Labels, s)
 	// The autoscaler builds a node from scratch with every label the Node
 	// will carry, whoever puts it there.
 	onNode := nc
 	onNode.Labels = render.WithLabels(nc.Labels, s.Labels.Machine)
 	clusterapi.ApplyScaling(md, s.Scaling, clusterapi.WorkerCapacity(size, known, reserved, onNode, spec.GPUs))
-	return workers{Bootstrap: bt, Deployment: md, HealthCheck: render.RenderMachineHealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
+	return workers{Bootstrap: bt, Deployment: md, HealthCheck: render.HealthCheck(p, s.HealthCheck), SizeHold: sizeHold, BootstrapKept: u != nil}, nil
 }
 
 // decideHold is what holds the pool back, the first that applies:

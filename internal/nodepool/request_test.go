@@ -282,7 +282,7 @@ func TestAnUnrecordedTemplateIsStampedNotRolled(t *testing.T) {
 	obs := composeOnce(t, spec, w, func(n resource.Name, u *composed.Unstructured) {
 		mdReady(1)(n, u)
 		a := u.GetAnnotations()
-		delete(a, pool.AnnRequest)
+		delete(a, pool.AnnAsk)
 		u.SetAnnotations(a)
 	})
 	wantKMT, wantTCT := "", ""
@@ -296,7 +296,7 @@ func TestAnUnrecordedTemplateIsStampedNotRolled(t *testing.T) {
 		t.Errorf("deployment moved from %s, %s to %s, %s", wantKMT, wantTCT, kmt, tct)
 	}
 	for _, n := range []resource.Name{read.MachineTemplateResource(kmt), read.BootstrapTemplateResource(tct)} {
-		if out.Resources[n].Resource.GetAnnotations()[pool.AnnRequest] == "" {
+		if out.Resources[n].Resource.GetAnnotations()[pool.AnnAsk] == "" {
 			t.Errorf("%s is not stamped with its request", n)
 		}
 	}
@@ -375,11 +375,11 @@ func TestRequestOf(t *testing.T) {
 	}
 	three := int32(3)
 	requestOf := func(spec v1alpha1.NodePoolSpec, in config.Requested, class string, facts *render.BootstrapFacts) (string, error) {
-		rs, err := render.RequestSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine, "amd64")
+		rs, err := render.AskSpecOf(spec, poolspec.SplitLabels(spec.Labels, nil).Machine, "amd64")
 		if err != nil {
 			return "", err
 		}
-		return render.RequestOf(rs, in, class, facts)
+		return render.AskOf(rs, in, class, facts)
 	}
 	facts := &render.BootstrapFacts{Size: poolspec.NodeSize{MilliCPU: 2000, MemoryBytes: 4 << 30}, MachineVersion: "v1.35.6"}
 	base, err := requestOf(spec(nil), config.Requested{}, "replicated", facts)
@@ -445,7 +445,7 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 	obs := composeOnce(t, base, w, func(n resource.Name, u *composed.Unstructured) {
 		mdReady(2)(n, u)
 		a := u.GetAnnotations()
-		delete(a, pool.AnnRequest)
+		delete(a, pool.AnnAsk)
 		delete(a, pool.AnnRendering)
 		u.SetAnnotations(a)
 	})
@@ -481,8 +481,8 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 			if tc.kept {
 				wantRendering = strconv.Itoa(render.FirstRendering)
 			}
-			if a := u.GetAnnotations(); a[pool.AnnRequest] == "" || a[pool.AnnRendering] != wantRendering {
-				t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, kmt, a[pool.AnnRequest], a[pool.AnnRendering], wantRendering)
+			if a := u.GetAnnotations(); a[pool.AnnAsk] == "" || a[pool.AnnRendering] != wantRendering {
+				t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, kmt, a[pool.AnnAsk], a[pool.AnnRendering], wantRendering)
 			}
 			dvts, _ := u.GetValue("spec.template.spec.virtualMachineTemplate.spec.dataVolumeTemplates")
 			got, _ := dvts.([]any)[0].(map[string]any)["metadata"].(map[string]any)["annotations"].(map[string]any)["cdi.kubevirt.io/storage.usePopulator"].(string)

@@ -152,7 +152,7 @@ func TestSnapshotUsages(t *testing.T) {
 	spec := v1alpha1.NodePoolSpec{ClusterName: "demo", PoolShape: v1alpha1.PoolShape{OSImage: &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}}}
 	p, img, s := pool.Pool{Namespace: "tenant-demo", Cluster: "demo", Name: "md0"}, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg)
 	for _, fromSnapshot := range []bool{false, true} {
-		mt, err := render.RenderMachineTemplate(p, img, s, "replicated", render.Rendering, render.DiskSource{FromSnapshot: fromSnapshot})
+		mt, err := render.Machine(p, img, s, "replicated", render.Rendering, render.DiskSource{FromSnapshot: fromSnapshot})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func renderVM(t *testing.T, s v1alpha1.PoolShape, in *v1beta1.Input) (*infrav1.K
 		return nil, errs.ToAggregate().Error()
 	}
 	p := pool.Pool{Namespace: "tenant-a", Cluster: "demo", Name: "md0"}
-	kmt, err := render.RenderMachineTemplate(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", render.RenderingRevision, render.DiskSource{})
+	kmt, err := render.Machine(p, resolveOSImage(spec, cfg), resolveShapeOf(t, spec, cfg), "", render.RenderingRevision, render.DiskSource{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ type Plan struct {
 	// Generate pool.
 	Join *read.JoinPlan
 
-	// Kept are the running templates kept for the pool's unchanged request
+	// Kept are the running templates kept for the pool's unchanged ask
 	// in place of what this release renders (keepRequested);
 	// TemplateRevision is the pool's spec.templateRevision.
 	Kept             []KeptTemplate

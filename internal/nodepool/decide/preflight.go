@@ -53,7 +53,7 @@ func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) clon
 // clone of the golden's PVC into diskSize on class, its volume and access
 // modes from the class's StorageProfile (render.go sets none). The golden
 // is read as CDI reads it: status.capacity (nil until bound), never its
-// request; its driver is its bound PV's (volumeDriver), else its class's.
+// ask; its driver is its bound PV's (volumeDriver), else its class's.
 func PredictClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
 	return cloneplan.Predict(cloneInput(img, class, diskSize, w))
 }

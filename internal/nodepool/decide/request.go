@@ -14,7 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// KeptTemplate is a running template kept for the pool's unchanged request
+// KeptTemplate is a running template kept for the pool's unchanged ask
 // although this release renders templates differently, or one adopted.
 type KeptTemplate struct {
 	Kind, Running, Rendered string

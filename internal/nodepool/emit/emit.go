@@ -105,7 +105,7 @@ func emitCurrent(pl decide.Plan, into map[resource.Name]*resource.DesiredCompose
 		{name: read.ResourceMachineDeployment, obj: pl.MachineDeployment},
 		{name: read.ResourceMachineHealthCheck, obj: pl.MachineHealthCheck},
 	}
-	if ca := render.RenderFactoryCA(pl.Pool, pl.Shape); ca != nil {
+	if ca := render.FactoryCA(pl.Pool, pl.Shape); ca != nil {
 		current = append(current, struct {
 			name    resource.Name
 			obj     any

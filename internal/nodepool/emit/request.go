@@ -11,7 +11,7 @@ import (
 
 // ConditionRenderingCurrent says whether the pool runs the templates this
 // release renders for what it asks for, or templates an earlier release
-// rendered for the same request.
+// rendered for the same ask.
 const ConditionRenderingCurrent = "RenderingCurrent"
 
 // Reasons of RenderingCurrent.

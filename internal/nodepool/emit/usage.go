@@ -81,7 +81,7 @@ func TargetsOf(fromSnapshot bool) []usageTarget {
 // renderUsages are the Usages of one clone template's golden, one per
 // protected object of the golden (targets), in the template's namespace.
 // The Usage of the golden DataVolume is also what the catalog reads the
-// pool's pin from: it carries the golden's label, and the grant request
+// pool's pin from: it carries the golden's label, and the grant ask
 // while requestGrant (catalog/grants.go).
 func renderUsages(p pool.Pool, template, goldenNamespace, golden string, requestGrant bool, targets []usageTarget) []*protectionv1beta1.Usage {
 	out := make([]*protectionv1beta1.Usage, 0, len(targets))

@@ -23,10 +23,10 @@ const (
 	CheckStrategyNone = "none"
 )
 
-// AnnRequest records on each template the request it was rendered for
-// (requestOf). A template that carries the pool's current request is kept,
+// AnnAsk records on each template the request it was rendered for
+// (AskOf). A template that carries the pool's current ask is kept,
 // whatever this release would render in its place.
-const AnnRequest = "workerimage.cozystack.io/request"
+const AnnAsk = "workerimage.cozystack.io/request"
 
 // AnnRendering records on each template the RenderingRevision that rendered
 // it; an adopted template, which another tool made, records 0.

@@ -237,26 +237,26 @@ func (cs ComposedState) ClonedByMachineSets(img pool.Image, sets []clusterv1.Mac
 	return false
 }
 
-// KeptFor is the running template under n when it records request: the
+// KeptFor is the running template under n when it records ask: the
 // pool asked for nothing new, so it stays as it is whatever this release
 // would render, and nothing is rendered in its place (a release that
 // renders differently rolls no pool; templateRevision takes it on purpose).
 // A template without a record (rendered before records were written) is
 // replaced only when this release renders it differently, as every release
 // did before.
-func (cs ComposedState) KeptFor(n resource.Name, request string) *composed.Unstructured {
+func (cs ComposedState) KeptFor(n resource.Name, ask string) *composed.Unstructured {
 	u, ok := cs.Resources[n]
-	if !ok || u.GetAnnotations()[pool.AnnRequest] != request {
+	if !ok || u.GetAnnotations()[pool.AnnAsk] != ask {
 		return nil
 	}
 	return compose.AsObserved(u)
 }
 
-// Unrecorded is the running template under n when it records no request:
-// an earlier release made it before requests were recorded.
+// Unrecorded is the running template under n when it records no ask:
+// an earlier release made it before asks were recorded.
 func (cs ComposedState) Unrecorded(n resource.Name) *composed.Unstructured {
 	u, ok := cs.Resources[n]
-	if !ok || u.GetAnnotations()[pool.AnnRequest] != "" {
+	if !ok || u.GetAnnotations()[pool.AnnAsk] != "" {
 		return nil
 	}
 	return u

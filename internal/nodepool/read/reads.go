@@ -60,7 +60,7 @@ type ReadsInput struct {
 	// Desired is the machine template on the class known without the
 	// cluster; empty when only the StorageClasses tell the class.
 	Desired string
-	// Asked is true when the running template records another request
+	// Asked is true when the running template records another ask
 	// than the pool's (askedAnew): what a new template would be made of is
 	// read even where Desired is composed.
 	Asked bool
@@ -72,7 +72,7 @@ type ReadsInput struct {
 }
 
 // PlanReads decides what a call reads: Clone for a new clone template (not
-// composed, or on today's default class) or a request the running template
+// composed, or on today's default class) or a ask the running template
 // was not rendered for (Asked); Grant for a deployment not yet on
 // the current clone template; DiskClass when the class is not known without
 // the cluster (docs/platform.md's "class of its own disks"). Worker disks

@@ -53,11 +53,11 @@ const (
 // clone takes a snapshot of the golden per worker on such drivers.
 //
 // Only a new template is rendered so: a running template is kept for the
-// pool's unchanged request (request.go), so a pool that clones the PVC goes
+// pool's unchanged ask (ask.go), so a pool that clones the PVC goes
 // on doing so until its owner changes what it asks for, and one that
 // restores from the snapshot goes on restoring from it if the profile later
 // prefers PVCs. Which source a template's disk names is not part of the
-// request: it is a fact of the cluster, as the golden's readiness is.
+// ask: it is a fact of the cluster, as the golden's readiness is.
 
 // Requirement names of the golden's snapshot and its content.
 const (

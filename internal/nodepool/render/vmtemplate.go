@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,12 +9,21 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-kubevirt/api/v1alpha1"
 
+	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
+
+// WithGPUs passes the pool's GPUs through to the VM, named gpu1, gpu2, ...
+// as the chart names them (nodegroup.yaml:143-150@69da032).
+func WithGPUs(vmi *kubevirtv1.VirtualMachineInstanceSpec, gpus []v1alpha1.GPU) {
+	for i, g := range gpus {
+		vmi.Domain.Devices.GPUs = append(vmi.Domain.Devices.GPUs, kubevirtv1.GPU{Name: fmt.Sprintf("gpu%d", i+1), DeviceName: g.Name})
+	}
+}
 
 // The worker VM details the cozystack chart renders into every pool's
 // VirtualMachine (packages/apps/kubernetes-nodes/templates/nodegroup.yaml
@@ -169,12 +179,12 @@ var TemplateShape = []compose.Option{compose.DropEmpty(), compose.KeepEmpty("bri
 // (packages/apps/kubernetes/templates/_helpers.tpl @5bb2dd5).
 func factoryCAName(p pool.Pool) string { return p.DeploymentName() + "-factory-ca" }
 
-// RenderFactoryCA is the ConfigMap CDI mounts into each HTTP import of the
+// FactoryCA is the ConfigMap CDI mounts into each HTTP import of the
 // pool (source.http.certConfigMap must be in the DataVolume's namespace;
 // CDI appends every file in it to its system pool), or nil when the Input
 // gives no CA. It is composed whatever the disk source, so that a pool's
 // kept HTTP templates keep their CA while it moves onto a golden.
-func RenderFactoryCA(p pool.Pool, s pool.Shape) *corev1.ConfigMap {
+func FactoryCA(p pool.Pool, s pool.Shape) *corev1.ConfigMap {
 	if s.VM.FactoryCA == "" {
 		return nil
 	}
