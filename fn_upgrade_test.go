@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/internal/fixture"
-	"github.com/cozystack/function-worker-image/internal/nodepool"
+	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 )
 
 // releasesDir holds what every example scenario composed at earlier
@@ -215,7 +215,7 @@ func runningOn(objects []*unstructured.Unstructured) []string {
 	return out
 }
 
-// TestRenderingRevisionCoversTheRendering: while nodepool.RenderingRevision
+// TestRenderingRevisionCoversTheRendering: while render.RenderingRevision
 // is the one the latest recorded release rendered by, every example
 // scenario whose inputs are unchanged renders the templates that release
 // did. A change of the rendering must bump RenderingRevision, or
@@ -235,8 +235,8 @@ func TestRenderingRevisionCoversTheRendering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s/rendering-revision: %v", latest, err)
 	}
-	if nodepool.RenderingRevision != recorded {
-		t.Skipf("RenderingRevision is %d, %s rendered by %d: the rendering may differ", nodepool.RenderingRevision, latest, recorded)
+	if render.RenderingRevision != recorded {
+		t.Skipf("RenderingRevision is %d, %s rendered by %d: the rendering may differ", render.RenderingRevision, latest, recorded)
 	}
 	files, err := filepath.Glob(filepath.Join(latest, "*", "*.yaml"))
 	if err != nil {
@@ -258,7 +258,7 @@ func TestRenderingRevisionCoversTheRendering(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(templatesOf(was).names, templatesOf(now).names); diff != "" {
-			t.Errorf("%s renders other templates than %s did for the same inputs, under the same RenderingRevision %d: bump nodepool.RenderingRevision (and record the release with hack/record-release.sh when it lands) (-%s, +now):\n%s",
+			t.Errorf("%s renders other templates than %s did for the same inputs, under the same RenderingRevision %d: bump render.RenderingRevision (and record the release with hack/record-release.sh when it lands) (-%s, +now):\n%s",
 				dir, filepath.Base(latest), recorded, filepath.Base(latest), diff)
 		}
 		compared++
