@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; contract.go converts to v1beta2 when asked.
+	//nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; contract.go converts to v1beta2 when asked.
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
@@ -130,22 +130,4 @@ func autoscalerAnnotations(sc poolspec.Scaling, c Capacity) map[string]string {
 		a[AnnCapacityTaints] = c.Taints
 	}
 	return a
-}
-
-// ApplyScaling writes the pool's scaling onto its MachineDeployment. An
-// autoscaled deployment carries no spec.replicas at all: the function's
-// server-side apply then owns no replica count, so the one the autoscaler
-// writes survives every reconcile, and Cluster API's defaulting webhook
-// seeds a new deployment from the min-size annotation (the chart's comment at
-// nodegroup.yaml:517-539 explains the same choice for Helm).
-func ApplyScaling(md *clusterv1.MachineDeployment, sc poolspec.Scaling, c Capacity) {
-	maps.Copy(md.Annotations, autoscalerAnnotations(sc, c))
-	if sc.Autoscaled {
-		md.Spec.Replicas = nil
-	}
-	surge, unavailable := sc.MaxSurge, sc.MaxUnavailable
-	md.Spec.Strategy = &clusterv1.MachineDeploymentStrategy{
-		Type:          rollingUpdate,
-		RollingUpdate: &clusterv1.MachineRollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable},
-	}
 }

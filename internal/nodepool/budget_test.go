@@ -216,7 +216,7 @@ func TestOwnClones(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			pl := decide.Plan{Image: img, Observed: read.ReadComposed(tc.observed, ""), World: read.World{MachineSets: tc.sets, WorkerDVs: tc.disks}}
-			if diff := cmp.Diff(tc.want, pl.OwnClones(read.Reads{Workers: !tc.withoutDisks})); diff != "" {
+			if diff := cmp.Diff(tc.want, decide.OwnClones(pl, read.Reads{Workers: !tc.withoutDisks})); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -119,7 +119,7 @@ func predictFor(t *testing.T, p clonebudget.Pool, budget int32, in clonebudget.I
 		},
 	}
 	b := decide.BudgetPlan{Applies: true, Class: "replicated", Pool: p, Decision: clonebudget.Decide(budget, in, p)}
-	cp := pl.PredictCapacity(testConfig(t), &b)
+	cp := decide.PredictCapacity(pl, testConfig(t), &b)
 	return b, cp
 }
 
@@ -347,7 +347,7 @@ func TestGoldenSize(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := decide.Plan{World: tc.w}.GoldenSize(testConfig(t))
+			got := decide.GoldenSize(decide.Plan{World: tc.w}, testConfig(t))
 			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -510,7 +510,7 @@ func TestCapacityOfSnapshotRestores(t *testing.T) {
 				},
 			}
 			b := decide.BudgetPlan{Applies: true, Class: "replicated", Pool: grow, Decision: clonebudget.Decide(5, clonebudget.InFlight{}, grow)}
-			cp := pl.PredictCapacity(testConfig(t), &b)
+			cp := decide.PredictCapacity(pl, testConfig(t), &b)
 			if diff := cmp.Diff(tc.want, emit.CapacityText(cp, "replicated")); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

@@ -337,7 +337,7 @@ func decided(t testing.TB, r composetest.Request) decide.Plan {
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
-	pl, err := decidePool(c, r.Required, r.Raw)
+	pl, err := c.plan(r.Required, r.Raw)
 	if err != nil {
 		t.Fatal(err)
 	}

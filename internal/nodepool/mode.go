@@ -44,10 +44,10 @@ type call struct {
 	// known is the next template's class when known without the cluster
 	// (declared, or the one the pool runs on); desired is that template.
 	known   *pool.Class
-	desired *renderedTemplate
+	desired *decide.Rendered
 	// ask is the spec's part of the templates' asks.
-	ask render.AskSpec
-	reads   read.Reads
+	ask   render.AskSpec
+	reads read.Reads
 	// teardown, when set, is why the pool was asked to go: nothing else is
 	// decided (teardown.go).
 	teardown emit.Teardown
@@ -55,14 +55,6 @@ type call struct {
 	// golden of its architecture (goldenchoice.go).
 	goldenBase string
 	choice     read.GoldenChoice
-}
-
-// renderedTemplate is a machine template rendered for one class, so that
-// Compose reuses what Requirements rendered.
-type renderedTemplate struct {
-	Class    string
-	Template render.MachineTemplate
-	err      error
 }
 
 func prepare(r compose.Request) *call {
@@ -107,10 +99,10 @@ func prepare(r compose.Request) *call {
 			var t render.MachineTemplate
 			ask, err := render.AskOf(c.ask, r.Config.Requested, c.known.Name, nil)
 			if err == nil {
-				t, err = machineTemplateOn(c, c.shape, c.known.Name, ask, render.DiskSource{})
+				t, err = decide.MachineTemplateOn(c.input(), c.shape, c.known.Name, ask, render.DiskSource{})
 				in.Asked = c.askedAnew(ask)
 			}
-			c.desired = &renderedTemplate{Class: c.known.Name, Template: t, err: err}
+			c.desired = &decide.Rendered{Class: c.known.Name, Template: t, Err: err}
 			if err == nil {
 				in.Desired = t.Name
 			}
@@ -229,7 +221,7 @@ func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 	if c.err != nil {
 		return compose.Output{Fatal: c.err}
 	}
-	pl, err := decidePool(c, got, raw)
+	pl, err := c.plan(got, raw)
 	if err != nil {
 		return compose.Output{Fatal: err}
 	}
@@ -242,4 +234,24 @@ func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 		return compose.Output{Fatal: err}
 	}
 	return out
+}
+
+// plan reads the current state once and decides (decide.Decide).
+func (c *call) plan(got required.Resolved, raw required.Raw) (decide.Plan, error) {
+	in := c.input()
+	in.World = read.ReadWorld(c.pool, c.img, c.shape.InstanceType, got, raw, c.r.Config.ClusterAPIVersion, c.reads)
+	in.Join = read.ReadJoin(c.pool, c.spec, c.r.Config, got)
+	in.Existing = read.ReadExisting(c.pool, c.obs.Adopting(), got)
+	return decide.Decide(in)
+}
+
+// input is what Decide decides from, as far as Prepare knows it: Compose
+// adds what it read.
+func (c *call) input() decide.Input {
+	return decide.Input{
+		Config: c.r.Config, Composite: c.r.Composite, Now: c.r.Now,
+		Pool: c.pool, Spec: c.spec, Image: c.img, Shape: c.shape, Ask: c.ask,
+		Known: c.known, Desired: c.desired, Choice: c.choice,
+		Composed: c.obs, Previous: c.prev, Reads: c.reads,
+	}
 }

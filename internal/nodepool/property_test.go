@@ -147,7 +147,7 @@ func TestPropertyRetention(t *testing.T) {
 		obs := c.observed
 
 		r := request(t, nodePoolXR(c.spec), c.world, obs)
-		pl, err := decidePool(prepare(r.Request), r.Required, r.Raw)
+		pl, err := prepare(r.Request).plan(r.Required, r.Raw)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -169,7 +169,7 @@ func TestPropertyRetention(t *testing.T) {
 			}
 		}
 		bareReq := request(t, nodePoolXR(c.spec), c.world, bareObs)
-		bare, err := decidePool(prepare(bareReq.Request), bareReq.Required, bareReq.Raw)
+		bare, err := prepare(bareReq.Request).plan(bareReq.Required, bareReq.Raw)
 		if err != nil {
 			t.Fatal(err)
 		}

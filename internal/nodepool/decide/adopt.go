@@ -30,11 +30,11 @@ const (
 	ReasonAdopted                  = "Adopted"
 )
 
-// DecideAdoption keeps the running templates of an existing pool that are
+// decideAdoption keeps the running templates of an existing pool that are
 // equivalent to what this one renders, or holds the pool while they are not
 // and its owner has not accepted the roll. It runs before the gates: an
 // adopted template is running, so there is nothing to wait for.
-func (pl *Plan) DecideAdoption(e *read.Existing, xr *composite.Unstructured, revision int64) (*Hold, error) {
+func decideAdoption(pl *Plan, e *read.Existing, xr *composite.Unstructured, revision int64) (*Hold, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -43,7 +43,7 @@ func (pl *Plan) DecideAdoption(e *read.Existing, xr *composite.Unstructured, rev
 			"Node pool %q: MachineDeployment %s/%s exists and another controller owns it (uid %s), so it cannot be composed; delete the other owner's pool, or give this pool another poolName.",
 			pl.Pool.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), owner)}, nil
 	}
-	diffs := pl.adoptionDiffs(e)
+	diffs := adoptionDiffs(*pl, e)
 	if len(diffs) > 0 {
 		if revision > 0 {
 			// The owner accepted the roll onto what this pool renders.
@@ -70,7 +70,6 @@ func (pl *Plan) DecideAdoption(e *read.Existing, xr *composite.Unstructured, rev
 		return nil, pool.Refused(pl.Pool.Ref(), err)
 	}
 	pl.MachineTemplate, pl.BootstrapTemplate = machine, bootstrap
-	pl.repoint(e.MachineName, e.BootstrapName)
 	pl.Adopted = []KeptTemplate{
 		{Kind: pool.KindKubevirtMachineTmpl, Running: e.MachineName, Rendered: renderedMachine},
 		{Kind: talosconfig.KindTalosConfigTemplate, Running: e.BootstrapName, Rendered: renderedBootstrap},
@@ -119,7 +118,7 @@ func adopted(u *unstructured.Unstructured, rendered *composed.Unstructured) *com
 
 // adoptionDiffs is what differs between the existing pool and what this one
 // renders, as paths with both values; empty when adopting rolls nothing.
-func (pl Plan) adoptionDiffs(e *read.Existing) []string {
+func adoptionDiffs(pl Plan, e *read.Existing) []string {
 	var diffs []string
 	if e.Machine == nil {
 		diffs = append(diffs, fmt.Sprintf("KubevirtMachineTemplate %s, which the MachineDeployment runs on, does not exist", e.MachineName))

@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -9,7 +8,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // CAPK v0.11.2 speaks the v1beta1 contract; CAPI v1.11 still serves it.
 
 	"github.com/cozystack/function-worker-image/internal/clonebudget"
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
@@ -42,40 +40,54 @@ type BudgetPlan struct {
 	Capacity CapacityPlan
 }
 
-// DecideBudget bounds the deployment the plan emits by the clone budget of
-// its golden and class (clonebudget.Decide) and writes the bound onto it.
-// Other pools' clones are the claims CDI runs them through, less those it
-// left behind by now (clonebudget.CountClaims).
-func (pl *Plan) DecideBudget(cfg config.Config, rd read.Reads, now time.Time) {
-	img, md := pl.Image, pl.MachineDeployment
-	if img.Source != pool.SourceClone || md == nil || (pl.Hold != nil) {
-		return
+// DecideBudget bounds what the deployment asks for by the clone budget of
+// its golden and class (clonebudget.Decide) and the class's published
+// capacity (capacity.go); BudgetPlan.Bounded writes the bound into the shape
+// the deployment is rendered from. Other pools' clones are the claims CDI
+// runs them through, less those it left behind by now
+// (clonebudget.CountClaims). Nothing new clones on the HTTP path or while
+// the pool is held: no bound.
+func DecideBudget(pl Plan, cfg config.Config, rd read.Reads, now time.Time) BudgetPlan {
+	img := pl.Image
+	if img.Source != pool.SourceClone || pl.Hold != nil {
+		return BudgetPlan{}
 	}
 	class := pl.StorageClass.Name
 	if class == "" {
 		class = storageclass.Default(pl.World.StorageClasses).Name
 	}
-	b := BudgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: pl.budgetPool(), OthersRead: rd.Budget, LeakedAfter: cfg.CloneBudget.LeakedClaimAfter}
+	b := BudgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: budgetPool(pl), OthersRead: rd.Budget, LeakedAfter: cfg.CloneBudget.LeakedClaimAfter}
 	b.Claims = clonebudget.CountClaims(pl.World.CloneClaims, class, now, b.LeakedAfter)
-	in := clonebudget.InFlight{Own: pl.OwnClones(rd), Others: int32(len(b.Claims.Live))} //nolint:gosec // claims a request carries, far below 2^31
+	in := clonebudget.InFlight{Own: OwnClones(pl, rd), Others: int32(len(b.Claims.Live))} //nolint:gosec // claims a request carries, far below 2^31
 	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
-	b.Capacity = pl.PredictCapacity(cfg, &b)
-	pl.Budget = b
-	if !b.Pool.Autoscaled {
-		md.Spec.Replicas = &b.Replicas
+	b.Capacity = PredictCapacity(pl, cfg, &b)
+	return b
+}
+
+// Bounded is the shape the deployment is rendered from within the budget:
+// a fixed pool's replicas, an autoscaled pool's maximum (the autoscaler's
+// max-size annotation) and the rollout's surge, each lowered to what the
+// budget lets start. The shape itself is left as the spec asks: the pool's
+// status reports what was asked.
+func (b BudgetPlan) Bounded(s pool.Shape) pool.Shape {
+	if !b.Applies {
+		return s
 	}
-	if ru := md.Spec.Strategy; b.SurgeLowered && ru != nil && ru.RollingUpdate != nil {
-		surge := intstr.FromInt32(b.MaxSurge)
-		ru.RollingUpdate.MaxSurge = &surge
+	if !b.Pool.Autoscaled {
+		s.Replicas = b.Replicas
+	}
+	if b.SurgeLowered {
+		s.Scaling.MaxSurge = intstr.FromInt32(b.MaxSurge)
 	}
 	if b.Pool.Autoscaled && b.MaxSize < b.Pool.Max {
-		md.Annotations[clusterapi.AnnAutoscalerMaxSize] = fmt.Sprint(b.MaxSize)
+		s.Scaling.Max = b.MaxSize
 	}
+	return s
 }
 
 // budgetPool is how the pool asks to scale and roll, against the observed
 // deployment.
-func (pl Plan) budgetPool() clonebudget.Pool {
+func budgetPool(pl Plan) clonebudget.Pool {
 	s := pl.Shape.Scaling
 	p := clonebudget.Pool{Autoscaled: s.Autoscaled, Wanted: pl.Shape.Replicas, Min: s.Min, Max: s.Max}
 	md := pl.Observed.Deployment
@@ -98,18 +110,15 @@ func (pl Plan) budgetPool() clonebudget.Pool {
 	u, _ := intstr.GetScaledValueFromIntOrPercent(&unavailable, int(base), false)
 	p.Surge, p.Unavailable = int32(n), int32(u)
 	running, bootstrap := pl.Observed.InEffect()
-	p.Rolling = md != nil && (repoints(pl.MachineDeployment, running, bootstrap) || replacing(pl.World.MachineSets, running, bootstrap))
+	p.Rolling = md != nil && (repoints(pl, running, bootstrap) || replacing(pl.World.MachineSets, running, bootstrap))
 	return p
 }
 
-// repoints reports a deployment the plan moves onto other templates: a
-// roll starts.
-func repoints(md *clusterv1.MachineDeployment, machine, bootstrap string) bool {
-	if md == nil {
-		return false
-	}
-	spec := md.Spec.Template.Spec
-	return spec.InfrastructureRef.Name != machine || spec.Bootstrap.ConfigRef != nil && spec.Bootstrap.ConfigRef.Name != bootstrap
+// repoints reports a plan that moves the deployment onto other templates
+// than machine and bootstrap, the ones it runs: a roll starts.
+func repoints(pl Plan, machine, bootstrap string) bool {
+	m, b := pl.DeploymentRefs()
+	return m != machine || b != bootstrap
 }
 
 // replacing reports a roll under way: a MachineSet that still asks for
@@ -136,7 +145,7 @@ func replacing(sets []clusterv1.MachineSet, machine, bootstrap string) bool {
 // VM, after Cluster API, CAPK and the bootstrap provider took their turns).
 // Without the disks (too many to read, or a settled pool), a Machine not
 // ready is counted instead: a disk is cloned before its Node can be Ready.
-func (pl Plan) OwnClones(rd read.Reads) int32 {
+func OwnClones(pl Plan, rd read.Reads) int32 {
 	golden := pl.Image.GoldenRef()
 	hash := labels.GoldenHash(pl.Image.GoldenNamespace, pl.Image.GoldenName)
 	var machines, notReady, allMachines int32

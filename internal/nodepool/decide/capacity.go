@@ -36,7 +36,7 @@ type CapacityPlan struct {
 // pool's new headroom under its max, a roll's surge beyond what already
 // runs) and, where fewer fit in what the class publishes, lowers the
 // decision to what fits: the budget's rule, with room = what fits.
-func (pl Plan) PredictCapacity(cfg config.Config, b *BudgetPlan) CapacityPlan {
+func PredictCapacity(pl Plan, cfg config.Config, b *BudgetPlan) CapacityPlan {
 	p, d := b.Pool, &b.Decision
 	current := ptr.Deref(p.Current, 0)
 	var starting int32
@@ -73,7 +73,7 @@ func (pl Plan) PredictCapacity(cfg config.Config, b *BudgetPlan) CapacityPlan {
 	// the cdi-cloner pod reads the golden where it is.
 	_, _, cp.FromSnapshot = read.RestoresSnapshot(pl.MachineTemplate.Desired)
 	if cp.Copy = read.CopyOf(pl.MachineTemplate.Desired) != nil; !cp.FromSnapshot && !cp.Copy {
-		cp.Golden = pl.GoldenSize(cfg)
+		cp.Golden = GoldenSize(pl, cfg)
 	}
 	cp.Prediction = capacity.Predict(starting+rollStarting, cp.Disk, cp.Golden, replicas, from, cp.Published)
 	if cp.Fit >= cp.Starting {
@@ -105,7 +105,7 @@ func (pl Plan) PredictCapacity(cfg config.Config, b *BudgetPlan) CapacityPlan {
 // GoldenSize is what a clone of the golden starts at: its claim's
 // capacity, else its DataVolume's request, else the Input's golden
 // storage.
-func (pl Plan) GoldenSize(cfg config.Config) resource.Quantity {
+func GoldenSize(pl Plan, cfg config.Config) resource.Quantity {
 	if pvc := pl.World.GoldenPVC; pvc != nil {
 		if c, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok {
 			return c

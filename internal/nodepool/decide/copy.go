@@ -39,10 +39,10 @@ func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w rea
 // once this call is applied: the one the plan's deployment names when
 // nothing holds it back, else the one the observed deployment runs; nil
 // when that is not composed.
-func (pl Plan) WorkersTemplate() *composed.Unstructured {
+func WorkersTemplate(pl Plan) *composed.Unstructured {
 	name, _ := pl.Observed.InEffect()
-	if pl.Hold == nil && pl.MachineDeployment != nil {
-		name = pl.MachineDeployment.Spec.Template.Spec.InfrastructureRef.Name
+	if pl.Hold == nil {
+		name, _ = pl.DeploymentRefs()
 	}
 	if name == "" {
 		return nil

@@ -23,15 +23,6 @@ const (
 	GateHeld = v1alpha1.GateHeld
 )
 
-// Hold is why a gate holds the change back. A nil *hold is an open gate.
-type Hold struct {
-	Reason  string
-	Message string
-	// DeploymentOnly holds only the MachineDeployment: the new templates are
-	// what makes the catalog grant the clone the deployment waits for.
-	DeploymentOnly bool
-}
-
 // PoolClone returns a worker DataVolume of this pool that finished cloning
 // this golden, or nil. Matching on both labels, not a name prefix, keeps pool
 // md0 from counting a sibling md0-gpu's disks.
@@ -275,4 +266,41 @@ func GateOnCloneGrant(p pool.Pool, img pool.Image, serviceAccount string, w read
 		return nil
 	}
 	return &Hold{Reason: ReasonCloneNotAuthorized, DeploymentOnly: true, Message: msgCloneNotAuthorized(p, img, serviceAccount)}
+}
+
+// gateInputOf is what the clone gates decide a clone template from; zero on
+// the HTTP path.
+func gateInputOf(in Input, s pool.Shape) GateInput {
+	p, img, w := in.Pool, in.Image, in.World
+	if img.Source != pool.SourceClone {
+		return GateInput{}
+	}
+	def := storageclass.Default(w.StorageClasses)
+	clone := PoolClone(p, img, w.WorkerDVs)
+	g := GateInput{
+		Pool: p, Image: img, DiskSize: s.DiskSize,
+		GoldenDV: w.GoldenDV, GoldenPVC: w.GoldenPVC, Golden: cdistate.Of(w.GoldenDV, w.GoldenPVC),
+		// A ready MachineSet on a template of this golden, or (when the
+		// disks were read) a finished clone among them.
+		Cloned:      clone != nil || in.Composed.ClonedByMachineSets(img, w.MachineSets),
+		PoolClass:   PoolClassOf(in.Known, clone, w.WorkerPVCs, def),
+		GoldenClass: GoldenClassOf(w.GoldenDV, w.GoldenPVC, def),
+		Choice:      read.CheckedChoice(in.Choice, w.GoldenDV),
+	}
+	g.Copy = ChooseCopy(in.Config, img, g.Golden, g.PoolClass, g.GoldenClass)
+	return g
+}
+
+// storageClassOf is the class written into the disk template: the gate's
+// pool class on the clone path. An HTTP import has no source class to
+// match; the declared class, or none (CDI's default at bind time), keeps the
+// template a pure function of the spec.
+func storageClassOf(s pool.Shape, img pool.Image, gate GateInput) pool.Class {
+	switch {
+	case img.Source == pool.SourceClone:
+		return gate.PoolClass
+	case s.DeclaredClass != "":
+		return pool.Class{Name: s.DeclaredClass, From: "spec.storageClass"}
+	}
+	return pool.Class{}
 }

@@ -40,7 +40,7 @@ func JoinHold(j *read.JoinPlan, p pool.Pool, s pool.Shape) *Hold {
 // would roll every worker unasked. JoinFactsCurrent says which facts
 // changed and how to roll (spec.bootstrap.factsRevision); any change that
 // rolls the pool anyway takes the current facts.
-func (pl *Plan) PinFacts() {
+func PinFacts(pl *Plan) {
 	j := pl.Join
 	machine, bootstrap := pl.Observed.InEffect()
 	if bootstrap == "" || bootstrap == pl.BootstrapTemplate.Name || machine != pl.MachineTemplate.Name {
@@ -53,19 +53,6 @@ func (pl *Plan) PinFacts() {
 	if !ok || u.GetAnnotations()[pool.AnnJoinBase] != pl.BootstrapTemplate.Annotations[pool.AnnJoinBase] {
 		return
 	}
+	// The deployment then points at the pinned config (Plan.DeploymentRefs).
 	PinOn(j, bootstrap, u)
-	// Only the bootstrap reference moves back, or an autoscaled pool would
-	// lose what decideWorkers gave it (autoscaler bounds, role labels).
-	pl.repoint(machine, bootstrap)
-}
-
-// repoint points the planned MachineDeployment at other templates and
-// changes nothing else of what decideWorkers gave it.
-func (pl *Plan) repoint(machine, bootstrap string) {
-	md := pl.MachineDeployment.DeepCopy()
-	md.Spec.Template.Spec.InfrastructureRef.Name = machine
-	ref := *md.Spec.Template.Spec.Bootstrap.ConfigRef
-	ref.Name = bootstrap
-	md.Spec.Template.Spec.Bootstrap.ConfigRef = &ref
-	pl.MachineDeployment = md
 }

@@ -71,3 +71,18 @@ type Plan struct {
 	Observed read.ComposedState
 	World    read.World
 }
+
+// DeploymentRefs are the templates the MachineDeployment points at: the
+// disk template decided, and the Talos config, or the running one a Join
+// pool stays on while only its facts changed (PinFacts).
+func (pl Plan) DeploymentRefs() (machine, bootstrap string) {
+	return pl.MachineTemplate.Name, pl.BootstrapName()
+}
+
+// BootstrapName is the TalosConfigTemplate the deployment points at.
+func (pl Plan) BootstrapName() string {
+	if pl.Join != nil && pl.Join.Pinned != "" {
+		return pl.Join.Pinned
+	}
+	return pl.BootstrapTemplate.Name
+}

@@ -33,7 +33,7 @@ const (
 // Emit turns the plan into the Output.
 func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output, error) {
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}}
-	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, bootstrapName(pl)
+	machineTemplate, bootstrapTemplate := pl.MachineTemplate.Name, pl.BootstrapName()
 	settled := true
 
 	switch {

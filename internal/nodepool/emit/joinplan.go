@@ -11,14 +11,6 @@ import (
 // carries the cluster's current facts.
 const ConditionJoinFactsCurrent = "JoinFactsCurrent"
 
-// bootstrapName is the TalosConfigTemplate the deployment points at.
-func bootstrapName(pl decide.Plan) string {
-	if pl.Join != nil && pl.Join.Pinned != "" {
-		return pl.Join.Pinned
-	}
-	return pl.BootstrapTemplate.Name
-}
-
 // joinCondition is JoinFactsCurrent, for a Join pool that is not held (a
 // held one says why in WorkerImageReady); none otherwise.
 func joinCondition(pl decide.Plan) (compose.Condition, bool) {

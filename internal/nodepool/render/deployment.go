@@ -12,13 +12,15 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// Deployment builds the MachineDeployment that points at both
-// templates. The deployment-name label is what the pool's MachineSets are
-// read back by.
-func Deployment(p pool.Pool, s pool.Shape, machineTemplate, bootstrapTemplate string) *clusterv1.MachineDeployment {
+// Deployment builds the MachineDeployment that points at both templates,
+// from the shape the clone budget bounded (decide.BudgetPlan.Bounded) and
+// one worker's capacity, which the autoscaler builds a node from. The
+// deployment-name label is what the pool's MachineSets are read back by.
+func Deployment(p pool.Pool, s pool.Shape, machineTemplate, bootstrapTemplate string, capacity clusterapi.Capacity) *clusterv1.MachineDeployment {
 	return clusterapi.MachineDeployment(clusterapi.Deployment{
 		Meta: deploymentMeta(p), Cluster: p.Cluster, Selector: machineSelector(p),
-		Replicas: s.Replicas, Version: s.MachineVersion,
+		MachineLabels: MachineLabels(nil, s),
+		Replicas:      s.Replicas, Scaling: s.Scaling, Capacity: capacity, Version: s.MachineVersion,
 		Bootstrap:      corev1.ObjectReference{APIVersion: talosconfig.APIVersion, Kind: talosconfig.KindTalosConfigTemplate, Name: bootstrapTemplate, Namespace: p.Namespace},
 		Infrastructure: corev1.ObjectReference{APIVersion: pool.InfraAPIVersion, Kind: pool.KindKubevirtMachineTmpl, Name: machineTemplate, Namespace: p.Namespace},
 	})
