@@ -49,10 +49,10 @@ type call struct {
 	ask   render.AskSpec
 	reads read.Reads
 	// teardown, when set, is why the pool was asked to go: nothing else is
-	// decided (teardown.go).
+	// decided (emit/teardown.go).
 	teardown emit.Teardown
 	// goldenBase is the unsuffixed golden of the pool's image, choice the
-	// golden of its architecture (goldenchoice.go).
+	// golden of its architecture (read/goldenchoice.go).
 	goldenBase string
 	choice     read.GoldenChoice
 }
@@ -73,7 +73,7 @@ func prepare(r compose.Request) *call {
 	}
 	c.img = resolved.Image
 	if c.img.Source == pool.SourceClone {
-		// The golden of the pool's architecture (goldenchoice.go).
+		// The golden of the pool's architecture (read/goldenchoice.go).
 		c.goldenBase = c.img.GoldenName
 		c.choice = read.ChooseGoldenOf(c.img, r.Config, c.spec.StorageClass, c.obs.RunningGolden(c.img), r.Peek)
 		c.img.GoldenName = c.choice.Name
@@ -160,7 +160,7 @@ func (c *call) Requirements() (required.Selectors, error) {
 }
 
 // ChainedRequirements implements compose.Chained: the templates an existing
-// MachineDeployment of the pool's name runs on (adopt.go), and the golden
+// MachineDeployment of the pool's name runs on (read/adopt.go), and the golden
 // PVC's bound PersistentVolume.
 func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 	if c.err != nil || c.teardown != "" {

@@ -22,14 +22,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// Hold reasons of adoption.
-const (
-	ReasonAdoptionWouldRoll        = "AdoptionWouldRoll"
-	ReasonDeploymentOwnedElsewhere = "DeploymentOwnedElsewhere"
-	ReasonTemplateOwnedElsewhere   = "TemplateOwnedElsewhere"
-	ReasonAdopted                  = "Adopted"
-)
-
 // decideAdoption keeps the running templates of an existing pool that are
 // equivalent to what this one renders, or holds the pool while they are not
 // and its owner has not accepted the roll. It runs before the gates: an
@@ -330,16 +322,4 @@ func mergeInto(dst, src map[string]any) {
 		}
 		dst[k] = v
 	}
-}
-
-// msgAdoptionWouldRoll says why an existing pool is not adopted, what
-// differs, and how to accept the roll.
-func msgAdoptionWouldRoll(p pool.Pool, e *read.Existing, diffs []string) string {
-	more := ""
-	if len(diffs) > maxDiffs {
-		more = fmt.Sprintf(" and %d more", len(diffs)-maxDiffs)
-		diffs = diffs[:maxDiffs]
-	}
-	return fmt.Sprintf("Node pool %q: MachineDeployment %s/%s exists (made by another tool, such as the kubernetes-nodes chart) and runs on templates that differ from what this pool asks for: %s%s. Adopting it would roll every worker, so nothing is composed and the pool keeps running as it is. Make the pool's spec match the running pool, or set spec.templateRevision to 1 to accept the roll onto this pool's templates.",
-		p.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), strings.Join(diffs, "; "), more)
 }

@@ -28,7 +28,7 @@ type BudgetPlan struct {
 	Golden string
 	Pool   clonebudget.Pool
 	// OthersRead is false when other pools' clones were not read: the pool
-	// starts none on this call (reads.go).
+	// starts none on this call (read/reads.go).
 	OthersRead bool
 	// Claims are CDI's claims of other pools' clones on Class, those
 	// counted and those it left behind (clonebudget.CountClaims), and

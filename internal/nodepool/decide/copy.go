@@ -1,8 +1,6 @@
 package decide
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -51,15 +49,4 @@ func WorkersTemplate(pl Plan) *composed.Unstructured {
 		return pl.MachineTemplate.Desired
 	}
 	return pl.Observed.Resources[read.MachineTemplateResource(name)]
-}
-
-// copyFix is the StorageClassMismatch fix that chooses the copy path.
-func copyFix(poolClass string) string {
-	return fmt.Sprintf("or, to copy each worker disk from this golden by CDI's host-assisted clone (one full copy per worker over the pod network, in the cluster), list %q in the Input's clonePreflight.hostAssistedCopy.storageClasses", poolClass)
-}
-
-// msgCopying is CloneHealthy's message for a pool on the copy path.
-func msgCopying(p pool.Pool, c *read.CopyPath) string {
-	return fmt.Sprintf("Node pool %q copies each worker disk from golden image %q on StorageClass %q onto StorageClass %q by CDI's host-assisted clone, as the Input's clonePreflight.hostAssistedCopy.storageClasses lists %q: a full copy of the image per worker over the pod network, at most the clone budget of class %q at once. This was chosen, not a fault; for CSI clones instead, put the pool's disks on the golden's class %q (a new pool: storageClass is immutable). Removing %q from the list holds the pool's next new template and changes no running one.",
-		p.Ref(), c.Golden, c.GoldenClass, c.Class, c.Class, c.Class, c.GoldenClass, c.Class)
 }

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/clonerbac"
 	"github.com/cozystack/function-worker-image/internal/labels"
@@ -15,12 +14,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/stall"
 	"github.com/cozystack/function-worker-image/internal/storageclass"
-)
-
-// Gate states, as written to status.gate.state.
-const (
-	GateOpen = v1alpha1.GateOpen
-	GateHeld = v1alpha1.GateHeld
 )
 
 // PoolClone returns a worker DataVolume of this pool that finished cloning
@@ -156,17 +149,6 @@ func goldenImport(img pool.Image, dv *cdiv1.DataVolume) cdistate.Golden {
 	return g
 }
 
-// cdiSays quotes CDI's reason and message, when it gave one.
-func cdiSays(st cdistate.State) string {
-	switch {
-	case st.Reason != "" && st.Message != "":
-		return fmt.Sprintf(", CDI says %s: %q", st.Reason, st.Message)
-	case st.Reason != "":
-		return ", CDI says " + st.Reason
-	}
-	return ""
-}
-
 // GateOnStorageClass holds a clone across StorageClasses: there CDI falls
 // back to a host-assisted copy over the pod network or leaves the clone to
 // the CSI driver, which can hang. A pool that already cloned is held too:
@@ -185,13 +167,6 @@ func GateOnStorageClass(p pool.Pool, img pool.Image, poolClass, goldenClass pool
 		}
 	}
 	return &Hold{Reason: ReasonStorageClassMismatch, Message: msgStorageClassMismatch(p, img, poolClass, goldenClass, detail)}
-}
-
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // gateOnArchitecture holds a clone template whose golden is of another
@@ -225,7 +200,7 @@ type GateInput struct {
 	PoolClass pool.Class
 	// GoldenClass is resolved by the caller with the same default.
 	GoldenClass pool.Class
-	// Choice is the golden of the pool's architecture (goldenchoice.go).
+	// Choice is the golden of the pool's architecture (read/goldenchoice.go).
 	Choice read.GoldenChoice
 	// Copy is the copy path the Input chose for the pool's class, when its
 	// golden is on another (chooseCopy); nil otherwise.

@@ -14,6 +14,12 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
+// msgCopying is CloneHealthy's message for a pool on the copy path.
+func msgCopying(p pool.Pool, c *read.CopyPath) string {
+	return fmt.Sprintf("Node pool %q copies each worker disk from golden image %q on StorageClass %q onto StorageClass %q by CDI's host-assisted clone, as the Input's clonePreflight.hostAssistedCopy.storageClasses lists %q: a full copy of the image per worker over the pod network, at most the clone budget of class %q at once. This was chosen, not a fault; for CSI clones instead, put the pool's disks on the golden's class %q (a new pool: storageClass is immutable). Removing %q from the list holds the pool's next new template and changes no running one.",
+		p.Ref(), c.Golden, c.GoldenClass, c.Class, c.Class, c.Class, c.GoldenClass, c.Class)
+}
+
 // ConditionCloneHealthy reports how the pool's worker disks were cloned.
 const ConditionCloneHealthy = "CloneHealthy"
 
@@ -31,7 +37,7 @@ const cloneTypeCopy = string(cdiv1.CloneStrategyHostAssisted)
 // golden (a disk that never boots, one that copies the image per worker). Both are
 // on the DataVolume: CDI copies the claim's cloneType onto it (CDI v1.65.0
 // pvc-clone-controller.go, snapshot-clone-controller.go). A settled pool
-// healthy when last read is not read again (reads.go).
+// healthy when last read is not read again (read/reads.go).
 //
 // A copy the Input chose is no such surprise: a disk made on the copy path
 // (copyChosen) is not listed, and copying, the copy path of the template
@@ -84,4 +90,12 @@ func CloneHealth(p pool.Pool, img pool.Image, dvs []cdiv1.DataVolume, clones []C
 
 func isCloneWithoutSource(dv cdiv1.DataVolume) bool {
 	return cdistate.Of(&dv, nil).Kind == cdistate.WaitingForSource
+}
+
+// ReasonTooManyWorkerDisks is the CloneHealthy reason of a pool whose worker
+// disks were not read: more than the Input's cloneHealth.maxWorkerDisks.
+const ReasonTooManyWorkerDisks = "TooManyWorkerDisks"
+
+func MsgTooManyWorkerDisks(p pool.Pool, disks, limit int32) string {
+	return fmt.Sprintf("Node pool %q runs up to %d workers, one disk each, more than the %d (Input cloneHealth.maxWorkerDisks) whose DataVolumes one call reads: Crossplane sends each whole (~6 KiB as CDI leaves it) and a request above the function's --max-recv-message-size (4 MiB by default) is refused, which would stop the pool from reconciling. Stuck or host-assisted clones of this pool are not reported; split the pool, or raise cloneHealth.maxWorkerDisks together with --max-recv-message-size (about 600 disks fit in 4 MiB).", p.Ref(), disks, limit)
 }

@@ -1,18 +1,18 @@
 package decide
 
 import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/rules"
-)
-
-// Reasons of the Join mode: the holds, and JoinFactsCurrent's.
-const (
-	ReasonJoinFactsMissing   = "JoinFactsMissing"
-	ReasonJoinFactsInvalid   = "JoinFactsInvalid"
-	ReasonControlPlaneBehind = "ControlPlaneBehind"
-	ReasonJoinFactsCurrent   = "FactsCurrent"
-	ReasonJoinFactsChanged   = "JoinFactsChanged"
+	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
 // hold is the Join mode's hold, or nil; the version guard comes first. The
@@ -55,4 +55,26 @@ func PinFacts(pl *Plan) {
 	}
 	// The deployment then points at the pinned config (Plan.DeploymentRefs).
 	PinOn(j, bootstrap, u)
+}
+
+func MsgJoinFactsChanged(p pool.Pool, pinned string, changed []string, revision int64) string {
+	what := "the cluster's join facts"
+	if len(changed) > 0 {
+		what = strings.Join(changed, "; ")
+	}
+	return fmt.Sprintf("Node pool %q: %s changed since its running TalosConfigTemplate %s was built. A change of facts alone does not roll the workers, so the pool stays on %s, and new workers (scale-up, remediation) still get the old facts, which may keep them from joining. To roll the pool onto the current facts, set spec.bootstrap.factsRevision to %d; any other change that rolls the pool takes them too.",
+		p.Ref(), what, pinned, pinned, revision+1)
+}
+
+// PinOn pins the pool's Join config on the running bootstrap template u and
+// names the facts that changed since it was built.
+func PinOn(j *read.JoinPlan, bootstrap string, u *composed.Unstructured) {
+	j.Pinned = bootstrap
+	was := talosconfig.MachineConfig{}
+	if data, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "data"); data != "" {
+		// An unreadable document names no fact; the condition still says
+		// that the facts changed.
+		_ = yaml.Unmarshal([]byte(data), &was)
+	}
+	j.Changed = read.ChangedFacts(j.Refs, was.Facts(), j.Facts.JoinFacts)
 }

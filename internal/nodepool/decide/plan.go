@@ -43,7 +43,7 @@ type Plan struct {
 	Budget BudgetPlan
 	// GrantRequest is true when the pool read the catalogs' clone RBAC and
 	// its VM service account may not clone its golden: its Usage of the
-	// golden asks the catalog for the grant (usage.go).
+	// golden asks the catalog for the grant (emit/usage.go).
 	GrantRequest bool
 
 	SupportMatrix compose.Condition
@@ -85,4 +85,13 @@ func (pl Plan) BootstrapName() string {
 		return pl.Join.Pinned
 	}
 	return pl.BootstrapTemplate.Name
+}
+
+// KeptTemplate is a running template kept for the pool's unchanged ask
+// although this release renders templates differently, or one adopted.
+type KeptTemplate struct {
+	Kind, Running, Rendered string
+	// Revision is the RenderingRevision it was rendered by, 0 when another
+	// tool made it.
+	Revision int
 }

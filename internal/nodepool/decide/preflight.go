@@ -17,26 +17,8 @@ import (
 	"github.com/cozystack/function-worker-image/internal/storageclass"
 )
 
-// Reasons the clone pre-flight holds a new template.
-const (
-	// ReasonHostAssistedCopy: CDI copies every disk over the pod network.
-	// It has two meanings, one per condition, on purpose: on
-	// WorkerImageReady and status.gate (Held) the pre-flight predicted a
-	// copy nobody chose and holds the new template; on CloneHealthy (True)
-	// the pool is on the copy path the Input chose (copy.go, health.go).
-	ReasonHostAssistedCopy = "HostAssistedCopy"
-	// ReasonCloneWouldFail: CDI would refuse the worker disks outright.
-	ReasonCloneWouldFail = "CloneWouldFail"
-	// ReasonClonePlanPending: CDI cannot plan the clone yet (no golden PVC,
-	// status.capacity or StorageProfile) and retries; the pre-flight waits.
-	ReasonClonePlanPending = "ClonePlanPending"
-	// ReasonNodeLocalClass: the CSI driver would make every worker disk on
-	// the golden's node, or none a worker scheduled elsewhere can use.
-	ReasonNodeLocalClass = "NodeLocalClass"
-)
-
 // cloneTargetFor is a worker disk of diskSize on class as CDI renders it:
-// its volume and access modes from the class's StorageProfile (render.go
+// its volume and access modes from the class's StorageProfile (render/render.go
 // sets none).
 func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) cloneplan.Target {
 	size := diskSize.DeepCopy()
@@ -51,7 +33,7 @@ func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) clon
 
 // PredictClone is what CDI's clone planner will do with a worker disk: a
 // clone of the golden's PVC into diskSize on class, its volume and access
-// modes from the class's StorageProfile (render.go sets none). The golden
+// modes from the class's StorageProfile (render/render.go sets none). The golden
 // is read as CDI reads it: status.capacity (nil until bound), never its
 // ask; its driver is its bound PV's (volumeDriver), else its class's.
 func PredictClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
@@ -187,37 +169,6 @@ func GateOnClonePlan(in PreflightInput, plan cloneplan.Plan) *Hold {
 		return &Hold{Reason: ReasonNodeLocalClass, Message: msgNodeLocalClass(p, golden, plan, in.Placement)}
 	}
 	return nil
-}
-
-// msgNodeLocalClass says which class confines the clones, by which
-// statement, what that does to the workers at the class's binding mode,
-// and the two ways out: a golden every node reaches, or copies.
-func msgNodeLocalClass(p pool.Pool, golden string, plan cloneplan.Plan, pl cloneplacement.Placement) string {
-	outcome := "each worker disk would be made on the golden's node, the only node that can attach it, and every worker VM would run on that one node"
-	if pl.WaitForFirstConsumer {
-		outcome = "CDI asks for each worker disk on the node its VM was scheduled to (volumeBindingMode WaitForFirstConsumer: it copies the claim's volume.kubernetes.io/selected-node onto the clone's claim and pins its prep pod there), but the driver makes it on the golden's node, so a worker scheduled on any other node never gets its disk"
-	}
-	return fmt.Sprintf("Node pool %q: CDI would have the CSI driver make each worker disk from golden image %q on StorageClass %q (%s, %s), and that class is node-local: it states %s, and %s. So %s; the new worker template is held back. To fix it, have the catalog keep this image on a StorageClass whose volumes every node can reach (its spec.storageClass, or the image entry's storageClass) and put the pool on that class; or keep the pool's disks on StorageClass %q and copy them over the pod network from a golden on such a class, which lands each disk on its worker's node: allow it for this class in the Input's clonePreflight.hostAssistedCopy.storageClasses.",
-		p.Ref(), golden, pl.Class, plan.Strategy, plan.Via, pl.Statement, pl.Driver, outcome, pl.Class)
-}
-
-func msgClonePlanPending(p pool.Pool, golden, class string, b cloneplan.Blocked, fixes string, recheck time.Duration) string {
-	return fmt.Sprintf("Node pool %q: CDI cannot plan the clone of golden image %q onto StorageClass %q yet, because %s (CDI reports %s: %q and retries). Until it can, the pre-flight cannot tell a CSI clone from a host-assisted copy, so the new worker template is held back, re-checked every %s (the Input's polling.inProgress), and the pool's existing resources are kept as they are. No action is needed, the hold lifts by itself; %s.",
-		p.Ref(), golden, classText(class), b.Awaits, b.Reason, b.Message, recheck, orDefault(fixes, "if it persists, check the golden's PVC and the StorageClass's CDI StorageProfile"))
-}
-
-func classText(class string) string {
-	if class == "" {
-		return "<none>"
-	}
-	return class
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // overheadFor is CDIConfig status.filesystemOverhead for a class: its own

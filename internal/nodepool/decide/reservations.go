@@ -13,9 +13,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
-// ReasonInstanceTypeMissing holds a pool it cannot size reservations by.
-const ReasonInstanceTypeMissing = "InstanceTypeMissing"
-
 // NodeSize is what the kubelet reservations are computed from: the pool's
 // resources, else its instance type; false while that is missing.
 func NodeSize(s pool.Shape, it *instancetypev1beta1.VirtualMachineClusterInstancetype) (poolspec.NodeSize, bool) {
@@ -51,9 +48,4 @@ func ResolveReservations(p pool.Pool, spec v1alpha1.NodePoolSpec, s pool.Shape, 
 		return r, &Hold{Reason: ReasonInstanceTypeMissing, Message: msgInstanceTypeMissing(p, s.InstanceType)}, nil
 	}
 	return r, nil, nil
-}
-
-func msgInstanceTypeMissing(p pool.Pool, name string) string {
-	return fmt.Sprintf("Node pool %q runs on instance type %q, but no %s of that name exists, so the kubelet reservations (5%% of the node's memory and CPU) cannot be computed and KubeVirt could not start the workers either; the pool's new templates are held back and its existing resources are kept as they are. Create the instance type, or set spec.instanceType to one the cluster offers, or size the pool with spec.resources.",
-		p.Ref(), name, pool.InstancetypeKind)
 }

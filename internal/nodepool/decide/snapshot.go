@@ -12,11 +12,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 )
 
-// ReasonGoldenSnapshotNotReady: the class prefers snapshot sources and the
-// golden's VolumeSnapshot is not ready to use (not taken yet, pending,
-// failed or being deleted); a new clone template waits for it.
-const ReasonGoldenSnapshotNotReady = "GoldenSnapshotNotReady"
-
 // SnapshotDecision is whether a new clone template restores from the
 // golden's snapshot, and why.
 type SnapshotDecision struct {

@@ -43,7 +43,7 @@ type CloneInFlight struct {
 // whose body stalls is restarted after 10 minutes without a byte, which
 // moves the disk (its restart count): a factory that stalls at the same
 // point every time is told by the restarts. Disks this call did not read
-// (a settled pool healthy when last read, reads.go) have no record, so a
+// (a settled pool healthy when last read, read/reads.go) have no record, so a
 // settled pool's status lists none; a disk waiting for a missing source is
 // CloneWithoutSource's to report, not a stall. dvs are sorted by name.
 func TrackClones(dvs []cdiv1.DataVolume, prev []v1alpha1.CloneProgress, now time.Time, bounds config.StallBounds) []CloneInFlight {

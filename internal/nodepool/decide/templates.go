@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"strconv"
+
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
@@ -10,6 +12,16 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/render"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
+
+// Stale is a kept template an earlier rendering made, for RenderingCurrent;
+// false for one this release renders alike.
+func Stale(kind string, u *composed.Unstructured) (KeptTemplate, bool) {
+	rev, err := strconv.Atoi(u.GetAnnotations()[pool.AnnRendering])
+	if err == nil && rev == render.Rendering {
+		return KeptTemplate{}, false
+	}
+	return KeptTemplate{Kind: kind, Running: u.GetName(), Revision: rev}, true
+}
 
 // A template that records what the pool asks for now is kept, whatever
 // this release would render in its place: a release that renders

@@ -17,18 +17,21 @@ import (
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/nodepool/render"
+	"github.com/cozystack/function-worker-image/internal/stall"
 )
 
-// ConditionWorkerImageReady says whether the pool's current template is
-// composed, or why it is held back.
-const ConditionWorkerImageReady = "WorkerImageReady"
-
-// Reasons and results of an open gate.
-const (
-	ReasonTemplateComposed = "TemplateComposed"
-	ReasonGateOpened       = "GateOpened"
-	ReasonTemplateChanged  = "TemplateChanged"
-)
+// desiredReplicas is the worker count the pool reports: the fixed count, or
+// for an autoscaled pool what the autoscaler last set on the observed
+// MachineDeployment (its floor before there is one).
+func desiredReplicas(pl decide.Plan) int32 {
+	if !pl.Shape.Scaling.Autoscaled {
+		return pl.Shape.Replicas
+	}
+	if md := pl.Observed.Deployment; md != nil && md.Spec.Replicas != nil {
+		return *md.Spec.Replicas
+	}
+	return pl.Shape.Scaling.Min
+}
 
 // Emit turns the plan into the Output.
 func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output, error) {
@@ -223,22 +226,6 @@ func status(pl decide.Plan, machineTemplate, bootstrapTemplate string) v1alpha1.
 	}
 }
 
-func openMessage(pl decide.Plan) string {
-	from := pl.Image.URL
-	if pl.Image.Source == pool.SourceClone {
-		from = "golden image " + pl.Image.GoldenRef()
-	}
-	return fmt.Sprintf("Node pool %q boots Talos %s (schematic %s) from %s through template %s.",
-		pl.Pool.Ref(), pl.Image.Version.Value, pl.Image.SchematicID.Value, from, pl.MachineTemplate.Name)
-}
-
-func workerImageCondition(pl decide.Plan) compose.Condition {
-	if pl.Hold != nil {
-		return compose.Condition{Type: ConditionWorkerImageReady, Status: compose.StatusFalse, Reason: pl.Hold.Reason, Message: pl.Hold.Message}
-	}
-	return compose.Condition{Type: ConditionWorkerImageReady, Status: compose.StatusTrue, Reason: ReasonTemplateComposed, Message: openMessage(pl)}
-}
-
 // results are the events of what changed since the observed status.
 func results(pl decide.Plan, prev read.Previous, machineTemplate string) []compose.Result {
 	var rs []compose.Result
@@ -271,12 +258,6 @@ func results(pl decide.Plan, prev read.Previous, machineTemplate string) []compo
 	return rs
 }
 
-// readableCondition covers the required objects and the observed resources.
-func readableCondition(pl decide.Plan) compose.Condition {
-	problems := append(append([]string(nil), pl.World.Unreadable...), pl.Observed.Problems()...)
-	return compose.Readable(fmt.Sprintf("node pool %q", pl.Pool.Ref()), problems)
-}
-
 // signals summarise the hold and the clone pre-flight's prediction for the
 // metrics; a plan neither planned nor blocked was not predicted this call.
 func signals(pl decide.Plan) compose.Signals {
@@ -295,4 +276,16 @@ func signals(pl decide.Plan) compose.Signals {
 		s.ClonePlan = sig
 	}
 	return s
+}
+
+// CloneProgress is status.image.clones.
+func CloneProgress(clones []decide.CloneInFlight) []v1alpha1.CloneProgress {
+	if len(clones) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.CloneProgress, 0, len(clones))
+	for _, c := range clones {
+		out = append(out, v1alpha1.CloneProgress{DataVolume: c.DataVolume, Phase: c.Phase, Progress: c.Progress, Restarts: c.Restarts, ProgressSince: stall.FormatSince(c.Since)})
+	}
+	return out
 }

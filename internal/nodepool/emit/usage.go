@@ -14,12 +14,17 @@ import (
 
 	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
 	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/observed"
 )
+
+// snapshotUsageTarget is the Usage of the golden's VolumeSnapshot that a
+// template restoring from it adds to its golden's (usage.go).
+var snapshotUsageTarget = usageTarget{"volumesnapshot", goldensnapshot.APIVersion, goldensnapshot.Kind}
 
 // usageTarget is one kind of object of a golden that a Usage protects.
 type usageTarget struct {
@@ -70,7 +75,7 @@ func emitUsage(pl decide.Plan, into map[resource.Name]*resource.DesiredComposed,
 
 // TargetsOf are the objects of a golden a template uses: its DataVolume
 // and PVC, and its VolumeSnapshot when the template restores from it
-// (snapshot.go).
+// (decide/snapshot.go).
 func TargetsOf(fromSnapshot bool) []usageTarget {
 	if !fromSnapshot {
 		return usageTargets

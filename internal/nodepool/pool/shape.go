@@ -25,7 +25,7 @@ type Class struct {
 // VmArchitecture is the spec.template.spec.architecture a pool's VM names:
 // the pool's architecture when it is not the Input's image.arch, else none,
 // so no template of a pool of the Input's architecture changes. The one
-// decision of both the VM template (vmtemplate.go) and this gate.
+// decision of both the VM template (render/vmtemplate.go) and this gate.
 func VmArchitecture(poolArch, inputArch string) string {
 	if poolArch == inputArch {
 		return ""
@@ -68,9 +68,9 @@ type Shape struct {
 	// resolveInstallerRepository fills it in, as it depends on the image.
 	InstallerRepository Setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
-	// VM is the worker VM details (vmtemplate.go).
+	// VM is the worker VM details (render/vmtemplate.go).
 	VM VmTemplate
-	// GPUs are passed through to the VM (withGPUs, reservations.go).
+	// GPUs are passed through to the VM (withGPUs, decide/reservations.go).
 	GPUs []v1alpha1.GPU
 }
 

@@ -317,7 +317,7 @@ const ResourceDeletionGuard = resource.Name("deletion-guard")
 //
 // The golden's PVC is protected too: a clone reads it, and it can be
 // deleted apart from its DataVolume. So is the golden's VolumeSnapshot,
-// for a template that restores its disks from it (snapshot.go).
+// for a template that restores its disks from it (decide/snapshot.go).
 
 // Usage identity.
 const (

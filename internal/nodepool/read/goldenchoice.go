@@ -23,7 +23,7 @@ import (
 // per class too: talosimage.GoldenClassName on every class but the first.
 // A pool that declares its class asks for that name and clones it when it
 // exists, so its disks clone on their own class; otherwise it clones the
-// golden of its architecture, and the class gate (gate.go) holds it when
+// golden of its architecture, and the class gate (decide/gate.go) holds it when
 // that golden lives on another class.
 const (
 	reqArchGolden     = "golden-arch"

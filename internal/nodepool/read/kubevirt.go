@@ -34,7 +34,7 @@ import (
 //     control plane's architecture: the one architecture it admits.
 //
 // A pool writes spec.template.spec.architecture only when its architecture
-// is not the Input's image.arch (vmtemplate.go), and only such a pool reads
+// is not the Input's image.arch (render/vmtemplate.go), and only such a pool reads
 // the KubeVirt CR: every other pool's VM names no architecture and is given
 // the default, which this gate has nothing to say about.
 

@@ -11,7 +11,7 @@ type Previous struct {
 	Gate       v1alpha1.Gate               `json:"gate"`
 	Template   string                      `json:"template"`
 	Conditions []compose.ObservedCondition `json:"conditions"`
-	// Image carries the records of the disks in flight (stall.go).
+	// Image carries the records of the disks in flight (decide/stall.go).
 	Image struct {
 		Clones []v1alpha1.CloneProgress `json:"clones"`
 	} `json:"image"`

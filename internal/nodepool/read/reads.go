@@ -35,12 +35,12 @@ type Reads struct {
 	// class a finished clone was bound on.
 	DiskClass bool
 	// Budget: the claims CDI runs the golden's clones through, for the
-	// clone budget (budget.go), and the published storage capacity, the
+	// clone budget (decide/budget.go), and the published storage capacity, the
 	// golden's claim and the classes, for the capacity prediction
-	// (capacity.go), while the pool may start clones.
+	// (decide/capacity.go), while the pool may start clones.
 	Budget bool
 	// KubeVirt: the KubeVirt CRs, for a pool whose VM names its
-	// architecture (multiarch.go); every other pool reads none.
+	// architecture (decide/multiarch.go); every other pool reads none.
 	KubeVirt bool
 	// WorkerDisks bounds the pool's worker disks (workerDisks); above
 	// cloneHealth.maxWorkerDisks, TooManyWorkers, they are not read.
@@ -87,7 +87,7 @@ func PlanReads(in ReadsInput) Reads {
 	// not settled (a scale, a roll, a replaced Machine). Then the grant is
 	// checked (an unbound namespace asks for it: GrantRequest), and what
 	// bounds the clones is read: the pool's disks, the golden's running
-	// clones and the published capacity (budget.go, capacity.go).
+	// clones and the published capacity (decide/budget.go, decide/capacity.go).
 	starting := false
 	if in.Image.Source == pool.SourceClone {
 		_, newTemplate := in.Observed.Resources[MachineTemplateResource(in.Desired)]

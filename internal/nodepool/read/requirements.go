@@ -53,7 +53,7 @@ const (
 // clone takes a snapshot of the golden per worker on such drivers.
 //
 // Only a new template is rendered so: a running template is kept for the
-// pool's unchanged ask (ask.go), so a pool that clones the PVC goes
+// pool's unchanged ask (render/ask.go), so a pool that clones the PVC goes
 // on doing so until its owner changes what it asks for, and one that
 // restores from the snapshot goes on restoring from it if the profile later
 // prefers PVCs. Which source a template's disk names is not part of the
@@ -67,7 +67,7 @@ const (
 
 // Requirement names.
 // workerDVAnnotations are the annotations of a worker DataVolume clone
-// health reads (health.go): CDI's cloneType, and the copy path's mark
+// health reads (decide/health.go): CDI's cloneType, and the copy path's mark
 // (copyChosen), without which a disk the copy path made, once CDI records
 // cloneType copy on it, reads as a fallback (HostAssistedClone, False):
 // seen on the real chain (test/e2e TestCopyPathOnRealCDI).
@@ -88,7 +88,7 @@ const (
 	ReqSnapshotClasses = "volumesnapshotclasses"
 	ReqCDI             = "cdi"
 	ReqCDIConfig       = "cdiconfig"
-	// reqInstancetype (reservations.go) is the pool's instance type.
+	// reqInstancetype (decide/reservations.go) is the pool's instance type.
 )
 
 // Selectors are the pool's requirements: only what rd says this call reads
@@ -108,13 +108,13 @@ func Selectors(p pool.Pool, img pool.Image, instanceType string, cfg config.Conf
 		sel[ReqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
 	}
 	if rd.Budget && img.Source == pool.SourceClone {
-		// What the clones about to start are compared with (capacity.go),
+		// What the clones about to start are compared with (decide/capacity.go),
 		// and the golden's claim and the classes they are sized from.
 		sel[ReqStorageCapacities] = required.ByLabels(observed.StorageAPIVersion, pool.KindCSIStorageCapacity, "", map[string]string{})
 		sel[ReqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
 		sel[ReqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
 		// CDI's claims of the clones of this golden that run now: they
-		// carry the target disk's labels (budget.go).
+		// carry the target disk's labels (decide/budget.go).
 		sel[ReqCloneClaims] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, map[string]string{labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
 	}
 	if instanceType != "" {
@@ -137,7 +137,7 @@ func Selectors(p pool.Pool, img pool.Image, instanceType string, cfg config.Conf
 			sel[ReqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
 		}
 		if cfg.SnapshotGoldens {
-			// The golden's VolumeSnapshot, by its name (snapshot.go).
+			// The golden's VolumeSnapshot, by its name (decide/snapshot.go).
 			sel[ReqGoldenSnapshot] = required.ByName(goldensnapshot.APIVersion, goldensnapshot.Kind, img.GoldenNamespace, img.GoldenName)
 		}
 		sel[ReqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)

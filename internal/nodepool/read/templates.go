@@ -33,7 +33,7 @@ import (
 // clone onto the class into a copy, whoever makes it.
 //
 // Only a new template asks: which path a template's disk takes is no part
-// of the pool's ask (ask.go), as a snapshot source is not, so a
+// of the pool's ask (render/ask.go), as a snapshot source is not, so a
 // running template is kept as it is and no pool rolls when the list
 // changes.
 

@@ -89,11 +89,11 @@ type World struct {
 	// Clone is what the clone pre-flight reads.
 	Clone CloneTarget
 	// GoldenSnapshot is the golden's VolumeSnapshot and GoldenSnapshotContent
-	// the content it is bound to; nil unless read (snapshot.go).
+	// the content it is bound to; nil unless read (decide/snapshot.go).
 	GoldenSnapshot        *snapshotv1.VolumeSnapshot
 	GoldenSnapshotContent *snapshotv1.VolumeSnapshotContent
 	// KubeVirt is what the MultiArchitecture gate reads of the KubeVirt CR;
-	// zero unless read (multiarch.go).
+	// zero unless read (decide/multiarch.go).
 	KubeVirt KubeVirtGate
 	// Instancetype is nil when the pool sets resources or it is missing.
 	Instancetype *instancetypev1beta1.VirtualMachineClusterInstancetype

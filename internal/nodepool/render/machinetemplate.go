@@ -18,7 +18,7 @@ import (
 // DiskSource is what a new clone template's disk is made from: by default
 // a clone of the golden's PVC as CDI plans it.
 type DiskSource struct {
-	// FromSnapshot restores the golden's VolumeSnapshot (snapshot.go).
+	// FromSnapshot restores the golden's VolumeSnapshot (decide/snapshot.go).
 	FromSnapshot bool
 	// Copy asks CDI for a host-assisted copy of the golden's PVC.
 	Copy *read.CopyPath
@@ -70,7 +70,7 @@ const RenderingLegacyImport = 2
 // off its clone populator, the only path on which it plans CSI clones and
 // snapshots (cloneplan), onto a host-assisted copy.
 //
-// A disk on the copy path (copy.go) also carries copyAnnotations; only a
+// A disk on the copy path (decide/copy.go) also carries copyAnnotations; only a
 // template this release renders is on it.
 func dataVolumeAnnotations(p pool.Pool, img pool.Image, rendering int, src DiskSource) map[string]string {
 	a := diskAnnotations(p, img)
@@ -87,7 +87,7 @@ func dataVolumeAnnotations(p pool.Pool, img pool.Image, rendering int, src DiskS
 // RenderingRevision rendering renders it. storageClass is the resolved class
 // ("" leaves the choice to CDI at bind time); src says how a clone disk is
 // made: restored from the golden's VolumeSnapshot, named as the golden
-// (snapshot.go), a copy of its PVC asked of CDI (copy.go), else a clone of
+// (decide/snapshot.go), a copy of its PVC asked of CDI (decide/copy.go), else a clone of
 // its PVC.
 func Machine(p pool.Pool, img pool.Image, s pool.Shape, storageClass string, rendering int, src DiskSource) (MachineTemplate, error) {
 	source := &cdiv1.DataVolumeSource{}
