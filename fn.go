@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"maps"
 	"time"
 
 	"github.com/pkg/errors"
@@ -163,35 +162,21 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now().UTC().Truncate(time.Second),
 		Peek: func(name string) []*unstructured.Unstructured { return required.Peek(req, name) }}
 
-	call := m.Prepare(r)
-	sel, err := call.Requirements()
-	if err != nil {
-		response.Fatal(rsp, err)
+	res := compose.Run(m, r, func(sel required.Selectors, raw map[string]bool) (required.Resolved, required.Raw, bool, error) {
+		return required.Fetch(req, sel, raw)
+	})
+	rsp.Requirements = required.Requirements(res.Selectors)
+	if res.Err != nil {
+		response.Fatal(rsp, res.Err)
 		return c
 	}
-	rsp.Requirements = required.Requirements(sel)
-	got, raw, complete, err := required.Fetch(req, sel, call.Raw())
-	if err != nil {
-		response.Fatal(rsp, err)
-		return c
-	}
-	if ch, ok := call.(compose.Chained); ok && complete {
-		if more := ch.ChainedRequirements(got); len(more) > 0 {
-			maps.Copy(sel, more)
-			rsp.Requirements = required.Requirements(sel)
-			if got, raw, complete, err = required.Fetch(req, sel, call.Raw()); err != nil {
-				response.Fatal(rsp, err)
-				return c
-			}
-		}
-	}
-	if !complete {
+	if !res.Composed {
 		// Deciding before Crossplane fetches them would act on nothing.
-		log.Debug("Returning requirements", "count", len(sel))
+		log.Debug("Returning requirements", "count", len(res.Selectors))
 		c.Outcome = metrics.OutcomeRequirements
 		return c
 	}
-	out := call.Compose(got, raw)
+	out := res.Output
 	dxr, err := compose.DesiredComposite(req)
 	if err != nil {
 		response.Fatal(rsp, err)
