@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -150,13 +151,13 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 	}
 	m, ok := f.modes[mode]
 	if !ok {
-		response.Fatal(rsp, errors.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
+		response.Fatal(rsp, fmt.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
 		return c
 	}
 
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
+		response.Fatal(rsp, fmt.Errorf("cannot read the observed composed resources: %w", err))
 		return c
 	}
 	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now().UTC().Truncate(time.Second),
