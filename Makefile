@@ -83,6 +83,14 @@ lint:
 unit:
 	$(GO) test -count=1 -timeout 60m ./...
 
+## quick: the loop to run after each edit: make vet, the unit and golden-file tests with -short from the
+## test cache (only what an edit touched runs again), then the render tests (test/render, never cached: the
+## function they build is not in their cache key). No e2e, fuzzing or lint.
+.PHONY: quick
+quick: vet
+	$(GO) test -short -timeout 60m ./...
+	$(GO) test -count=1 -timeout 60m ./test/render
+
 ## fuzz: run every fuzz target of the function module for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/; a crasher is written there, commit it as a regression).
 .PHONY: fuzz
 fuzz:

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"maps"
+	"errors"
+	"fmt"
 	"time"
 
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -151,47 +151,33 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespon
 	}
 	m, ok := f.modes[mode]
 	if !ok {
-		response.Fatal(rsp, errors.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
+		response.Fatal(rsp, fmt.Errorf("mode %s is not implemented by this version of function-worker-image", mode))
 		return c
 	}
 
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
+		response.Fatal(rsp, fmt.Errorf("cannot read the observed composed resources: %w", err))
 		return c
 	}
 	r := compose.Request{Config: cfg, Composite: oxr.Resource, Observed: observed, Now: f.now().UTC().Truncate(time.Second),
 		Peek: func(name string) []*unstructured.Unstructured { return required.Peek(req, name) }}
 
-	call := m.Prepare(r)
-	sel, err := call.Requirements()
-	if err != nil {
-		response.Fatal(rsp, err)
+	res := compose.Run(m, r, func(sel required.Selectors, raw map[string]bool) (required.Resolved, required.Raw, bool, error) {
+		return required.Fetch(req, sel, raw)
+	})
+	rsp.Requirements = required.Requirements(res.Selectors)
+	if res.Err != nil {
+		response.Fatal(rsp, res.Err)
 		return c
 	}
-	rsp.Requirements = required.Requirements(sel)
-	got, raw, complete, err := required.Fetch(req, sel, call.Raw())
-	if err != nil {
-		response.Fatal(rsp, err)
-		return c
-	}
-	if ch, ok := call.(compose.Chained); ok && complete {
-		if more := ch.ChainedRequirements(got); len(more) > 0 {
-			maps.Copy(sel, more)
-			rsp.Requirements = required.Requirements(sel)
-			if got, raw, complete, err = required.Fetch(req, sel, call.Raw()); err != nil {
-				response.Fatal(rsp, err)
-				return c
-			}
-		}
-	}
-	if !complete {
+	if !res.Composed {
 		// Deciding before Crossplane fetches them would act on nothing.
-		log.Debug("Returning requirements", "count", len(sel))
+		log.Debug("Returning requirements", "count", len(res.Selectors))
 		c.Outcome = metrics.OutcomeRequirements
 		return c
 	}
-	out := call.Compose(got, raw)
+	out := res.Output
 	dxr, err := compose.DesiredComposite(req)
 	if err != nil {
 		response.Fatal(rsp, err)

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/alecthomas/kong"
 	grpcprometheus "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
-	"github.com/pkg/errors"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -79,7 +80,7 @@ func (c *CLI) Run() error {
 	}
 	lis, err := (&net.ListenConfig{}).Listen(context.Background(), so.Network, so.Address)
 	if err != nil {
-		return errors.Wrapf(err, "cannot listen for %s connections at address %q", so.Network, so.Address)
+		return fmt.Errorf("cannot listen for %s connections at address %q: %w", so.Network, so.Address, err)
 	}
 	opts, err := withMetrics(so)
 	if err != nil {
@@ -98,14 +99,14 @@ func withMetrics(so *function.ServeOptions) ([]Option, error) {
 	}
 	so.MetricsRegistry = prometheus.NewRegistry()
 	if err := so.MetricsRegistry.Register(collectors.NewGoCollector()); err != nil {
-		return nil, errors.Wrap(err, "cannot register the Go runtime metrics")
+		return nil, fmt.Errorf("cannot register the Go runtime metrics: %w", err)
 	}
 	if err := so.MetricsRegistry.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
-		return nil, errors.Wrap(err, "cannot register the process metrics")
+		return nil, fmt.Errorf("cannot register the process metrics: %w", err)
 	}
 	rec, err := metrics.New(so.MetricsRegistry, time.Now)
 	if err != nil {
-		return nil, errors.Wrap(err, "cannot register the function's metrics")
+		return nil, fmt.Errorf("cannot register the function's metrics: %w", err)
 	}
 	return []Option{WithMetrics(rec)}, nil
 }
@@ -134,7 +135,7 @@ func (c *CLI) serveOptions() (*function.ServeOptions, error) {
 		function.WithMetricsServer(c.MetricsAddress),
 	} {
 		if err := o(so); err != nil {
-			return nil, errors.Wrap(err, "cannot apply ServeOption")
+			return nil, fmt.Errorf("cannot apply ServeOption: %w", err)
 		}
 	}
 	if so.Credentials == nil {
@@ -159,7 +160,7 @@ func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Lis
 		interceptors := append([]grpc.UnaryServerInterceptor{metrics.UnaryServerInterceptor()}, so.UnaryInterceptors...)
 		opts = append(opts, grpc.ChainUnaryInterceptor(interceptors...))
 		if err := registry.Register(metrics); err != nil {
-			return errors.Wrap(err, "cannot register gRPC server metrics")
+			return fmt.Errorf("cannot register gRPC server metrics: %w", err)
 		}
 	}
 	srv := grpc.NewServer(opts...)
@@ -186,7 +187,7 @@ func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Lis
 	go func() { served <- srv.Serve(lis) }()
 	select {
 	case err := <-served:
-		return errors.Wrap(err, "cannot serve gRPC connections")
+		return serveError(err)
 	case <-ctx.Done():
 	}
 
@@ -203,7 +204,16 @@ func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, lis net.Lis
 		srv.Stop()
 		<-drained
 	}
-	return errors.Wrap(<-served, "cannot serve gRPC connections")
+	return serveError(<-served)
+}
+
+// serveError wraps what the gRPC server's Serve returned; nil (the server
+// was stopped) stays nil.
+func serveError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("cannot serve gRPC connections: %w", err)
 }
 
 func main() {

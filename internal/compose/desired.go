@@ -2,8 +2,8 @@ package compose
 
 import (
 	"encoding/json"
+	"fmt"
 
-	"github.com/pkg/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
@@ -61,11 +61,11 @@ func Canonical(v any, opts ...Option) (map[string]any, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, errors.Wrapf(err, "cannot encode %T", v)
+		return nil, fmt.Errorf("cannot encode %T: %w", v, err)
 	}
 	m := map[string]any{}
 	if err := k8sjson.Unmarshal(b, &m); err != nil {
-		return nil, errors.Wrapf(err, "cannot decode %T as an object", v)
+		return nil, fmt.Errorf("cannot decode %T as an object: %w", v, err)
 	}
 	for _, path := range s.dropZero {
 		dropZero(m, path)
@@ -89,11 +89,11 @@ func ToDesired(obj any, opts ...Option) (*composed.Unstructured, error) {
 	if c.GetAPIVersion() == "" || c.GetKind() == "" {
 		ro, ok := obj.(runtime.Object)
 		if !ok {
-			return nil, errors.Errorf("%T has no apiVersion and kind", obj)
+			return nil, fmt.Errorf("%T has no apiVersion and kind", obj)
 		}
 		gvks, _, err := composed.Scheme.ObjectKinds(ro)
 		if err != nil || len(gvks) == 0 {
-			return nil, errors.Errorf("%T has no apiVersion and kind, and its type is not registered", obj)
+			return nil, fmt.Errorf("%T has no apiVersion and kind, and its type is not registered", obj)
 		}
 		c.SetAPIVersion(gvks[0].GroupVersion().String())
 		c.SetKind(gvks[0].Kind)

@@ -5,10 +5,11 @@
 package compose
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"time"
 
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -132,10 +133,10 @@ func ObservedComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error
 	}
 	oxr, err := request.GetObservedCompositeResource(req)
 	if err != nil {
-		return nil, errors.Wrap(err, "cannot read the observed composite resource")
+		return nil, fmt.Errorf("cannot read the observed composite resource: %w", err)
 	}
 	if oxr.Resource.GetKind() == "" || oxr.Resource.GetName() == "" {
-		return nil, errors.Errorf("the observed composite resource has no kind or no name (kind %q, name %q): there is nothing to compose from, and composing nothing would delete every composed resource, so nothing is changed", oxr.Resource.GetKind(), oxr.Resource.GetName())
+		return nil, fmt.Errorf("the observed composite resource has no kind or no name (kind %q, name %q): there is nothing to compose from, and composing nothing would delete every composed resource, so nothing is changed", oxr.Resource.GetKind(), oxr.Resource.GetName())
 	}
 	return oxr, nil
 }
@@ -146,7 +147,7 @@ func ObservedComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error
 func DesiredComposite(req *fnv1.RunFunctionRequest) (*resource.Composite, error) {
 	dxr, err := request.GetDesiredCompositeResource(req)
 	if err != nil {
-		return nil, errors.Wrap(err, "cannot read the desired composite resource")
+		return nil, fmt.Errorf("cannot read the desired composite resource: %w", err)
 	}
 	switch req.GetDesired().GetComposite().GetReady() {
 	case fnv1.Ready_READY_TRUE:
@@ -174,7 +175,7 @@ func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) e
 	}
 	if len(out.Resources) > 0 {
 		if err := response.SetDesiredComposedResources(rsp, out.Resources); err != nil {
-			return errors.Wrap(err, "cannot set desired composed resources")
+			return fmt.Errorf("cannot set desired composed resources: %w", err)
 		}
 	}
 	if len(out.Status) > 0 || out.NotReady {
@@ -191,11 +192,11 @@ func Write(rsp *fnv1.RunFunctionResponse, dxr *resource.Composite, out Output) e
 		sort.Strings(keys)
 		for _, k := range keys {
 			if err := dxr.Resource.SetValue("status."+k, out.Status[k]); err != nil {
-				return errors.Wrapf(err, "cannot set composite status field %q", k)
+				return fmt.Errorf("cannot set composite status field %q: %w", k, err)
 			}
 		}
 		if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
-			return errors.Wrap(err, "cannot set desired composite resource")
+			return fmt.Errorf("cannot set desired composite resource: %w", err)
 		}
 	}
 

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pkg/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crossplane/function-sdk-go/resource/composite"
@@ -27,7 +26,7 @@ func StatusOf[S any](u *unstructured.Unstructured) (S, error) {
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
-		return s, errors.Wrap(err, "cannot encode status")
+		return s, fmt.Errorf("cannot encode status: %w", err)
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		var zero S

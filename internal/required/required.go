@@ -4,7 +4,8 @@
 package required
 
 import (
-	"github.com/pkg/errors"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -81,7 +82,7 @@ func Fetch(req *fnv1.RunFunctionRequest, sel Selectors, raw map[string]bool) (Re
 			}
 			u := &unstructured.Unstructured{}
 			if err := resource.AsObject(it.GetResource(), u); err != nil {
-				return nil, nil, false, errors.Wrapf(err, "cannot read required resources %q", name)
+				return nil, nil, false, fmt.Errorf("cannot read required resources %q: %w", name, err)
 			}
 			objs = append(objs, u)
 		}

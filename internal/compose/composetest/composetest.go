@@ -1,6 +1,7 @@
-// Package composetest runs a mode the way RunFunction does, for the tests of
-// every mode: prepare the request, ask for its requirements (and its chained
-// ones), compose from what they resolved to.
+// Package composetest runs a mode the way RunFunction does (compose.Run),
+// for the tests of every mode, with every requirement resolved: prepare the
+// request, ask for its requirements (and its chained ones), compose from
+// what they resolved to.
 package composetest
 
 import (
@@ -29,18 +30,24 @@ type Result struct {
 	Output compose.Output
 }
 
-// Run is one RunFunction call of m with every requirement resolved: r's
-// Required and Raw stand for what Crossplane fetched.
+// Run is one RunFunction call of m (compose.Run) with every requirement
+// resolved: r's Required and Raw stand for what Crossplane fetched, for
+// every selector the call asks, first and chained, whether or not they name
+// it. The fetch is therefore always complete: chained requirements are
+// always asked and Compose always runs (unless Requirements fails).
 func Run(m compose.Mode, r Request) Result {
-	call := m.Prepare(r.Request)
-	var res Result
-	if res.Requirements, res.Err = call.Requirements(); res.Err != nil {
-		res.Output = compose.Output{Fatal: res.Err}
-		return res
+	res := compose.Run(m, r.Request, Fetcher(r.Required, r.Raw))
+	out := Result{Requirements: res.Requirements, Chained: res.Chained, Err: res.Err, Output: res.Output}
+	if res.Err != nil {
+		out.Output = compose.Output{Fatal: res.Err}
 	}
-	if ch, ok := call.(compose.Chained); ok {
-		res.Chained = ch.ChainedRequirements(r.Required)
+	return out
+}
+
+// Fetcher is a compose.Fetcher that has fetched everything: it returns got
+// and raw whatever it is asked, complete.
+func Fetcher(got required.Resolved, raw required.Raw) compose.Fetcher {
+	return func(required.Selectors, map[string]bool) (required.Resolved, required.Raw, bool, error) {
+		return got, raw, true, nil
 	}
-	res.Output = call.Compose(r.Required, r.Raw)
-	return res
 }
