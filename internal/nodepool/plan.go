@@ -27,8 +27,8 @@ import (
 // An error is a spec error and fatal.
 func decidePool(c *call, got required.Resolved, raw required.Raw) (decide.Plan, error) {
 	r, p, spec, img := c.r, c.pool, c.spec, c.img
-	world := read.ReadWorld(p, img, c.shape.InstanceType, got, raw, r.Config.ClusterAPIVersion, c.reads)
-	join := read.ReadJoin(p, spec, r.Config, got)
+	cur := read.Read(c.readInput(), got, raw)
+	world, join := cur.World, cur.Join
 
 	s := c.shape
 	var err error
@@ -64,7 +64,7 @@ func decidePool(c *call, got required.Resolved, raw required.Raw) (decide.Plan, 
 	pl.BootstrapTemplate, pl.MachineDeployment, pl.MachineHealthCheck = w.Bootstrap, w.Deployment, w.HealthCheck
 	pl.TemplateRevision = spec.TemplateRevision
 	noteKept(&pl, w.BootstrapKept)
-	adoptHold, err := pl.DecideAdoption(read.ReadExisting(p, c.obs.Adopting(), got), r.Composite, spec.TemplateRevision)
+	adoptHold, err := pl.DecideAdoption(cur.Existing, r.Composite, spec.TemplateRevision)
 	if err != nil {
 		return decide.Plan{}, err
 	}
