@@ -280,7 +280,8 @@ func TestOthersClones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := read.ReadWorld(fxPoolID, img, "", required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}, "", read.Reads{Budget: true})
+			in := read.Input{Pool: fxPoolID, Image: img, Reads: read.Reads{Budget: true}}
+			w := read.Read(in, required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}).World
 			got := clonebudget.CountClaims(w.CloneClaims, tc.class, budgetNow, defaults.LeakedClaimAfter)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)

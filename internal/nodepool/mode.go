@@ -1,21 +1,13 @@
 package nodepool
 
 import (
-	"maps"
-
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/compose"
 	"github.com/cozystack/function-worker-image/internal/nodepool/decide"
 	"github.com/cozystack/function-worker-image/internal/nodepool/emit"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/nodepool/render"
-	"github.com/cozystack/function-worker-image/internal/observed"
 	"github.com/cozystack/function-worker-image/internal/poolspec"
 	"github.com/cozystack/function-worker-image/internal/required"
 )
@@ -130,8 +122,19 @@ func (c *call) askedAnew(ask string) bool {
 	return recorded != "" && recorded != ask
 }
 
-// Requirements asks for what this call's decisions read. An invalid spec
-// is fatal here already: a golden named after invalid values is no golden.
+// readInput is what the table of reads (read/table.go) decides this
+// call's reads from.
+func (c *call) readInput() read.Input {
+	return read.Input{
+		Pool: c.pool, Image: c.img, GoldenBase: c.goldenBase, InstanceType: c.shape.InstanceType,
+		DeclaredClass: c.spec.StorageClass, Bootstrap: c.spec.Bootstrap,
+		Config: c.r.Config, Observed: c.obs, Reads: c.reads,
+	}
+}
+
+// Requirements asks for what this call's decisions read (read.Requirements).
+// An invalid spec is fatal here already: a golden named after invalid
+// values is no golden.
 func (c *call) Requirements() (required.Selectors, error) {
 	if c.teardown != "" {
 		// Removal decides from what the pool composed alone.
@@ -140,77 +143,24 @@ func (c *call) Requirements() (required.Selectors, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	sel := read.Selectors(c.pool, c.img, c.shape.InstanceType, c.r.Config, c.reads)
-	if read.OtherArch(c.img, c.r.Config) {
-		read.ArchSelectors(sel, c.img, c.goldenBase)
-	}
-	if c.img.Source == pool.SourceClone && c.spec.StorageClass != "" {
-		read.ClassSelectors(sel, c.img, c.spec.StorageClass)
-	}
-	if c.reads.KubeVirt {
-		read.KubeVirtSelectors(sel)
-	}
-	if v1alpha1.BootstrapModeOf(c.spec.Bootstrap) == v1alpha1.BootstrapJoin {
-		read.AddJoinSelectors(sel, read.JoinRefsOf(c.pool, c.r.Config.Join))
-	}
-	if c.obs.Adopting() {
-		read.AdoptionSelectors(sel, c.pool, clusterapi.APIVersion(c.r.Config.ClusterAPIVersion))
-	}
-	return sel, nil
+	return read.Requirements(c.readInput()), nil
 }
 
-// ChainedRequirements implements compose.Chained: the templates an existing
-// MachineDeployment of the pool's name runs on (read/adopt.go), and the golden
-// PVC's bound PersistentVolume.
+// ChainedRequirements implements compose.Chained: what the table's chained
+// rows name once got resolved (read.Chained): the templates an existing
+// MachineDeployment of the pool's name runs on, the golden PVC's bound
+// PersistentVolume, the golden snapshot's content.
 func (c *call) ChainedRequirements(got required.Resolved) required.Selectors {
 	if c.err != nil || c.teardown != "" {
 		return nil
 	}
-	sel := required.Selectors{}
-	if c.obs.Adopting() {
-		maps.Copy(sel, read.AdoptionChained(c.pool, got))
-	}
-	if pv := c.goldenVolume(got); pv != nil {
-		maps.Copy(sel, pv)
-	}
-	if content := c.goldenSnapshotContent(got); content != nil {
-		maps.Copy(sel, content)
-	}
-	if len(sel) == 0 {
-		return nil
-	}
-	return sel
+	return read.Chained(c.readInput(), got)
 }
 
-// goldenVolume asks for the golden PVC's bound PersistentVolume, when the
-// pre-flight needs its CSI driver (goldenVolumeToRead).
-func (c *call) goldenVolume(got required.Resolved) required.Selectors {
-	if c.img.Source != pool.SourceClone || !c.reads.Clone {
-		return nil
-	}
-	var pvc *corev1.PersistentVolumeClaim
-	for _, u := range got[read.ReqGoldenPVC] {
-		if read.Is(u, c.img.GoldenNamespace, c.img.GoldenName) {
-			// An unreadable claim is reported by Compose (readWorld).
-			pvc, _ = observed.PVC(u)
-		}
-	}
-	// Only the classes' names matter here; Compose decodes them.
-	classes := make([]storagev1.StorageClass, 0, len(got[read.ReqStorageClasses]))
-	for _, u := range got[read.ReqStorageClasses] {
-		classes = append(classes, storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: u.GetName()}})
-	}
-	name := read.GoldenVolumeToRead(pvc, classes)
-	if name == "" {
-		return nil
-	}
-	return required.Selectors{read.ReqGoldenPV: required.ByName(observed.CoreAPIVersion, observed.KindPV, "", name)}
-}
-
-// Raw implements compose.Call: worker DataVolumes and PVCs, which grow with
-// the pool, are read from the wire (observed.WorkerDataVolume, WorkerPVC).
+// Raw implements compose.Call: the table's rows read from the wire
+// (read.RawNames).
 func (c *call) Raw() map[string]bool {
-	return map[string]bool{read.ReqWorkerDVs: true, read.ReqWorkerPVCs: true, read.ReqCloneClaims: true}
+	return read.RawNames()
 }
 
 // Compose reads what the pool composed and last reported, decides, writes.
@@ -239,9 +189,8 @@ func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 // plan reads the current state once and decides (decide.Decide).
 func (c *call) plan(got required.Resolved, raw required.Raw) (decide.Plan, error) {
 	in := c.input()
-	in.World = read.ReadWorld(c.pool, c.img, c.shape.InstanceType, got, raw, c.r.Config.ClusterAPIVersion, c.reads)
-	in.Join = read.ReadJoin(c.pool, c.spec, c.r.Config, got)
-	in.Existing = read.ReadExisting(c.pool, c.obs.Adopting(), got)
+	cur := read.Read(c.readInput(), got, raw)
+	in.World, in.Join, in.Existing = cur.World, cur.Join, cur.Existing
 	return decide.Decide(in)
 }
 

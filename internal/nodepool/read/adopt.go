@@ -3,43 +3,22 @@ package read
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/required"
-	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
-// AdoptionSelectors asks for an existing MachineDeployment of the pool's
-// name.
-func AdoptionSelectors(sel required.Selectors, p pool.Pool, capi string) {
-	sel[ReqExistingDeployment] = required.ByName(capi, clusterapi.KindMachineDeployment, p.Namespace, p.DeploymentName())
+// existingDeployment is the MachineDeployment of the pool's name among us.
+func existingDeployment(p pool.Pool, us []*unstructured.Unstructured) *unstructured.Unstructured {
+	return pick(us, p.Namespace, p.DeploymentName())
 }
 
-// AdoptionChained asks, once an existing MachineDeployment is read, for the
-// templates it runs on.
-func AdoptionChained(p pool.Pool, got required.Resolved) required.Selectors {
-	md := existingDeployment(p, got)
-	if md == nil {
-		return nil
+// existingRefs are the templates the existing MachineDeployment got holds
+// runs on; empty when there is none.
+func existingRefs(p pool.Pool, got required.Resolved) (machine, bootstrap string) {
+	if md := existingDeployment(p, got[ReqExistingDeployment]); md != nil {
+		return refsOf(md)
 	}
-	machine, bootstrap := refsOf(md)
-	sel := required.Selectors{}
-	if machine != "" {
-		sel[ReqExistingMachine] = required.ByName(pool.InfraAPIVersion, pool.KindKubevirtMachineTmpl, p.Namespace, machine)
-	}
-	if bootstrap != "" {
-		sel[ReqExistingBootstrap] = required.ByName(talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate, p.Namespace, bootstrap)
-	}
-	return sel
-}
-
-func existingDeployment(p pool.Pool, got required.Resolved) *unstructured.Unstructured {
-	for _, u := range got[ReqExistingDeployment] {
-		if Is(u, p.Namespace, p.DeploymentName()) {
-			return u
-		}
-	}
-	return nil
+	return "", ""
 }
 
 // refsOf is the template names a MachineDeployment of either contract
@@ -57,26 +36,13 @@ type Existing struct {
 	MachineName, BootstrapName string
 }
 
-// ReadExisting is the existing pool, nil when there is none to adopt.
-func ReadExisting(p pool.Pool, adopting bool, got required.Resolved) *Existing {
-	if !adopting {
-		return nil
-	}
-	md := existingDeployment(p, got)
-	if md == nil {
-		return nil
-	}
-	e := &Existing{Deployment: md}
-	e.MachineName, e.BootstrapName = refsOf(md)
-	for _, u := range got[ReqExistingMachine] {
-		if Is(u, p.Namespace, e.MachineName) {
-			e.Machine = u
+// lastOf is the last object of us named name in namespace; nil when none.
+func lastOf(us []*unstructured.Unstructured, namespace, name string) *unstructured.Unstructured {
+	var last *unstructured.Unstructured
+	for _, u := range us {
+		if Is(u, namespace, name) {
+			last = u
 		}
 	}
-	for _, u := range got[ReqExistingBootstrap] {
-		if Is(u, p.Namespace, e.BootstrapName) {
-			e.Bootstrap = u
-		}
-	}
-	return e
+	return last
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/observed"
-	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosimage"
 )
 
@@ -89,7 +88,7 @@ func candidateOf(items []*unstructured.Unstructured, namespace, name string) Can
 // ChooseGoldenOf is the pool's golden choice: the golden of its class
 // when the catalog keeps one (chooseClass); else for a pool of another
 // architecture, from the candidates the request carries (peek); for one of
-// the Input's, the unsuffixed golden, checked once it is read (world).
+// the Input's, the unsuffixed golden, checked once it is read (Read, CheckedChoice).
 func ChooseGoldenOf(img pool.Image, cfg config.Config, poolClass, running string, peek func(string) []*unstructured.Unstructured) GoldenChoice {
 	base := img.GoldenName
 	var c GoldenChoice
@@ -134,21 +133,9 @@ func ClassGoldenName(img pool.Image, class string) string {
 	return talosimage.GoldenClassName(img.SchematicID.Value, img.Version.Value, img.Arch.Value, class)
 }
 
-// ClassSelectors asks a pool that declares its class for its class's
-// golden.
-func ClassSelectors(sel required.Selectors, img pool.Image, class string) {
-	sel[reqClassGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, ClassGoldenName(img, class))
-}
-
 // OtherArch reports a clone pool of another architecture than the Input's.
 func OtherArch(img pool.Image, cfg config.Config) bool {
 	return img.Source == pool.SourceClone && img.Arch.Value != cfg.Arch
-}
-
-// ArchSelectors asks a pool of another architecture for both candidates.
-func ArchSelectors(sel required.Selectors, img pool.Image, base string) {
-	sel[reqArchGolden] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base+"-"+img.Arch.Value)
-	sel[reqArchGoldenBase] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, base)
 }
 
 // CheckedChoice is the choice of a pool of the Input's architecture once its

@@ -11,11 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/observed"
-	"github.com/cozystack/function-worker-image/internal/required"
 	"github.com/cozystack/function-worker-image/internal/talosconfig"
 )
 
@@ -79,17 +77,6 @@ func (r JoinRefs) JoinCluster() talosconfig.JoinCluster {
 	return talosconfig.JoinCluster{Namespace: r.Namespace, Name: r.Cluster, APIServer: r.APIServer}
 }
 
-// AddJoinSelectors asks for the join facts, each by name: a Join pool needs
-// nothing else, and nothing of another cluster.
-func AddJoinSelectors(sel required.Selectors, r JoinRefs) {
-	sel[ReqJoinTalosSecrets] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.TalosSecrets)
-	sel[ReqJoinTalosCA] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.TalosCA)
-	sel[ReqJoinKubernetesCA] = required.ByName(observed.CoreAPIVersion, kindSecret, r.Namespace, r.KubernetesCA)
-	sel[ReqJoinAPIServer] = required.ByName(observed.CoreAPIVersion, kindService, r.Namespace, r.APIServer)
-	sel[ReqJoinDNS] = required.ByName(observed.CoreAPIVersion, kindService, r.DNSNamespace, r.DNSName)
-	sel[ReqControlPlane] = required.ByName(r.ControlPlaneAPIVersion, r.ControlPlaneKind, r.Namespace, r.Cluster)
-}
-
 const (
 	kindSecret  = "Secret"
 	kindService = "Service"
@@ -112,76 +99,84 @@ type joinFacts struct {
 // with (k8s.io/cluster-bootstrap token/api BootstrapTokenPattern).
 var bootstrapToken = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
 
-// readJoinFacts reads the facts, ignoring other namespaces and names
-// (crossplane render ignores a requirement's namespace).
-func readJoinFacts(r JoinRefs, got required.Resolved) joinFacts {
-	f := joinFacts{}
-	secret := func(req, name string) (*corev1.Secret, string) {
-		ref := fmt.Sprintf("Secret %s/%s", r.Namespace, name)
-		u := pick(got[req], r.Namespace, name)
-		if u == nil {
-			f.Missing = append(f.Missing, ref)
-			return nil, ref
-		}
-		s := &corev1.Secret{}
-		// The conversion error is not reported: it could quote a value.
-		if err := observed.Into(u, observed.CoreAPIVersion, kindSecret, s); err != nil {
-			f.Invalid = append(f.Invalid, ref+" (not a readable Secret)")
-			return nil, ref
-		}
-		return s, ref
-	}
-	value := func(s *corev1.Secret, ref, key string) string {
-		if s == nil {
-			return ""
-		}
-		v, ok := s.Data[key]
-		if !ok {
-			if sv, ok := s.StringData[key]; ok {
-				v = []byte(sv)
-			}
-		}
-		if len(v) == 0 {
-			f.Missing = append(f.Missing, fmt.Sprintf("key %s of %s", key, ref))
-		}
-		return string(v)
-	}
-	cert := func(s *corev1.Secret, ref, key string) string {
-		v := value(s, ref, key)
-		if v == "" {
-			return ""
-		}
-		if b, _ := pem.Decode([]byte(v)); b == nil || b.Type != "CERTIFICATE" {
-			f.Invalid = append(f.Invalid, fmt.Sprintf("key %s of %s (not a PEM certificate)", key, ref))
-			return ""
-		}
-		return base64.StdEncoding.EncodeToString([]byte(v))
-	}
+// The join rows (table.go) read the facts, each of its object, ignoring
+// other namespaces and names (crossplane render ignores a requirement's
+// namespace).
 
-	ts, tsRef := secret(ReqJoinTalosSecrets, r.TalosSecrets)
-	f.MachineToken = value(ts, tsRef, keyMachineToken)
-	f.ClusterID = value(ts, tsRef, keyClusterID)
-	f.ClusterSecret = value(ts, tsRef, keyClusterSecret)
-	f.BootstrapToken = value(ts, tsRef, keyBootstrapToken)
+// secret is the Secret name of us, and how messages name it.
+func (f *joinFacts) secret(us []*unstructured.Unstructured, namespace, name string) (*corev1.Secret, string) {
+	ref := fmt.Sprintf("Secret %s/%s", namespace, name)
+	u := pick(us, namespace, name)
+	if u == nil {
+		f.Missing = append(f.Missing, ref)
+		return nil, ref
+	}
+	s := &corev1.Secret{}
+	// The conversion error is not reported: it could quote a value.
+	if err := observed.Into(u, observed.CoreAPIVersion, kindSecret, s); err != nil {
+		f.Invalid = append(f.Invalid, ref+" (not a readable Secret)")
+		return nil, ref
+	}
+	return s, ref
+}
+
+// value is a key of a Secret.
+func (f *joinFacts) value(s *corev1.Secret, ref, key string) string {
+	if s == nil {
+		return ""
+	}
+	v, ok := s.Data[key]
+	if !ok {
+		if sv, ok := s.StringData[key]; ok {
+			v = []byte(sv)
+		}
+	}
+	if len(v) == 0 {
+		f.Missing = append(f.Missing, fmt.Sprintf("key %s of %s", key, ref))
+	}
+	return string(v)
+}
+
+// cert is the PEM certificate under key of the Secret name of us, base64.
+func (f *joinFacts) cert(us []*unstructured.Unstructured, namespace, name, key string) string {
+	s, ref := f.secret(us, namespace, name)
+	v := f.value(s, ref, key)
+	if v == "" {
+		return ""
+	}
+	if b, _ := pem.Decode([]byte(v)); b == nil || b.Type != "CERTIFICATE" {
+		f.Invalid = append(f.Invalid, fmt.Sprintf("key %s of %s (not a PEM certificate)", key, ref))
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(v))
+}
+
+// readTalosSecrets reads the machine token, the cluster's identity and the
+// bootstrap token.
+func (f *joinFacts) readTalosSecrets(r JoinRefs, us []*unstructured.Unstructured) {
+	ts, tsRef := f.secret(us, r.Namespace, r.TalosSecrets)
+	f.MachineToken = f.value(ts, tsRef, keyMachineToken)
+	f.ClusterID = f.value(ts, tsRef, keyClusterID)
+	f.ClusterSecret = f.value(ts, tsRef, keyClusterSecret)
+	f.BootstrapToken = f.value(ts, tsRef, keyBootstrapToken)
 	if f.BootstrapToken != "" && !bootstrapToken.MatchString(f.BootstrapToken) {
 		f.Invalid = append(f.Invalid, fmt.Sprintf("key %s of %s (not a bootstrap token <6 characters>.<16 characters>)", keyBootstrapToken, tsRef))
 		f.BootstrapToken = ""
 	}
-	tca, tcaRef := secret(ReqJoinTalosCA, r.TalosCA)
-	f.TalosCA = cert(tca, tcaRef, keyTalosCA)
-	kca, kcaRef := secret(ReqJoinKubernetesCA, r.KubernetesCA)
-	f.KubernetesCA = cert(kca, kcaRef, keyKubernetesCA)
+}
 
-	f.APIServerIP = f.serviceIP(got[ReqJoinAPIServer], r.Namespace, r.APIServer)
-	f.DNSIP = f.serviceIP(got[ReqJoinDNS], r.DNSNamespace, r.DNSName)
-
-	if u := pick(got[ReqControlPlane], r.Namespace, r.Cluster); u != nil && u.GetKind() == r.ControlPlaneKind {
+// readControlPlane reads the control plane's version.
+func (f *joinFacts) readControlPlane(r JoinRefs, us []*unstructured.Unstructured) {
+	if u := pick(us, r.Namespace, r.Cluster); u != nil && u.GetKind() == r.ControlPlaneKind {
 		f.ControlPlaneFound = true
 		f.ControlPlaneVersion, _, _ = unstructured.NestedString(u.Object, "spec", "version")
 	}
+}
+
+// sort puts what is missing and invalid in order.
+func (f *joinFacts) sort() {
 	slices.Sort(f.Missing)
 	slices.Sort(f.Invalid)
-	return f
 }
 
 // serviceIP is a Service's ClusterIP; a headless Service or one without an
@@ -250,13 +245,4 @@ type JoinPlan struct {
 	Pinned string
 	// Changed names the facts that changed since the pinned template.
 	Changed []string
-}
-
-// ReadJoin reads the Join mode's facts; nil for a Generate pool.
-func ReadJoin(p pool.Pool, spec v1alpha1.NodePoolSpec, cfg config.Config, got required.Resolved) *JoinPlan {
-	if v1alpha1.BootstrapModeOf(spec.Bootstrap) != v1alpha1.BootstrapJoin {
-		return nil
-	}
-	refs := JoinRefsOf(p, cfg.Join)
-	return &JoinPlan{Refs: refs, Config: cfg.Join, Facts: readJoinFacts(refs, got), Revision: spec.Bootstrap.FactsRevision}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/observed"
-	"github.com/cozystack/function-worker-image/internal/required"
 )
 
 // KubeVirt's MultiArchitecture gate, as KubeVirt v1.7.4 enforces it:
@@ -50,12 +49,6 @@ func WritesArchitecture(img pool.Image, cfg config.Config) bool {
 	return pool.VmArchitecture(img.Arch.Value, cfg.Arch) != ""
 }
 
-// KubeVirtSelectors asks a pool whose VM names its architecture for the
-// KubeVirt CRs.
-func KubeVirtSelectors(sel required.Selectors) {
-	sel[ReqKubeVirt] = required.ByLabels(KubeVirtAPIVersion, KindKubeVirt, "", map[string]string{})
-}
-
 // KubeVirtGate is what the gate reads of the KubeVirt CR.
 type KubeVirtGate struct {
 	// Found: a KubeVirt CR was read; Name is the one that decides,
@@ -73,7 +66,7 @@ type KubeVirtGate struct {
 
 // ReadKubeVirt reads the KubeVirt CRs: the first by namespace and name
 // decides, should there be more (virt-operator deploys one per cluster),
-// whatever order they came in, as the CDI resource does (world.go). An
+// whatever order they came in, as the CDI resource does (table.go). An
 // unreadable one that comes first leaves the gate undecided: it may be the
 // one that runs. Every unreadable one is returned, to be reported.
 func ReadKubeVirt(items []*unstructured.Unstructured) (KubeVirtGate, []string) {

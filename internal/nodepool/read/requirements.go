@@ -1,15 +1,7 @@
 package read
 
 import (
-	"maps"
-
-	"github.com/cozystack/function-worker-image/internal/clusterapi"
-	"github.com/cozystack/function-worker-image/internal/config"
-	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/labels"
-	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
-	"github.com/cozystack/function-worker-image/internal/observed"
-	"github.com/cozystack/function-worker-image/internal/required"
 )
 
 // Adoption: a pool that composes no MachineDeployment yet may find one of
@@ -90,89 +82,3 @@ const (
 	ReqCDIConfig       = "cdiconfig"
 	// reqInstancetype (decide/reservations.go) is the pool's instance type.
 )
-
-// Selectors are the pool's requirements: only what rd says this call reads
-// (reads.go). MachineSets, few and telling which templates are in use, are
-// read always; worker disks on the HTTP path too, since a pool that moved
-// off a golden still has clone disks.
-func Selectors(p pool.Pool, img pool.Image, instanceType string, cfg config.Config, rd Reads) required.Selectors {
-	sel := required.Selectors{
-		ReqMachineSets: required.ByLabels(clusterapi.APIVersion(cfg.ClusterAPIVersion), clusterapi.KindMachineSet, p.Namespace, map[string]string{clusterapi.LabelDeploymentName: p.DeploymentName()}),
-	}
-	if rd.Workers {
-		// Not their PVCs: the DataVolumes carry what cloneHealth reads.
-		sel[ReqWorkerDVs] = required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, p.Namespace, map[string]string{labels.Pool: p.Hash()})
-	}
-	if rd.DiskClass && img.Source == pool.SourceClone {
-		// The claims of this golden's disks: the class a clone was bound on.
-		sel[ReqWorkerPVCs] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, p.Namespace, map[string]string{labels.Pool: p.Hash(), labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
-	}
-	if rd.Budget && img.Source == pool.SourceClone {
-		// What the clones about to start are compared with (decide/capacity.go),
-		// and the golden's claim and the classes they are sized from.
-		sel[ReqStorageCapacities] = required.ByLabels(observed.StorageAPIVersion, pool.KindCSIStorageCapacity, "", map[string]string{})
-		sel[ReqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
-		sel[ReqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
-		// CDI's claims of the clones of this golden that run now: they
-		// carry the target disk's labels (decide/budget.go).
-		sel[ReqCloneClaims] = required.ByLabels(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, map[string]string{labels.Golden: labels.GoldenHash(img.GoldenNamespace, img.GoldenName)})
-	}
-	if instanceType != "" {
-		// What the kubelet reservations are computed from.
-		sel[ReqInstancetype] = required.ByName(InstancetypeAPIVersion, pool.InstancetypeKind, "", instanceType)
-	}
-	if img.Source != pool.SourceClone {
-		return sel
-	}
-	if rd.Clone {
-		sel[ReqGoldenDataVolume] = required.ByName(observed.CDIAPIVersion, observed.KindDataVolume, img.GoldenNamespace, img.GoldenName)
-		sel[ReqGoldenPVC] = required.ByName(observed.CoreAPIVersion, observed.KindPVC, img.GoldenNamespace, img.GoldenName)
-		// The default-class markers are annotations, not labels, so every
-		// class is read; there are few of them.
-		sel[ReqStorageClasses] = required.ByLabels(observed.StorageAPIVersion, observed.KindStorageClass, "", map[string]string{})
-		// What CDI's clone planner decides from: few objects, all read.
-		everything := map[string]string{}
-		sel[ReqStorageProfiles] = required.ByLabels(observed.CDIAPIVersion, observed.KindStorageProfile, "", everything)
-		if cfg.ReadSnapshotClasses {
-			sel[ReqSnapshotClasses] = required.ByLabels(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass, "", everything)
-		}
-		if cfg.SnapshotGoldens {
-			// The golden's VolumeSnapshot, by its name (decide/snapshot.go).
-			sel[ReqGoldenSnapshot] = required.ByName(goldensnapshot.APIVersion, goldensnapshot.Kind, img.GoldenNamespace, img.GoldenName)
-		}
-		sel[ReqCDI] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDI, "", everything)
-		sel[ReqCDIConfig] = required.ByLabels(observed.CDIAPIVersion, observed.KindCDIConfig, "", everything)
-	}
-	if rd.Grant {
-		// The catalogs' clone RBAC in the golden namespace, by its label.
-		cloneRBAC := map[string]string{labels.CloneRBAC: "true"}
-		sel[ReqCloneBindings] = required.ByLabels(pool.RbacAPIVersion, pool.KindRoleBinding, img.GoldenNamespace, cloneRBAC)
-		sel[ReqCloneRoles] = required.ByLabels(pool.RbacAPIVersion, pool.KindClusterRole, "", cloneRBAC)
-	}
-	return sel
-}
-
-// asked is got without the requirements rd does not ask for.
-func asked(got required.Resolved, rd Reads) required.Resolved {
-	out := maps.Clone(got)
-	if !rd.Clone {
-		for _, n := range []string{ReqGoldenDataVolume, ReqGoldenPV, ReqStorageProfiles, ReqSnapshotClasses, ReqCDI, ReqCDIConfig, ReqGoldenSnapshot, ReqGoldenSnapshotContent} {
-			delete(out, n)
-		}
-		if !rd.Budget {
-			delete(out, ReqGoldenPVC)
-			delete(out, ReqStorageClasses)
-		}
-	}
-	if !rd.Budget {
-		delete(out, ReqStorageCapacities)
-	}
-	if !rd.KubeVirt {
-		delete(out, ReqKubeVirt)
-	}
-	if !rd.Grant {
-		delete(out, ReqCloneBindings)
-		delete(out, ReqCloneRoles)
-	}
-	return out
-}
