@@ -215,7 +215,7 @@ func TestOwnClones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			pl := decide.Plan{Image: img, Observed: read.ReadComposed(tc.observed, ""), World: read.World{MachineSets: tc.sets, WorkerDVs: tc.disks}}
+			pl := decide.Plan{Image: img, Composed: read.ReadComposed(tc.observed, ""), Required: read.Required{MachineSets: tc.sets, WorkerDVs: tc.disks}}
 			if diff := cmp.Diff(tc.want, decide.OwnClones(pl, read.Reads{Workers: !tc.withoutDisks})); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -281,7 +281,7 @@ func TestOthersClones(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			in := read.Input{Pool: fxPoolID, Image: img, Reads: read.Reads{Budget: true}}
-			w := read.Read(in, required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}).World
+			w := read.Read(in, required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}).Required
 			got := clonebudget.CountClaims(w.CloneClaims, tc.class, budgetNow, defaults.LeakedClaimAfter)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -378,7 +378,7 @@ func TestPlanReadsForTheBudget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.in.Observed = read.ReadComposed(tc.observed, "")
+			tc.in.Composed = read.ReadComposed(tc.observed, "")
 			if diff := cmp.Diff(tc.want, read.PlanReads(tc.in)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

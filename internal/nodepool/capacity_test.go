@@ -112,7 +112,7 @@ func predictFor(t *testing.T, p clonebudget.Pool, budget int32, in clonebudget.I
 	t.Helper()
 	pl := decide.Plan{
 		Shape: pool.Shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
-		World: read.World{
+		Required: read.Required{
 			StorageClasses:    []storagev1.StorageClass{linstorClass(copies)},
 			StorageCapacities: segments,
 			GoldenPVC:         goldenClaimOf("6Gi"),
@@ -327,17 +327,17 @@ func TestGoldenSize(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		w      read.World
+		w      read.Required
 		want   string
 	}{
 		"ClaimsCapacity": {
 			reason: "The golden's claim's status.capacity is what a clone starts at, whatever the DataVolume asked.",
-			w:      read.World{GoldenPVC: goldenClaimOf("8Gi"), GoldenDV: dv("6Gi")},
+			w:      read.Required{GoldenPVC: goldenClaimOf("8Gi"), GoldenDV: dv("6Gi")},
 			want:   "8Gi",
 		},
 		"DataVolumesRequest": {
 			reason: "A claim without capacity yet: the DataVolume's request.",
-			w:      read.World{GoldenPVC: goldenClaimOf(""), GoldenDV: dv("7Gi")},
+			w:      read.Required{GoldenPVC: goldenClaimOf(""), GoldenDV: dv("7Gi")},
 			want:   "7Gi",
 		},
 		"InputsGoldenStorage": {
@@ -347,7 +347,7 @@ func TestGoldenSize(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := decide.GoldenSize(decide.Plan{World: tc.w}, testConfig(t))
+			got := decide.GoldenSize(decide.Plan{Required: tc.w}, testConfig(t))
 			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -503,7 +503,7 @@ func TestCapacityOfSnapshotRestores(t *testing.T) {
 			pl := decide.Plan{
 				Shape:           pool.Shape{Size: poolspec.Size{DiskSize: resource.MustParse("20Gi")}},
 				MachineTemplate: render.MachineTemplate{Desired: template(tc.source, tc.annotations)},
-				World: read.World{
+				Required: read.Required{
 					StorageClasses:    []storagev1.StorageClass{linstorClass("3")},
 					StorageCapacities: []storagev1.CSIStorageCapacity{segment("csisc-a", "replicated", "120Gi", ""), segment("csisc-b", "replicated", "80Gi", "")},
 					GoldenPVC:         goldenClaimOf("6Gi"),

@@ -31,7 +31,7 @@ type call struct {
 	// shape is the resolved shape, without its installer repository
 	// (decide resolves it: it can fail, and only Compose reports that).
 	shape pool.Shape
-	obs   read.ComposedState
+	obs   read.Composed
 	prev  read.Previous
 	// known is the next template's class when known without the cluster
 	// (declared, or the one the pool runs on); desired is that template.
@@ -75,7 +75,7 @@ func prepare(r compose.Request) *call {
 	}
 	c.shape = pool.ResolveShape(c.spec, resolved.Size, r.Config)
 	in := read.ReadsInput{
-		Image: c.img, DeclaredClass: c.spec.StorageClass, Observed: c.obs, Ceiling: read.Ceiling(c.shape),
+		Image: c.img, DeclaredClass: c.spec.StorageClass, Composed: c.obs, Ceiling: read.Ceiling(c.shape),
 		WaitForGrant: r.Config.WaitForCloneGrant, MaxWorkerDisks: r.Config.MaxWorkerDisks,
 	}
 	in.PreviousHealth, in.HasPrevious = compose.ConditionOf(c.prev.Conditions, decide.ConditionCloneHealthy)
@@ -128,7 +128,7 @@ func (c *call) readInput() read.Input {
 	return read.Input{
 		Pool: c.pool, Image: c.img, GoldenBase: c.goldenBase, InstanceType: c.shape.InstanceType,
 		DeclaredClass: c.spec.StorageClass, Bootstrap: c.spec.Bootstrap,
-		Config: c.r.Config, Observed: c.obs, Reads: c.reads,
+		Config: c.r.Config, Composed: c.obs, Reads: c.reads,
 	}
 }
 
@@ -190,7 +190,7 @@ func (c *call) Compose(got required.Resolved, raw required.Raw) compose.Output {
 func (c *call) plan(got required.Resolved, raw required.Raw) (decide.Plan, error) {
 	in := c.input()
 	cur := read.Read(c.readInput(), got, raw)
-	in.World, in.Join, in.Existing = cur.World, cur.Join, cur.Existing
+	in.Required, in.Join, in.Existing = cur.Required, cur.Join, cur.Existing
 	return decide.Decide(in)
 }
 

@@ -189,7 +189,7 @@ func TestVMArchitecture(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.wantVM, pool.VmArchitecture(tc.pool, tc.input)); diff != "" {
+			if diff := cmp.Diff(tc.wantVM, pool.VMArchitecture(tc.pool, tc.input)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 			cfg := testConfig(t)

@@ -87,7 +87,7 @@ func TestClonePlanPendingMessage(t *testing.T) {
 	claim.Spec = corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("replicated"), VolumeMode: block,
 		Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}}}
 	claim.Status.Phase = corev1.ClaimPending
-	w := read.World{
+	w := read.Required{
 		GoldenPVC:      &claim,
 		StorageClasses: []storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "replicated"}, Provisioner: "csi.example.com", AllowVolumeExpansion: ptr.To(true)}},
 	}
@@ -219,9 +219,9 @@ func TestNodeLocalClassMessage(t *testing.T) {
 		c.Status.Phase, c.Status.Capacity = corev1.ClaimBound, corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("6Gi")}
 		return c
 	}
-	onClass := func(sc storagev1.StorageClass) read.World {
+	onClass := func(sc storagev1.StorageClass) read.Required {
 		sc.AllowVolumeExpansion = ptr.To(true)
-		w := read.World{GoldenPVC: golden(sc.Name), StorageClasses: []storagev1.StorageClass{sc}}
+		w := read.Required{GoldenPVC: golden(sc.Name), StorageClasses: []storagev1.StorageClass{sc}}
 		w.Clone.Profiles = []cdiv1.StorageProfile{{ObjectMeta: metav1.ObjectMeta{Name: sc.Name}, Status: cdiv1.StorageProfileStatus{
 			CloneStrategy:     ptr.To(cdiv1.CloneStrategyCsiClone),
 			ClaimPropertySets: []cdiv1.ClaimPropertySet{{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: block}},

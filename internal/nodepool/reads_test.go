@@ -152,7 +152,7 @@ func TestPlanReads(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.in.Observed = read.ReadComposed(tc.observed, "")
+			tc.in.Composed = read.ReadComposed(tc.observed, "")
 			if diff := cmp.Diff(tc.want, read.PlanReads(tc.in)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

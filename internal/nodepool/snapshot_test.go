@@ -41,7 +41,7 @@ func TestDecideSnapshot(t *testing.T) {
 	ready, size := true, resource.MustParse("6Gi")
 	content := "snapcontent-1"
 	vs := &snapshotv1.VolumeSnapshot{Status: &snapshotv1.VolumeSnapshotStatus{ReadyToUse: &ready, RestoreSize: &size, BoundVolumeSnapshotContentName: &content}}
-	prefers := read.World{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatSnapshot)}}, GoldenSnapshot: vs}
+	prefers := read.Required{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatSnapshot)}}, GoldenSnapshot: vs}
 	type summary struct {
 		Use   bool
 		Why   string
@@ -52,7 +52,7 @@ func TestDecideSnapshot(t *testing.T) {
 		cfg    config.Config
 		img    pool.Image
 		class  string
-		w      read.World
+		w      read.Required
 		want   summary
 	}{
 		"HTTPPoolNeverRestores": {
@@ -71,7 +71,7 @@ func TestDecideSnapshot(t *testing.T) {
 		"ProfilePreferringPVCsClones": {
 			reason: "A class that keeps PVCs clones the golden's PVC.",
 			cfg:    on, img: clone, class: "replicated",
-			w:    read.World{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatPvc)}}},
+			w:    read.Required{Clone: read.CloneTarget{Profiles: []cdiv1.StorageProfile{snapshotProfile(cdiv1.DataImportCronSourceFormatPvc)}}},
 			want: summary{Why: "StorageProfile replicated status.dataImportCronSourceFormat is pvc", State: goldensnapshot.Missing},
 		},
 		"OtherClassesProfileIsNotFollowed": {

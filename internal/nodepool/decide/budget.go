@@ -54,10 +54,10 @@ func DecideBudget(pl Plan, cfg config.Config, rd read.Reads, now time.Time) Budg
 	}
 	class := pl.StorageClass.Name
 	if class == "" {
-		class = storageclass.Default(pl.World.StorageClasses).Name
+		class = storageclass.Default(pl.Required.StorageClasses).Name
 	}
 	b := BudgetPlan{Applies: true, Class: class, Golden: img.GoldenRef(), Pool: budgetPool(pl), OthersRead: rd.Budget, LeakedAfter: cfg.CloneBudget.LeakedClaimAfter}
-	b.Claims = clonebudget.CountClaims(pl.World.CloneClaims, class, now, b.LeakedAfter)
+	b.Claims = clonebudget.CountClaims(pl.Required.CloneClaims, class, now, b.LeakedAfter)
 	in := clonebudget.InFlight{Own: OwnClones(pl, rd), Others: int32(len(b.Claims.Live))} //nolint:gosec // claims a request carries, far below 2^31
 	b.Decision = clonebudget.Decide(cfg.CloneBudget.For(class), in, b.Pool)
 	b.Capacity = PredictCapacity(pl, cfg, &b)
@@ -90,7 +90,7 @@ func (b BudgetPlan) Bounded(s pool.Shape) pool.Shape {
 func budgetPool(pl Plan) clonebudget.Pool {
 	s := pl.Shape.Scaling
 	p := clonebudget.Pool{Autoscaled: s.Autoscaled, Wanted: pl.Shape.Replicas, Min: s.Min, Max: s.Max}
-	md := pl.Observed.Deployment
+	md := pl.Composed.Deployment
 	if md != nil && md.Spec.Replicas != nil {
 		current := *md.Spec.Replicas
 		p.Current = &current
@@ -109,8 +109,8 @@ func budgetPool(pl Plan) clonebudget.Pool {
 	n, _ := intstr.GetScaledValueFromIntOrPercent(&surge, int(base), true)
 	u, _ := intstr.GetScaledValueFromIntOrPercent(&unavailable, int(base), false)
 	p.Surge, p.Unavailable = int32(n), int32(u)
-	running, bootstrap := pl.Observed.InEffect()
-	p.Rolling = md != nil && (repoints(pl, running, bootstrap) || replacing(pl.World.MachineSets, running, bootstrap))
+	running, bootstrap := pl.Composed.InEffect()
+	p.Rolling = md != nil && (repoints(pl, running, bootstrap) || replacing(pl.Required.MachineSets, running, bootstrap))
 	return p
 }
 
@@ -149,21 +149,21 @@ func OwnClones(pl Plan, rd read.Reads) int32 {
 	golden := pl.Image.GoldenRef()
 	hash := labels.GoldenHash(pl.Image.GoldenNamespace, pl.Image.GoldenName)
 	var machines, notReady, allMachines int32
-	for _, ms := range pl.World.MachineSets {
+	for _, ms := range pl.Required.MachineSets {
 		n := int32(0)
 		if ms.Spec.Replicas != nil {
 			n = *ms.Spec.Replicas
 		}
 		allMachines += n
-		if tc, ok := pl.Observed.ObservedClone(ms.Spec.Template.Spec.InfrastructureRef.Name); ok && tc.Golden == golden {
+		if tc, ok := pl.Composed.ObservedClone(ms.Spec.Template.Spec.InfrastructureRef.Name); ok && tc.Golden == golden {
 			machines += n
 			notReady += max(n-ms.Status.ReadyReplicas, 0)
 		}
 	}
 	// A scale the deployment took that its MachineSets have not yet.
-	if md := pl.Observed.Deployment; md != nil && md.Spec.Replicas != nil {
-		running, _ := pl.Observed.InEffect()
-		if tc, ok := pl.Observed.ObservedClone(running); ok && tc.Golden == golden {
+	if md := pl.Composed.Deployment; md != nil && md.Spec.Replicas != nil {
+		running, _ := pl.Composed.InEffect()
+		if tc, ok := pl.Composed.ObservedClone(running); ok && tc.Golden == golden {
 			unpropagated := max(*md.Spec.Replicas-allMachines, 0)
 			machines += unpropagated
 			notReady += unpropagated
@@ -173,7 +173,7 @@ func OwnClones(pl Plan, rd read.Reads) int32 {
 		return notReady
 	}
 	var disks, cloning int32
-	for _, dv := range pl.World.WorkerDVs {
+	for _, dv := range pl.Required.WorkerDVs {
 		if dv.Labels[labels.Golden] != hash {
 			continue
 		}

@@ -58,9 +58,9 @@ func PredictCapacity(pl Plan, cfg config.Config, b *BudgetPlan) CapacityPlan {
 		}
 		rollStarting = max(min(d.MaxSurge+p.Unavailable, size)-d.InFlight.Own, 0)
 	}
-	sc := read.FindClass(pl.World.StorageClasses, b.Class)
+	sc := read.FindClass(pl.Required.StorageClasses, b.Class)
 	replicas, from := capacity.Replicas(sc)
-	cp := CapacityPlan{Published: capacity.Of(b.Class, pl.World.StorageCapacities), Disk: pl.Shape.DiskSize}
+	cp := CapacityPlan{Published: capacity.Of(b.Class, pl.Required.StorageCapacities), Disk: pl.Shape.DiskSize}
 	// A restore from the golden's snapshot makes the disk alone: CDI
 	// restores it into CDI's claim and grows it there (clone/planner.go
 	// planSmartCloneFromSnapshot), with no copy or snapshot of the golden
@@ -106,12 +106,12 @@ func PredictCapacity(pl Plan, cfg config.Config, b *BudgetPlan) CapacityPlan {
 // capacity, else its DataVolume's request, else the Input's golden
 // storage.
 func GoldenSize(pl Plan, cfg config.Config) resource.Quantity {
-	if pvc := pl.World.GoldenPVC; pvc != nil {
+	if pvc := pl.Required.GoldenPVC; pvc != nil {
 		if c, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok {
 			return c
 		}
 	}
-	if dv := pl.World.GoldenDV; dv != nil && dv.Spec.Storage != nil {
+	if dv := pl.Required.GoldenDV; dv != nil && dv.Spec.Storage != nil {
 		if r, ok := dv.Spec.Storage.Resources.Requests[corev1.ResourceStorage]; ok {
 			return r
 		}

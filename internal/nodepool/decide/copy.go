@@ -27,7 +27,7 @@ func ChooseCopy(cfg config.Config, img pool.Image, golden cdistate.State, poolCl
 
 // PredictCopy is what CDI does with a worker disk that asks for a copy:
 // the target predictClone builds, with the cloneType it carries.
-func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
+func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w read.Required) cloneplan.Plan {
 	in := cloneInput(img, class, diskSize, w)
 	in.Target.CloneType = cdiv1.CloneStrategyHostAssisted
 	return cloneplan.Predict(in)
@@ -38,7 +38,7 @@ func PredictCopy(img pool.Image, class string, diskSize resource.Quantity, w rea
 // nothing holds it back, else the one the observed deployment runs; nil
 // when that is not composed.
 func WorkersTemplate(pl Plan) *composed.Unstructured {
-	name, _ := pl.Observed.InEffect()
+	name, _ := pl.Composed.InEffect()
 	if pl.Hold == nil {
 		name, _ = pl.DeploymentRefs()
 	}
@@ -48,5 +48,5 @@ func WorkersTemplate(pl Plan) *composed.Unstructured {
 	if name == pl.MachineTemplate.Name {
 		return pl.MachineTemplate.Desired
 	}
-	return pl.Observed.Resources[read.MachineTemplateResource(name)]
+	return pl.Composed.Resources[read.MachineTemplateResource(name)]
 }

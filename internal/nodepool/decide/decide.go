@@ -39,10 +39,10 @@ type Input struct {
 
 	// The current state: what the pool composed, what it last reported,
 	// what this call reads and what it read.
-	Composed read.ComposedState
+	Composed read.Composed
 	Previous read.Previous
 	Reads    read.Reads
-	World    read.World
+	Required read.Required
 	// Join is the Join mode's facts, nil for a Generate pool; Existing the
 	// MachineDeployment of the pool's name another tool made, nil when
 	// there is none to adopt.
@@ -66,7 +66,7 @@ type Rendered struct {
 // fatal.
 func Decide(in Input) (Plan, error) {
 	pl := Plan{
-		Pool: in.Pool, Image: in.Image, Shape: in.Shape, Observed: in.Composed, World: in.World, Join: in.Join,
+		Pool: in.Pool, Image: in.Image, Shape: in.Shape, Composed: in.Composed, Required: in.Required, Join: in.Join,
 		ClusterAPI: in.Config.ClusterAPIVersion, TemplateRevision: in.Spec.TemplateRevision,
 	}
 	var err error
@@ -83,7 +83,7 @@ func Decide(in Input) (Plan, error) {
 	pl.Installer = InstallerCondition(in.Pool, pl.Shape.InstallerRepository, in.Config.Platform, in.Image.Version.Value)
 	// 3. The worker disks in flight, and since when each has not moved
 	// (stall.go).
-	pl.Clones = TrackClones(in.World.WorkerDVs, in.Previous.Image.Clones, in.Now, in.Config.Stall)
+	pl.Clones = TrackClones(in.Required.WorkerDVs, in.Previous.Image.Clones, in.Now, in.Config.Stall)
 	// 4. What the clone gates decide from: the golden, its class and the
 	// pool's, the copy path the Input chose (gate.go, copy.go).
 	gate := gateInputOf(in, pl.Shape)
@@ -95,7 +95,7 @@ func Decide(in Input) (Plan, error) {
 	// where it is: CDI would first restore a snapshot on the golden's
 	// driver (clone/planner.go planHostAssistedFromSnapshot).
 	if pl.Copy = gate.Copy; pl.Copy == nil {
-		pl.Snapshot = DecideSnapshot(in.Config, in.Image, pl.StorageClass.Name, in.World)
+		pl.Snapshot = DecideSnapshot(in.Config, in.Image, pl.StorageClass.Name, in.Required)
 	}
 	// 7. The disk template: the running one when it records the pool's
 	// ask, else this release's (templates.go).
@@ -123,10 +123,10 @@ func Decide(in Input) (Plan, error) {
 	// 12. Whether the pool's Usage asks the catalog for the clone grant
 	// (usage's label, emit).
 	pl.GrantRequest = in.Image.Source == pool.SourceClone && in.Config.WaitForCloneGrant && in.Reads.Grant &&
-		!clonerbac.Allows(in.World.CloneBindings, in.World.CloneRoles, in.Image.GoldenNamespace, in.Pool.Namespace, in.Config.VMServiceAccount, in.Image.GoldenName)
+		!clonerbac.Allows(in.Required.CloneBindings, in.Required.CloneRoles, in.Image.GoldenNamespace, in.Pool.Namespace, in.Config.VMServiceAccount, in.Image.GoldenName)
 	// 13. How the disks were cloned, and how the template the workers are
 	// made from after this call makes them (health.go).
-	pl.CloneHealth = CloneHealth(in.Pool, in.Image, in.World.WorkerDVs, pl.Clones, in.Reads, in.Config.MaxWorkerDisks, in.Config.Stall, read.CopyOf(WorkersTemplate(pl)))
+	pl.CloneHealth = CloneHealth(in.Pool, in.Image, in.Required.WorkerDVs, pl.Clones, in.Reads, in.Config.MaxWorkerDisks, in.Config.Stall, read.CopyOf(WorkersTemplate(pl)))
 	// 14. A Join pool whose facts alone changed stays on its running
 	// config (joinplan.go).
 	if pl.Join != nil && pl.Hold == nil {

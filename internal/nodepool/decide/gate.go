@@ -236,7 +236,7 @@ func GateClone(in GateInput) *Hold {
 // pkg/virt-controller/watch/vm/vm.go), so Machines made earlier stall. The
 // catalog grants a namespace once a template there pins the golden, hence
 // only the deployment waits. A pool that has cloned it is never held.
-func GateOnCloneGrant(p pool.Pool, img pool.Image, serviceAccount string, w read.World, cloned bool) *Hold {
+func GateOnCloneGrant(p pool.Pool, img pool.Image, serviceAccount string, w read.Required, cloned bool) *Hold {
 	if cloned || clonerbac.Allows(w.CloneBindings, w.CloneRoles, img.GoldenNamespace, p.Namespace, serviceAccount, img.GoldenName) {
 		return nil
 	}
@@ -246,7 +246,7 @@ func GateOnCloneGrant(p pool.Pool, img pool.Image, serviceAccount string, w read
 // gateInputOf is what the clone gates decide a clone template from; zero on
 // the HTTP path.
 func gateInputOf(in Input, s pool.Shape) GateInput {
-	p, img, w := in.Pool, in.Image, in.World
+	p, img, w := in.Pool, in.Image, in.Required
 	if img.Source != pool.SourceClone {
 		return GateInput{}
 	}

@@ -47,8 +47,8 @@ type Hold struct {
 // is composed, or adopted, runs already. The clone prediction is returned
 // whenever the pre-flight looked at it.
 func decideHold(in Input, pl Plan, gate GateInput, adoption, sizeHold *Hold) (*Hold, cloneplan.Plan) {
-	p, img, s, w := pl.Pool, pl.Image, pl.Shape, pl.World
-	_, composed := pl.Observed.Resources[read.MachineTemplateResource(pl.MachineTemplate.Name)]
+	p, img, s, w := pl.Pool, pl.Image, pl.Shape, pl.Required
+	_, composed := pl.Composed.Resources[read.MachineTemplateResource(pl.MachineTemplate.Name)]
 	newTemplate := !composed && pl.Adopted == nil
 	var arch, clone, snapshot, preflight, join, grant *Hold
 	var cp cloneplan.Plan
@@ -77,7 +77,7 @@ func decideHold(in Input, pl Plan, gate GateInput, adoption, sizeHold *Hold) (*H
 	// deployment that already runs the current template has been let
 	// through; holding it would change nothing but the pool's readiness
 	// (say, when the catalog's RoleBinding goes with the catalog).
-	running, _ := pl.Observed.InEffect()
+	running, _ := pl.Composed.InEffect()
 	if img.Source == pool.SourceClone && in.Config.WaitForCloneGrant && running != pl.MachineTemplate.Name && pl.Adopted == nil {
 		grant = GateOnCloneGrant(p, img, in.Config.VMServiceAccount, w, gate.Cloned)
 	}
@@ -87,7 +87,7 @@ func decideHold(in Input, pl Plan, gate GateInput, adoption, sizeHold *Hold) (*H
 // predict is the clone CDI is predicted to make of a new template's disk:
 // a restore of the golden's snapshot, a copy the pool asked for, or a clone
 // of the golden's PVC as CDI plans it.
-func predict(pl Plan, s pool.Shape, w read.World) cloneplan.Plan {
+func predict(pl Plan, s pool.Shape, w read.Required) cloneplan.Plan {
 	switch {
 	case pl.Snapshot.Use:
 		return PredictSnapshotClone(pl.Image, pl.StorageClass.Name, s.DiskSize, w)

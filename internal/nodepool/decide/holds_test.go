@@ -53,7 +53,7 @@ func TestDecideHoldOrder(t *testing.T) {
 		},
 		"ArchitectureBeforeTheGolden": {
 			reason: "Without KubeVirt's admission no VM runs, whatever it clones.",
-			in:     Input{Reads: read.Reads{KubeVirt: true}}, pl: Plan{Pool: p, Image: clone, World: read.World{KubeVirt: refusingKubeVirt}},
+			in:     Input{Reads: read.Reads{KubeVirt: true}}, pl: Plan{Pool: p, Image: clone, Required: read.Required{KubeVirt: refusingKubeVirt}},
 			gate: missingGolden, size: size, want: ReasonArchitectureNotAdmitted,
 		},
 		"GoldenBeforeTheNodeSize": {
@@ -67,18 +67,18 @@ func TestDecideHoldOrder(t *testing.T) {
 		"JoinBeforeTheGrant": {
 			reason: "The Join mode's holds hold everything, so they win over the deployment-only grant.",
 			in:     Input{Config: grantConfig},
-			pl:     Plan{Pool: p, Image: clone, Join: joinMissing(), Observed: composedTemplate("demo-md0-new")},
+			pl:     Plan{Pool: p, Image: clone, Join: joinMissing(), Composed: composedTemplate("demo-md0-new")},
 			gate:   GateInput{Pool: p, Image: clone}, want: ReasonJoinFactsMissing,
 		},
 		"GrantLast": {
 			reason: "A clone template that is composed is not gated again; its deployment still waits for the grant.",
 			in:     Input{Config: grantConfig},
-			pl:     Plan{Pool: p, Image: clone, Observed: composedTemplate("demo-md0-new")},
+			pl:     Plan{Pool: p, Image: clone, Composed: composedTemplate("demo-md0-new")},
 			gate:   GateInput{Pool: p, Image: clone}, want: ReasonCloneNotAuthorized,
 		},
 		"ComposedTemplateWaitsForNoGolden": {
 			reason: "A composed template has nothing left to wait for: the missing golden holds nothing.",
-			pl:     Plan{Pool: p, Image: clone, Observed: composedTemplate("demo-md0-new")},
+			pl:     Plan{Pool: p, Image: clone, Composed: composedTemplate("demo-md0-new")},
 			gate:   missingGolden, want: "",
 		},
 		"AdoptedTemplateWaitsForNoGolden": {
@@ -103,8 +103,8 @@ func TestDecideHoldOrder(t *testing.T) {
 }
 
 // composedTemplate is a pool that composes the machine template name.
-func composedTemplate(name string) read.ComposedState {
+func composedTemplate(name string) read.Composed {
 	u := &composed.Unstructured{}
 	u.SetName(name)
-	return read.ComposedState{Observed: compose.Observed{Resources: map[resource.Name]*composed.Unstructured{read.MachineTemplateResource(name): u}}}
+	return read.Composed{Observed: compose.Observed{Resources: map[resource.Name]*composed.Unstructured{read.MachineTemplateResource(name): u}}}
 }

@@ -42,14 +42,14 @@ func JoinHold(j *read.JoinPlan, p pool.Pool, s pool.Shape) *Hold {
 // rolls the pool anyway takes the current facts.
 func PinFacts(pl *Plan) {
 	j := pl.Join
-	machine, bootstrap := pl.Observed.InEffect()
+	machine, bootstrap := pl.Composed.InEffect()
 	if bootstrap == "" || bootstrap == pl.BootstrapTemplate.Name || machine != pl.MachineTemplate.Name {
 		return
 	}
-	if md := pl.Observed.Deployment; md == nil || md.Spec.Template.Spec.Version == nil || *md.Spec.Template.Spec.Version != pl.Shape.MachineVersion {
+	if md := pl.Composed.Deployment; md == nil || md.Spec.Template.Spec.Version == nil || *md.Spec.Template.Spec.Version != pl.Shape.MachineVersion {
 		return
 	}
-	u, ok := pl.Observed.Resources[read.BootstrapTemplateResource(bootstrap)]
+	u, ok := pl.Composed.Resources[read.BootstrapTemplateResource(bootstrap)]
 	if !ok || u.GetAnnotations()[pool.AnnJoinBase] != pl.BootstrapTemplate.Annotations[pool.AnnJoinBase] {
 		return
 	}

@@ -66,10 +66,10 @@ type Plan struct {
 	// made, composed as they are (decideAdoption).
 	Adopted []KeptTemplate
 
-	// Observed is the pool's observed composed state; World the required
+	// Observed is the pool's observed composed state; Required the required
 	// resources.
-	Observed read.ComposedState
-	World    read.World
+	Composed read.Composed
+	Required read.Required
 }
 
 // DeploymentRefs are the templates the MachineDeployment points at: the

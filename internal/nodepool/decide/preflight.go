@@ -20,7 +20,7 @@ import (
 // cloneTargetFor is a worker disk of diskSize on class as CDI renders it:
 // its volume and access modes from the class's StorageProfile (render/render.go
 // sets none).
-func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) cloneplan.Target {
+func cloneTargetFor(class string, diskSize resource.Quantity, w read.Required) cloneplan.Target {
 	size := diskSize.DeepCopy()
 	return cloneplan.Target{
 		StorageClassName:   class,
@@ -36,12 +36,12 @@ func cloneTargetFor(class string, diskSize resource.Quantity, w read.World) clon
 // modes from the class's StorageProfile (render/render.go sets none). The golden
 // is read as CDI reads it: status.capacity (nil until bound), never its
 // ask; its driver is its bound PV's (volumeDriver), else its class's.
-func PredictClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
+func PredictClone(img pool.Image, class string, diskSize resource.Quantity, w read.Required) cloneplan.Plan {
 	return cloneplan.Predict(cloneInput(img, class, diskSize, w))
 }
 
 // cloneInput is what predictClone predicts from.
-func cloneInput(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Input {
+func cloneInput(img pool.Image, class string, diskSize resource.Quantity, w read.Required) cloneplan.Input {
 	in := cloneplan.Input{
 		SourceName:            img.GoldenRef(),
 		CloneStrategyOverride: w.Clone.Override,
@@ -95,7 +95,7 @@ type PreflightInput struct {
 
 // PlacementOf is where the CSI driver puts a clone of the golden, from
 // the golden's class and the class the worker disks land on.
-func PlacementOf(goldenClass, class string, w read.World) cloneplacement.Placement {
+func PlacementOf(goldenClass, class string, w read.Required) cloneplacement.Placement {
 	var golden *storagev1.StorageClass
 	if goldenClass != "" {
 		golden = read.FindClass(w.StorageClasses, goldenClass)

@@ -22,7 +22,7 @@ type SnapshotDecision struct {
 
 // DecideSnapshot follows the StorageProfile of the class the template lands
 // on; the golden is on the same class (the StorageClass gate).
-func DecideSnapshot(cfg config.Config, img pool.Image, class string, w read.World) SnapshotDecision {
+func DecideSnapshot(cfg config.Config, img pool.Image, class string, w read.Required) SnapshotDecision {
 	if img.Source != pool.SourceClone || !cfg.SnapshotGoldens {
 		return SnapshotDecision{}
 	}
@@ -57,7 +57,7 @@ func GateOnGoldenSnapshot(p pool.Pool, img pool.Image, d SnapshotDecision) *Hold
 // PredictSnapshotClone is what CDI will do with a worker disk restored from
 // the golden's snapshot (cloneplan.PredictSnapshot), on the target
 // predictClone builds.
-func PredictSnapshotClone(img pool.Image, class string, diskSize resource.Quantity, w read.World) cloneplan.Plan {
+func PredictSnapshotClone(img pool.Image, class string, diskSize resource.Quantity, w read.Required) cloneplan.Plan {
 	return cloneplan.PredictSnapshot(cloneplan.SnapshotInput{
 		SourceNamespace: img.GoldenNamespace,
 		SourceName:      img.GoldenName,

@@ -28,7 +28,7 @@ func Stale(kind string, u *composed.Unstructured) (KeptTemplate, bool) {
 // differently rolls no pool (render/ask.go).
 
 // machineTemplateOf is the disk template for the class: the running one
-// when it records what the pool asks for now (read.ComposedState.KeptFor),
+// when it records what the pool asks for now (read.Composed.KeptFor),
 // else the one this release renders, reusing what Prepare rendered when the
 // class is the one it knew and the disk clones the golden's PVC, as Prepare
 // renders it (it has read neither whether the class prefers snapshots nor
@@ -107,7 +107,7 @@ type node struct {
 // config when it records the pool's ask, or renders it.
 func nodeOf(in Input, s pool.Shape, storageClass string) (node, error) {
 	p, spec := in.Pool, in.Spec
-	size, known := NodeSize(s, in.World.Instancetype)
+	size, known := NodeSize(s, in.Required.Instancetype)
 	reserved, sizeHold, err := ResolveReservations(p, spec, s, size, known)
 	if err != nil {
 		return node{}, err
@@ -144,7 +144,7 @@ func noteKept(pl *Plan, bootstrapKept bool) {
 	if k, ok := Stale(pool.KindKubevirtMachineTmpl, pl.MachineTemplate.Desired); ok {
 		pl.Kept = append(pl.Kept, k)
 	}
-	_, bootstrap := pl.Observed.InEffect()
+	_, bootstrap := pl.Composed.InEffect()
 	if !bootstrapKept {
 		return
 	}

@@ -193,7 +193,7 @@ func workerImageCondition(pl decide.Plan) compose.Condition {
 
 // readableCondition covers the required objects and the observed resources.
 func readableCondition(pl decide.Plan) compose.Condition {
-	problems := append(append([]string(nil), pl.World.Unreadable...), pl.Observed.Problems()...)
+	problems := append(append([]string(nil), pl.Required.Unreadable...), pl.Composed.Problems()...)
 	return compose.Readable(fmt.Sprintf("node pool %q", pl.Pool.Ref()), problems)
 }
 

@@ -27,7 +27,7 @@ func desiredReplicas(pl decide.Plan) int32 {
 	if !pl.Shape.Scaling.Autoscaled {
 		return pl.Shape.Replicas
 	}
-	if md := pl.Observed.Deployment; md != nil && md.Spec.Replicas != nil {
+	if md := pl.Composed.Deployment; md != nil && md.Spec.Replicas != nil {
 		return *md.Spec.Replicas
 	}
 	return pl.Shape.Scaling.Min
@@ -42,8 +42,8 @@ func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output
 	switch {
 	case pl.Hold != nil && !pl.Hold.DeploymentOnly:
 		// Hold the change back: every observed resource stays as it is.
-		pl.Observed.Keep(out.Resources, compose.RetireNone, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
-		machineTemplate, bootstrapTemplate = pl.Observed.InEffect()
+		pl.Composed.Keep(out.Resources, compose.RetireNone, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
+		machineTemplate, bootstrapTemplate = pl.Composed.InEffect()
 		settled = false
 	default:
 		if err := emitCurrent(pl, out.Resources); err != nil {
@@ -55,11 +55,11 @@ func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output
 			// composed at all for a new pool.
 			for _, n := range []resource.Name{read.ResourceMachineDeployment, read.ResourceMachineHealthCheck} {
 				delete(out.Resources, n)
-				if u, ok := pl.Observed.Resources[n]; ok {
+				if u, ok := pl.Composed.Resources[n]; ok {
 					out.Resources[n] = compose.Kept(u, keptReady(pl, n))
 				}
 			}
-			machineTemplate, bootstrapTemplate = pl.Observed.InEffect()
+			machineTemplate, bootstrapTemplate = pl.Composed.InEffect()
 			settled = false
 		}
 		keepReferenced(pl, out.Resources)
@@ -73,7 +73,7 @@ func Emit(pl decide.Plan, prev read.Previous, cfg config.Config) (compose.Output
 		return compose.Output{}, err
 	}
 	// Whatever the mode could not read stays, whichever rule left it out.
-	pl.Observed.Keep(out.Resources, compose.RetireAll, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
+	pl.Composed.Keep(out.Resources, compose.RetireAll, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
 	// A held pool has no workers for the change it waits for: it must not be
 	// reported Ready because what it composes is.
 	out.NotReady = pl.Hold != nil
@@ -132,11 +132,11 @@ func emitCurrent(pl decide.Plan, into map[resource.Name]*resource.DesiredCompose
 			}
 		}
 		ready := resource.ReadyFalse
-		if _, ok := pl.Observed.Resources[c.name]; ok {
+		if _, ok := pl.Composed.Resources[c.name]; ok {
 			ready = resource.ReadyTrue
 		}
 		if c.name == read.ResourceMachineDeployment {
-			ready = deploymentReady(pl.Observed.Deployment, pl.MachineDeployment.Spec.Replicas)
+			ready = deploymentReady(pl.Composed.Deployment, pl.MachineDeployment.Spec.Replicas)
 		}
 		into[c.name] = &resource.DesiredComposed{Resource: u, Ready: ready}
 	}
@@ -149,17 +149,17 @@ func emitCurrent(pl decide.Plan, into map[resource.Name]*resource.DesiredCompose
 // unreadable and what the pool runs on is unknown. Usages are protectClones'.
 func keepReferenced(pl decide.Plan, into map[resource.Name]*resource.DesiredComposed) {
 	machine, bootstrap := map[string]bool{}, map[string]bool{}
-	m, b := pl.Observed.InEffect()
+	m, b := pl.Composed.InEffect()
 	machine[m], bootstrap[b] = true, true
-	for _, ms := range pl.World.MachineSets {
+	for _, ms := range pl.Required.MachineSets {
 		machine[ms.Spec.Template.Spec.InfrastructureRef.Name] = true
 		if ref := ms.Spec.Template.Spec.Bootstrap.ConfigRef; ref != nil {
 			bootstrap[ref.Name] = true
 		}
 	}
-	unknown := pl.Observed.DeploymentUnreadable()
+	unknown := pl.Composed.DeploymentUnreadable()
 	retired := func(n resource.Name) bool {
-		name := pl.Observed.Resources[n].GetName()
+		name := pl.Composed.Resources[n].GetName()
 		switch {
 		case strings.HasPrefix(string(n), read.PrefixMachineTemplate):
 			return !unknown && !machine[name]
@@ -168,14 +168,14 @@ func keepReferenced(pl decide.Plan, into map[resource.Name]*resource.DesiredComp
 		}
 		return true
 	}
-	pl.Observed.Keep(into, retired, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
+	pl.Composed.Keep(into, retired, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
 }
 
 // keptReady is the readiness of a kept resource: a template or Usage once it
 // exists, the MachineDeployment once its ready replicas reach its own count.
 func keptReady(pl decide.Plan, n resource.Name) resource.Ready {
 	if n == read.ResourceMachineDeployment {
-		return deploymentReady(pl.Observed.Deployment, nil)
+		return deploymentReady(pl.Composed.Deployment, nil)
 	}
 	return resource.ReadyTrue
 }
@@ -215,7 +215,7 @@ func status(pl decide.Plan, machineTemplate, bootstrapTemplate string) v1alpha1.
 	if pl.Hold != nil {
 		gate = &v1alpha1.Gate{State: decide.GateHeld, Reason: pl.Hold.Reason, Message: pl.Hold.Message}
 	}
-	replicas, ready := int64(desiredReplicas(pl)), int64(pl.Observed.ReadyReplicas())
+	replicas, ready := int64(desiredReplicas(pl)), int64(pl.Composed.ReadyReplicas())
 	return v1alpha1.NodePoolStatus{
 		Image:             img,
 		Template:          machineTemplate,

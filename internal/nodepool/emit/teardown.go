@@ -67,7 +67,7 @@ func GuardDeletion(pl decide.Plan, into map[resource.Name]*resource.DesiredCompo
 		return nil
 	}
 	if !enabled || xr.GetNamespace() == "" {
-		if u, ok := pl.Observed.Resources[read.ResourceDeletionGuard]; ok {
+		if u, ok := pl.Composed.Resources[read.ResourceDeletionGuard]; ok {
 			into[read.ResourceDeletionGuard] = compose.Kept(u, resource.ReadyTrue)
 		}
 		return nil
@@ -77,7 +77,7 @@ func GuardDeletion(pl decide.Plan, into map[resource.Name]*resource.DesiredCompo
 
 // ComposeTeardown is the whole output of a pool asked to go, from what it
 // composed alone, so a pool with an invalid spec or no golden still goes.
-func ComposeTeardown(xr *composite.Unstructured, why Teardown, obs read.ComposedState, prev read.Previous) compose.Output {
+func ComposeTeardown(xr *composite.Unstructured, why Teardown, obs read.Composed, prev read.Previous) compose.Output {
 	ref := fmt.Sprintf("XNodePool %q", observed.Ref(&xr.Unstructured))
 	out := compose.Output{Resources: map[resource.Name]*resource.DesiredComposed{}, NotReady: true}
 	var cond compose.Condition
@@ -112,7 +112,7 @@ func ComposeTeardown(xr *composite.Unstructured, why Teardown, obs read.Composed
 }
 
 // draining names the Cluster API objects a pool being removed still has.
-func draining(obs read.ComposedState) []string {
+func draining(obs read.Composed) []string {
 	var names []string
 	for _, n := range []resource.Name{read.ResourceMachineDeployment, read.ResourceMachineHealthCheck} {
 		if u, ok := obs.Resources[n]; ok {

@@ -66,7 +66,7 @@ func emitUsage(pl decide.Plan, into map[resource.Name]*resource.DesiredComposed,
 		return pool.Refused(pl.Pool.Ref(), fmt.Errorf("%s: %w", n, err))
 	}
 	ready := resource.ReadyFalse
-	if _, ok := pl.Observed.Resources[n]; ok {
+	if _, ok := pl.Composed.Resources[n]; ok {
 		ready = resource.ReadyTrue
 	}
 	into[n] = &resource.DesiredComposed{Resource: obj, Ready: ready}
@@ -156,8 +156,8 @@ func protectClones(pl decide.Plan, into map[resource.Name]*resource.DesiredCompo
 	if !enabled {
 		// Never delete protection that exists while its template is kept:
 		// turning Usages off takes effect as templates go.
-		pl.Observed.Keep(into, func(n resource.Name) bool {
-			return !strings.HasPrefix(string(n), read.PrefixUsage) || !kept[UsageTemplate(pl.Observed.Resources[n])]
+		pl.Composed.Keep(into, func(n resource.Name) bool {
+			return !strings.HasPrefix(string(n), read.PrefixUsage) || !kept[UsageTemplate(pl.Composed.Resources[n])]
 		}, func(n resource.Name) resource.Ready { return keptReady(pl, n) })
 	}
 	return nil

@@ -22,11 +22,11 @@ type Class struct {
 	Default bool
 }
 
-// VmArchitecture is the spec.template.spec.architecture a pool's VM names:
+// VMArchitecture is the spec.template.spec.architecture a pool's VM names:
 // the pool's architecture when it is not the Input's image.arch, else none,
 // so no template of a pool of the Input's architecture changes. The one
 // decision of both the VM template (render/vmtemplate.go) and this gate.
-func VmArchitecture(poolArch, inputArch string) string {
+func VMArchitecture(poolArch, inputArch string) string {
 	if poolArch == inputArch {
 		return ""
 	}
@@ -69,7 +69,7 @@ type Shape struct {
 	InstallerRepository Setting
 	Mirrors             map[string]v1alpha1.RegistryMirror
 	// VM is the worker VM details (render/vmtemplate.go).
-	VM VmTemplate
+	VM VM
 	// GPUs are passed through to the VM (withGPUs, decide/reservations.go).
 	GPUs []v1alpha1.GPU
 }
@@ -93,8 +93,8 @@ func ResolveShape(spec v1alpha1.NodePoolSpec, size poolspec.Size, cfg config.Con
 	return s
 }
 
-// VmTemplate is the resolved worker VM details of a pool.
-type VmTemplate struct {
+// VM is the resolved worker VM details of a pool.
+type VM struct {
 	Roles            []string
 	LogSerialConsole bool
 	// PodResources are as poolspec parsed them.
@@ -117,8 +117,8 @@ type VmTemplate struct {
 
 // resolveVMTemplate applies the defaults to a spec poolspec has validated,
 // beside the Pod resources it parsed.
-func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cfg config.Config) VmTemplate {
-	v := VmTemplate{
+func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cfg config.Config) VM {
+	v := VM{
 		Roles:             spec.Roles,
 		LogSerialConsole:  spec.LogSerialConsole,
 		PodResources:      pod,
@@ -131,7 +131,7 @@ func resolveVMTemplate(spec v1alpha1.NodePoolSpec, pod poolspec.PodResources, cf
 		// it, as config does the Input's.
 		FactoryCA: cmp.Or(strings.TrimSpace(spec.Talos.ImageFactoryCA), cfg.ImageFactoryCA),
 	}
-	v.Architecture = VmArchitecture(spec.Architecture, cfg.Arch)
+	v.Architecture = VMArchitecture(spec.Architecture, cfg.Arch)
 	if d := spec.Disk; d != nil {
 		if d.PCIAddress != "" {
 			v.PCIAddress = d.PCIAddress

@@ -23,7 +23,7 @@ import (
 
 // Adopting: the pool composes no MachineDeployment (nor one it cannot
 // read), so whether one of its name exists is asked.
-func (cs ComposedState) Adopting() bool {
+func (cs Composed) Adopting() bool {
 	_, composed := cs.Resources[ResourceMachineDeployment]
 	return !composed && !cs.DeploymentUnreadable()
 }
@@ -65,7 +65,7 @@ func ownsIn(obs map[resource.Name]resource.ObservedComposed, v v1beta1.ClusterAP
 
 // readDeployment reads the observed MachineDeployment, in either version,
 // into the v1beta1 view decisions use.
-func (cs *ComposedState) readDeployment(obs map[resource.Name]resource.ObservedComposed) {
+func (cs *Composed) readDeployment(obs map[resource.Name]resource.ObservedComposed) {
 	o, ok := obs[ResourceMachineDeployment]
 	if !ok || o.Resource == nil {
 		return
@@ -91,7 +91,7 @@ func (cs *ComposedState) readDeployment(obs map[resource.Name]resource.ObservedC
 
 // RunningGolden is the name of the golden the pool's running template
 // clones in the pool's golden namespace, "" for none.
-func (cs ComposedState) RunningGolden(img pool.Image) string {
+func (cs Composed) RunningGolden(img pool.Image) string {
 	running, _ := cs.InEffect()
 	tc, ok := cs.ObservedClone(running)
 	if !ok {
@@ -142,28 +142,28 @@ func owns(n resource.Name) (apiVersion, kind string, ok bool) {
 	return "", "", false
 }
 
-// ComposedState is the typed view of the pool's observed composed resources.
-type ComposedState struct {
+// Composed is the typed view of the pool's observed composed resources.
+type Composed struct {
 	compose.Observed
 	// Deployment is the observed MachineDeployment, if any and readable.
 	Deployment *clusterv1.MachineDeployment
 }
 
-func ReadComposed(obs map[resource.Name]resource.ObservedComposed, v v1beta1.ClusterAPIVersion) ComposedState {
-	cs := ComposedState{Observed: compose.ReadObserved(obs, ownsIn(obs, v))}
+func ReadComposed(obs map[resource.Name]resource.ObservedComposed, v v1beta1.ClusterAPIVersion) Composed {
+	cs := Composed{Observed: compose.ReadObserved(obs, ownsIn(obs, v))}
 	cs.readDeployment(obs)
 	return cs
 }
 
 // DeploymentUnreadable reports an observed MachineDeployment the mode cannot
 // read: what the pool runs on is unknown, so no template retires.
-func (cs ComposedState) DeploymentUnreadable() bool {
+func (cs Composed) DeploymentUnreadable() bool {
 	return cs.Unreadable(ResourceMachineDeployment)
 }
 
 // InEffect returns the template names the observed MachineDeployment points
 // at: what the pool runs on now, whatever the spec says.
-func (cs ComposedState) InEffect() (machineTemplate, bootstrapTemplate string) {
+func (cs Composed) InEffect() (machineTemplate, bootstrapTemplate string) {
 	if cs.Deployment == nil {
 		return "", ""
 	}
@@ -175,7 +175,7 @@ func (cs ComposedState) InEffect() (machineTemplate, bootstrapTemplate string) {
 }
 
 // ReadyReplicas is the observed MachineDeployment's ready replica count.
-func (cs ComposedState) ReadyReplicas() int32 {
+func (cs Composed) ReadyReplicas() int32 {
 	if cs.Deployment == nil {
 		return 0
 	}
@@ -192,7 +192,7 @@ type templateClone struct {
 
 // ObservedClone reads the golden and class of the observed machine template
 // name; ok is false when it is not composed or not a clone template.
-func (cs ComposedState) ObservedClone(name string) (templateClone, bool) {
+func (cs Composed) ObservedClone(name string) (templateClone, bool) {
 	u, found := cs.Resources[MachineTemplateResource(name)]
 	if !found || name == "" {
 		return templateClone{}, false
@@ -209,7 +209,7 @@ func (cs ComposedState) ObservedClone(name string) (templateClone, bool) {
 // RunningClass is the class of the running clone template of img's golden:
 // a pool that declares none stays on it, so moving the default StorageClass
 // rolls no pool.
-func (cs ComposedState) RunningClass(img pool.Image) (pool.Class, bool) {
+func (cs Composed) RunningClass(img pool.Image) (pool.Class, bool) {
 	running, _ := cs.InEffect()
 	tc, ok := cs.ObservedClone(running)
 	if !ok || tc.Golden != img.GoldenNamespace+"/"+img.GoldenName || tc.Class == "" {
@@ -224,7 +224,7 @@ func (cs ComposedState) RunningClass(img pool.Image) (pool.Class, bool) {
 // vm.go handleDataVolumes), and a WaitForFirstConsumer disk's Node cannot
 // be Ready before the disk is populated; a large pool cannot afford reading
 // every worker DataVolume instead.
-func (cs ComposedState) ClonedByMachineSets(img pool.Image, sets []clusterv1.MachineSet) bool {
+func (cs Composed) ClonedByMachineSets(img pool.Image, sets []clusterv1.MachineSet) bool {
 	golden := img.GoldenRef()
 	for _, ms := range sets {
 		if ms.Status.ReadyReplicas < 1 {
@@ -244,7 +244,7 @@ func (cs ComposedState) ClonedByMachineSets(img pool.Image, sets []clusterv1.Mac
 // A template without a record (rendered before records were written) is
 // replaced only when this release renders it differently, as every release
 // did before.
-func (cs ComposedState) KeptFor(n resource.Name, ask string) *composed.Unstructured {
+func (cs Composed) KeptFor(n resource.Name, ask string) *composed.Unstructured {
 	u, ok := cs.Resources[n]
 	if !ok || u.GetAnnotations()[pool.AnnAsk] != ask {
 		return nil
@@ -254,7 +254,7 @@ func (cs ComposedState) KeptFor(n resource.Name, ask string) *composed.Unstructu
 
 // Unrecorded is the running template under n when it records no ask:
 // an earlier release made it before asks were recorded.
-func (cs ComposedState) Unrecorded(n resource.Name) *composed.Unstructured {
+func (cs Composed) Unrecorded(n resource.Name) *composed.Unstructured {
 	u, ok := cs.Resources[n]
 	if !ok || u.GetAnnotations()[pool.AnnAsk] != "" {
 		return nil

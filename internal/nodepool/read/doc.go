@@ -1,5 +1,5 @@
 // Package read is the node pool's current state, read once per call: what
-// the pool composed (ComposedState), what it last reported (Previous), and
+// the pool composed (Composed), what it last reported (Previous), and
 // the required objects a call asks Crossplane for. What a call reads, when
 // it asks, and how each object is read is the one table of reads; Reads
 // says, from the spec, the previous status and the composed state alone,

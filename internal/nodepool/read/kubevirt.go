@@ -46,7 +46,7 @@ const featureGateMultiArchitecture = "MultiArchitecture"
 
 // WritesArchitecture reports a pool whose VM names its architecture.
 func WritesArchitecture(img pool.Image, cfg config.Config) bool {
-	return pool.VmArchitecture(img.Arch.Value, cfg.Arch) != ""
+	return pool.VMArchitecture(img.Arch.Value, cfg.Arch) != ""
 }
 
 // KubeVirtGate is what the gate reads of the KubeVirt CR.

@@ -54,7 +54,7 @@ type ReadsInput struct {
 	// DeclaredClass is spec.storageClass.
 	DeclaredClass string
 	// Observed is the pool's observed composed state.
-	Observed ComposedState
+	Composed Composed
 	// Ceiling is replicas, or an autoscaled pool's maxReplicas.
 	Ceiling int32
 	// Desired is the machine template on the class known without the
@@ -81,7 +81,7 @@ type ReadsInput struct {
 // which unsettles the deployment. Above MaxWorkerDisks the request would
 // not fit.
 func PlanReads(in ReadsInput) Reads {
-	rd := Reads{WorkerDisks: WorkerDisks(in.Observed.Deployment, in.Ceiling)}
+	rd := Reads{WorkerDisks: WorkerDisks(in.Composed.Deployment, in.Ceiling)}
 	// starting: the pool may start clones on this call, a new template, a
 	// deployment not on it yet, a fixed pool asked to grow, or a deployment
 	// not settled (a scale, a roll, a replaced Machine). Then the grant is
@@ -90,17 +90,17 @@ func PlanReads(in ReadsInput) Reads {
 	// clones and the published capacity (decide/budget.go, decide/capacity.go).
 	starting := false
 	if in.Image.Source == pool.SourceClone {
-		_, newTemplate := in.Observed.Resources[MachineTemplateResource(in.Desired)]
+		_, newTemplate := in.Composed.Resources[MachineTemplateResource(in.Desired)]
 		newTemplate = in.Desired == "" || !newTemplate
 		rd.Clone = newTemplate || in.Asked
-		running, _ := in.Observed.InEffect()
+		running, _ := in.Composed.InEffect()
 		rd.DiskClass = in.Desired == ""
-		starting = newTemplate || running != in.Desired || growingPool(in.Observed.Deployment, in.Ceiling) || !Settled(in.Observed)
+		starting = newTemplate || running != in.Desired || growingPool(in.Composed.Deployment, in.Ceiling) || !Settled(in.Composed)
 		rd.Grant = in.WaitForGrant && starting
 		rd.Budget = starting
 	}
 	healthy := in.HasPrevious && in.PreviousHealth.Status == string(compose.StatusTrue)
-	forHealth := !healthy || !Settled(in.Observed)
+	forHealth := !healthy || !Settled(in.Composed)
 	rd.Workers = forHealth || starting
 	if rd.WorkerDisks > in.MaxWorkerDisks {
 		// Whatever would read them does without: clone health reports
@@ -134,7 +134,7 @@ func WorkerDisks(md *clusterv1.MachineDeployment, ceiling int32) int32 {
 // Settled reports a deployment that observed its latest spec and has as
 // many Machines as it wants, all up to date, ready and available: CAPI's
 // v1beta1 counters, which CAPI v1.11 still maintains on v1beta2.
-func Settled(cs ComposedState) bool {
+func Settled(cs Composed) bool {
 	md := cs.Deployment
 	if md == nil || cs.DeploymentUnreadable() {
 		return false

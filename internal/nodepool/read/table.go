@@ -53,7 +53,7 @@ type Input struct {
 	Bootstrap *v1alpha1.Bootstrap
 	Config    config.Config
 	// Observed is the pool's observed composed state.
-	Observed ComposedState
+	Composed Composed
 	Reads    Reads
 }
 
@@ -61,7 +61,7 @@ type Input struct {
 // resources as typed objects, a Join pool's facts and the running pool of
 // the pool's name that another tool made.
 type Current struct {
-	World World
+	Required Required
 	// Join is the Join mode's facts; nil for a Generate pool.
 	Join *JoinPlan
 	// Existing is the existing pool to adopt; nil when there is none.
@@ -200,7 +200,7 @@ func joins(in *Input) bool {
 	return v1alpha1.BootstrapModeOf(in.Bootstrap) == v1alpha1.BootstrapJoin
 }
 
-func adopting(in *Input) bool { return in.Observed.Adopting() }
+func adopting(in *Input) bool { return in.Composed.Adopting() }
 
 // The rows' selectors.
 
@@ -255,7 +255,7 @@ func each[T any](keep func(Fetched, *unstructured.Unstructured) bool, read func(
 			}
 			v, err := read(u)
 			if err != nil {
-				c.World.Unreadable = append(c.World.Unreadable, err.Error())
+				c.Required.Unreadable = append(c.Required.Unreadable, err.Error())
 				continue
 			}
 			put(c, v)
@@ -284,7 +284,7 @@ var table = []Row{
 		Selector: func(in *Input) *fnv1.ResourceSelector {
 			return required.ByLabels(clusterapi.APIVersion(in.Config.ClusterAPIVersion), clusterapi.KindMachineSet, in.Pool.Namespace, map[string]string{clusterapi.LabelDeploymentName: in.Pool.DeploymentName()})
 		},
-		Read: sized(func(c *Current) *[]clusterv1.MachineSet { return &c.World.MachineSets }, func(c *Current, f Fetched) {
+		Read: sized(func(c *Current) *[]clusterv1.MachineSet { return &c.Required.MachineSets }, func(c *Current, f Fetched) {
 			p := f.In.Pool
 			for _, u := range f.Objects {
 				if u.GetNamespace() != p.Namespace || u.GetLabels()[clusterapi.LabelDeploymentName] != p.DeploymentName() {
@@ -292,10 +292,10 @@ var table = []Row{
 				}
 				ms, err := Templates.ReadMachineSet(u, f.In.Config.ClusterAPIVersion)
 				if err != nil {
-					c.World.Unreadable = append(c.World.Unreadable, err.Error())
+					c.Required.Unreadable = append(c.Required.Unreadable, err.Error())
 					continue
 				}
-				c.World.MachineSets = append(c.World.MachineSets, ms)
+				c.Required.MachineSets = append(c.Required.MachineSets, ms)
 			}
 		}),
 	},
@@ -307,7 +307,9 @@ var table = []Row{
 		},
 		Read: each(func(f Fetched, u *unstructured.Unstructured) bool { return u.GetName() == f.In.InstanceType },
 			typed[instancetypev1beta1.VirtualMachineClusterInstancetype](InstancetypeAPIVersion, pool.InstancetypeKind),
-			func(c *Current, it *instancetypev1beta1.VirtualMachineClusterInstancetype) { c.World.Instancetype = it }),
+			func(c *Current, it *instancetypev1beta1.VirtualMachineClusterInstancetype) {
+				c.Required.Instancetype = it
+			}),
 	},
 	{
 		// Not their PVCs: the DataVolumes carry what cloneHealth reads.
@@ -315,7 +317,7 @@ var table = []Row{
 		Selector: func(in *Input) *fnv1.ResourceSelector {
 			return required.ByLabels(observed.CDIAPIVersion, observed.KindDataVolume, in.Pool.Namespace, map[string]string{labels.Pool: in.Pool.Hash()})
 		},
-		Read: sized(func(c *Current) *[]cdiv1.DataVolume { return &c.World.WorkerDVs }, func(c *Current, f Fetched) {
+		Read: sized(func(c *Current) *[]cdiv1.DataVolume { return &c.Required.WorkerDVs }, func(c *Current, f Fetched) {
 			// The pool's hash is a digest of its identity: computed once,
 			// not per object read.
 			poolHash := f.In.Pool.Hash()
@@ -325,9 +327,9 @@ var table = []Row{
 				dv, err := observed.WorkerDataVolume(s, WorkerDVAnnotations...)
 				switch {
 				case err != nil:
-					c.World.Unreadable = append(c.World.Unreadable, err.Error())
+					c.Required.Unreadable = append(c.Required.Unreadable, err.Error())
 				case dv.Namespace == f.In.Pool.Namespace && dv.Labels[labels.Pool] == poolHash:
-					c.World.WorkerDVs = append(c.World.WorkerDVs, dv)
+					c.Required.WorkerDVs = append(c.Required.WorkerDVs, dv)
 				}
 			}
 		}),
@@ -345,9 +347,9 @@ var table = []Row{
 				pvc, err := observed.WorkerPVC(s)
 				switch {
 				case err != nil:
-					c.World.Unreadable = append(c.World.Unreadable, err.Error())
+					c.Required.Unreadable = append(c.Required.Unreadable, err.Error())
 				case pvc.Namespace == f.In.Pool.Namespace && pvc.Labels[labels.Pool] == poolHash:
-					c.World.WorkerPVCs = append(c.World.WorkerPVCs, pvc)
+					c.Required.WorkerPVCs = append(c.Required.WorkerPVCs, pvc)
 				}
 			}
 		},
@@ -355,28 +357,28 @@ var table = []Row{
 	{
 		Name: ReqGoldenDataVolume, When: readsClone,
 		Selector: golden(observed.CDIAPIVersion, observed.KindDataVolume),
-		Read:     each(isGolden, observed.DataVolume, func(c *Current, dv *cdiv1.DataVolume) { c.World.GoldenDV = dv }),
+		Read:     each(isGolden, observed.DataVolume, func(c *Current, dv *cdiv1.DataVolume) { c.Required.GoldenDV = dv }),
 	},
 	{
 		Name: ReqGoldenPVC, When: readsGolden,
 		Selector: golden(observed.CoreAPIVersion, observed.KindPVC),
-		Read:     each(isGolden, observed.PVC, func(c *Current, pvc *corev1.PersistentVolumeClaim) { c.World.GoldenPVC = pvc }),
+		Read:     each(isGolden, observed.PVC, func(c *Current, pvc *corev1.PersistentVolumeClaim) { c.Required.GoldenPVC = pvc }),
 	},
 	{
 		Name: ReqStorageClasses, When: readsGolden,
 		Selector: every(observed.StorageAPIVersion, observed.KindStorageClass),
-		Read: sized(func(c *Current) *[]storagev1.StorageClass { return &c.World.StorageClasses },
+		Read: sized(func(c *Current) *[]storagev1.StorageClass { return &c.Required.StorageClasses },
 			each(nil, observed.StorageClass, func(c *Current, sc *storagev1.StorageClass) {
-				c.World.StorageClasses = append(c.World.StorageClasses, *sc)
+				c.Required.StorageClasses = append(c.Required.StorageClasses, *sc)
 			})),
 	},
 	{
 		// What the clones about to start are compared with (capacity.go).
 		Name: ReqStorageCapacities, When: readsBudget,
 		Selector: every(observed.StorageAPIVersion, pool.KindCSIStorageCapacity),
-		Read: sized(func(c *Current) *[]storagev1.CSIStorageCapacity { return &c.World.StorageCapacities },
+		Read: sized(func(c *Current) *[]storagev1.CSIStorageCapacity { return &c.Required.StorageCapacities },
 			each(nil, typed[storagev1.CSIStorageCapacity](observed.StorageAPIVersion, pool.KindCSIStorageCapacity), func(c *Current, sc *storagev1.CSIStorageCapacity) {
-				c.World.StorageCapacities = append(c.World.StorageCapacities, *sc)
+				c.Required.StorageCapacities = append(c.Required.StorageCapacities, *sc)
 			})),
 	},
 	{
@@ -393,9 +395,9 @@ var table = []Row{
 				pvc, err := observed.CloneClaim(s)
 				switch {
 				case err != nil:
-					c.World.Unreadable = append(c.World.Unreadable, err.Error())
+					c.Required.Unreadable = append(c.Required.Unreadable, err.Error())
 				case IsCloneClaim(pvc, f.In.Image.GoldenNamespace, poolHash):
-					c.World.CloneClaims = append(c.World.CloneClaims, pvc)
+					c.Required.CloneClaims = append(c.Required.CloneClaims, pvc)
 				}
 			}
 		},
@@ -404,14 +406,14 @@ var table = []Row{
 		Name: ReqStorageProfiles, When: readsClone,
 		Selector: every(observed.CDIAPIVersion, observed.KindStorageProfile),
 		Read: each(nil, observed.StorageProfile, func(c *Current, sp *cdiv1.StorageProfile) {
-			c.World.Clone.Profiles = append(c.World.Clone.Profiles, *sp)
+			c.Required.Clone.Profiles = append(c.Required.Clone.Profiles, *sp)
 		}),
 	},
 	{
 		Name: ReqSnapshotClasses, When: func(in *Input) bool { return readsClone(in) && in.Config.ReadSnapshotClasses },
 		Selector: every(observed.SnapshotAPIVersion, observed.KindVolumeSnapshotClass),
 		Read: each(nil, observed.VolumeSnapshotClass, func(c *Current, vsc cloneplan.VolumeSnapshotClass) {
-			c.World.Clone.SnapshotClasses = append(c.World.Clone.SnapshotClasses, vsc)
+			c.Required.Clone.SnapshotClasses = append(c.Required.Clone.SnapshotClasses, vsc)
 		}),
 	},
 	{
@@ -423,7 +425,7 @@ var table = []Row{
 			cdiName := ""
 			each(nil, observed.CDI, func(c *Current, cdi *cdiv1.CDI) {
 				if cdiName == "" || cdi.Name < cdiName {
-					c.World.Clone.Override, cdiName = cdi.Spec.CloneStrategyOverride, cdi.Name
+					c.Required.Clone.Override, cdiName = cdi.Spec.CloneStrategyOverride, cdi.Name
 				}
 			})(c, f)
 		},
@@ -433,7 +435,7 @@ var table = []Row{
 		Selector: every(observed.CDIAPIVersion, observed.KindCDIConfig),
 		Read: each(nil, observed.CDIConfig, func(c *Current, cfg *cdiv1.CDIConfig) {
 			if cfg.Status.FilesystemOverhead != nil {
-				c.World.Clone.Overhead = cfg.Status.FilesystemOverhead
+				c.Required.Clone.Overhead = cfg.Status.FilesystemOverhead
 			}
 		}),
 	},
@@ -442,7 +444,7 @@ var table = []Row{
 		Name: ReqGoldenSnapshot, When: readsSnapshot,
 		Selector: golden(goldensnapshot.APIVersion, goldensnapshot.Kind),
 		Read: each(isGolden, typed[snapshotv1.VolumeSnapshot](goldensnapshot.APIVersion, goldensnapshot.Kind), func(c *Current, vs *snapshotv1.VolumeSnapshot) {
-			c.World.GoldenSnapshot = vs
+			c.Required.GoldenSnapshot = vs
 		}),
 	},
 	{
@@ -453,7 +455,7 @@ var table = []Row{
 		Name: ReqGoldenSnapshotContent, When: readsSnapshot,
 		After: &Chain{On: []string{ReqGoldenSnapshot}, Selector: goldenSnapshotContent},
 		Read: each(chainedName, typed[snapshotv1.VolumeSnapshotContent](goldensnapshot.APIVersion, goldensnapshot.ContentKind), func(c *Current, vsc *snapshotv1.VolumeSnapshotContent) {
-			c.World.GoldenSnapshotContent = vsc
+			c.Required.GoldenSnapshotContent = vsc
 		}),
 	},
 	{
@@ -462,7 +464,7 @@ var table = []Row{
 		// the classes are read.
 		Name: ReqGoldenPV, When: readsClone,
 		After: &Chain{On: []string{ReqGoldenPVC, ReqStorageClasses}, Selector: goldenVolume},
-		Read:  each(chainedName, observed.PV, func(c *Current, pv *corev1.PersistentVolume) { c.World.GoldenPV = pv }),
+		Read:  each(chainedName, observed.PV, func(c *Current, pv *corev1.PersistentVolume) { c.Required.GoldenPV = pv }),
 	},
 	{
 		// The catalogs' clone RBAC in the golden namespace, by its label.
@@ -474,7 +476,9 @@ var table = []Row{
 			return u.GetNamespace() == f.In.Image.GoldenNamespace
 		},
 			typed[rbacv1.RoleBinding](pool.RbacAPIVersion, pool.KindRoleBinding),
-			func(c *Current, rb *rbacv1.RoleBinding) { c.World.CloneBindings = append(c.World.CloneBindings, *rb) }),
+			func(c *Current, rb *rbacv1.RoleBinding) {
+				c.Required.CloneBindings = append(c.Required.CloneBindings, *rb)
+			}),
 	},
 	{
 		Name: ReqCloneRoles, When: readsGrant,
@@ -482,7 +486,7 @@ var table = []Row{
 			return required.ByLabels(pool.RbacAPIVersion, pool.KindClusterRole, "", map[string]string{labels.CloneRBAC: "true"})
 		},
 		Read: each(nil, typed[rbacv1.ClusterRole](pool.RbacAPIVersion, pool.KindClusterRole), func(c *Current, cr *rbacv1.ClusterRole) {
-			c.World.CloneRoles = append(c.World.CloneRoles, *cr)
+			c.Required.CloneRoles = append(c.Required.CloneRoles, *cr)
 		}),
 	},
 	{
@@ -492,8 +496,8 @@ var table = []Row{
 		Selector: every(KubeVirtAPIVersion, KindKubeVirt),
 		Read: func(c *Current, f Fetched) {
 			var unreadable []string
-			c.World.KubeVirt, unreadable = ReadKubeVirt(f.Objects)
-			c.World.Unreadable = append(c.World.Unreadable, unreadable...)
+			c.Required.KubeVirt, unreadable = ReadKubeVirt(f.Objects)
+			c.Required.Unreadable = append(c.Required.Unreadable, unreadable...)
 		},
 	},
 	// A pool of another architecture asks for both candidates by name
@@ -653,7 +657,7 @@ func (c *Current) join(in *Input) *JoinPlan {
 
 // sort puts what the rows read in the order the decisions rely on.
 func (c *Current) sort() {
-	c.World.sort()
+	c.Required.sort()
 	if c.Join != nil {
 		c.Join.Facts.sort()
 	}

@@ -52,7 +52,7 @@ func richInput() Input {
 
 // variants are inputs that ask for some rows and not others.
 func variants() map[string]Input {
-	composedMD := ComposedState{Observed: compose.Observed{Resources: map[resource.Name]*composed.Unstructured{ResourceMachineDeployment: composed.New()}}}
+	composedMD := Composed{Observed: compose.Observed{Resources: map[resource.Name]*composed.Unstructured{ResourceMachineDeployment: composed.New()}}}
 	out := map[string]Input{}
 	with := func(name string, change func(*Input)) {
 		in := richInput()
@@ -64,7 +64,7 @@ func variants() map[string]Input {
 		in.Image.Source, in.Image.Arch.Value = poolspec.SourceHTTP, "amd64"
 		in.InstanceType, in.DeclaredClass, in.Bootstrap = "", "", nil
 		in.Config.SnapshotGoldens, in.Config.ReadSnapshotClasses = false, false
-		in.Observed, in.Reads = composedMD, Reads{}
+		in.Composed, in.Reads = composedMD, Reads{}
 	})
 	with("HTTPPoolWithEveryFlag", func(in *Input) { in.Image.Source = poolspec.SourceHTTP })
 	with("OwnArchitecture", func(in *Input) { in.Image.Arch.Value = "amd64" })
@@ -72,7 +72,7 @@ func variants() map[string]Input {
 	with("SizedByResources", func(in *Input) { in.InstanceType = "" })
 	with("Generate", func(in *Input) { in.Bootstrap = nil })
 	with("GenerateDeclared", func(in *Input) { in.Bootstrap = &v1alpha1.Bootstrap{Mode: v1alpha1.BootstrapGenerate} })
-	with("ComposesItsDeployment", func(in *Input) { in.Observed = composedMD })
+	with("ComposesItsDeployment", func(in *Input) { in.Composed = composedMD })
 	with("NoSnapshotGoldens", func(in *Input) { in.Config.SnapshotGoldens = false })
 	with("NoSnapshotClasses", func(in *Input) { in.Config.ReadSnapshotClasses = false })
 	for name, rd := range map[string]Reads{

@@ -57,8 +57,8 @@ func FindProfile(profiles []cdiv1.StorageProfile, class string) *cdiv1.StoragePr
 	return nil
 }
 
-// World is the typed view of the required resources.
-type World struct {
+// Required is the typed view of the required resources.
+type Required struct {
 	GoldenDV  *cdiv1.DataVolume
 	GoldenPVC *corev1.PersistentVolumeClaim
 	// GoldenPV is the golden PVC's PV; nil unless read (goldenVolumeToRead).
@@ -98,7 +98,7 @@ type World struct {
 
 // sort puts the lists in name order, which Crossplane lists them in
 // already, and the unreadable objects in order.
-func (w *World) sort() {
+func (w *Required) sort() {
 	sortByName(w.CloneClaims)
 	slices.SortStableFunc(w.StorageCapacities, func(a, b storagev1.CSIStorageCapacity) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))

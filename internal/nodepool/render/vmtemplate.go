@@ -47,7 +47,7 @@ const (
 
 // apply writes the details into the VM template of a KubevirtMachineTemplate
 // built by renderMachineTemplate, before its name is hashed.
-func apply(v pool.VmTemplate, p pool.Pool, t *infrav1.VirtualMachineTemplateSpec) {
+func apply(v pool.VM, p pool.Pool, t *infrav1.VirtualMachineTemplateSpec) {
 	t.ObjectMeta.Labels = withRoles(t.ObjectMeta.Labels, v.Roles)
 	vmi := t.Spec.Template
 	vmi.ObjectMeta.Labels = withRoles(vmi.ObjectMeta.Labels, v.Roles)
