@@ -10,7 +10,6 @@ import (
 	clusterv1beta2 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/crossplane/function-sdk-go/resource"
-	fnresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/cozystack/function-worker-image/input/v1beta1"
@@ -328,4 +327,4 @@ const (
 
 // ResourceFactoryCA is the composition resource name of the pool's Image
 // Factory CA ConfigMap.
-const ResourceFactoryCA = fnresource.Name("factory-ca")
+const ResourceFactoryCA = resource.Name("factory-ca")
