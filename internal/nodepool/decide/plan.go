@@ -66,7 +66,7 @@ type Plan struct {
 	// made, composed as they are (decideAdoption).
 	Adopted []KeptTemplate
 
-	// Observed is the pool's observed composed state; Required the required
+	// Composed is what the pool composed; Required the required
 	// resources.
 	Composed read.Composed
 	Required read.Required

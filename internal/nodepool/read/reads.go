@@ -53,7 +53,7 @@ type ReadsInput struct {
 	Image pool.Image
 	// DeclaredClass is spec.storageClass.
 	DeclaredClass string
-	// Observed is the pool's observed composed state.
+	// Composed is what the pool composed, as observed.
 	Composed Composed
 	// Ceiling is replicas, or an autoscaled pool's maxReplicas.
 	Ceiling int32

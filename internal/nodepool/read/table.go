@@ -52,7 +52,7 @@ type Input struct {
 	// Bootstrap is spec.bootstrap.
 	Bootstrap *v1alpha1.Bootstrap
 	Config    config.Config
-	// Observed is the pool's observed composed state.
+	// Composed is what the pool composed, as observed.
 	Composed Composed
 	Reads    Reads
 }
