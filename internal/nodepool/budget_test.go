@@ -281,7 +281,7 @@ func TestOthersClones(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			in := read.Input{Pool: fxPoolID, Image: img, Reads: read.Reads{Budget: true}}
-			w := read.Read(in, required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}).Required
+			w := read.Read(&in, required.Resolved{}, required.Raw{read.ReqCloneClaims: wire(t, tc.claims...)}).Required
 			got := clonebudget.CountClaims(w.CloneClaims, tc.class, budgetNow, defaults.LeakedClaimAfter)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)

@@ -47,6 +47,8 @@ type call struct {
 	// golden of its architecture (read/goldenchoice.go).
 	goldenBase string
 	choice     read.GoldenChoice
+	// readIn is readInput's, once built.
+	readIn *read.Input
 }
 
 func prepare(r compose.Request) *call {
@@ -123,13 +125,18 @@ func (c *call) askedAnew(ask string) bool {
 }
 
 // readInput is what the table of reads (read/table.go) decides this
-// call's reads from.
-func (c *call) readInput() read.Input {
-	return read.Input{
-		Pool: c.pool, Image: c.img, GoldenBase: c.goldenBase, InstanceType: c.shape.InstanceType,
-		DeclaredClass: c.spec.StorageClass, Bootstrap: c.spec.Bootstrap,
-		Config: c.r.Config, Composed: c.obs, Reads: c.reads,
+// call's reads from, built once and kept in the call: the table's rows take
+// it by pointer, and a copy per use would be a heap allocation of the
+// Input's size each time.
+func (c *call) readInput() *read.Input {
+	if c.readIn == nil {
+		c.readIn = &read.Input{
+			Pool: c.pool, Image: c.img, GoldenBase: c.goldenBase, InstanceType: c.shape.InstanceType,
+			DeclaredClass: c.spec.StorageClass, Bootstrap: c.spec.Bootstrap,
+			Config: c.r.Config, Composed: c.obs, Reads: c.reads,
+		}
 	}
+	return c.readIn
 }
 
 // Requirements asks for what this call's decisions read (read.Requirements).

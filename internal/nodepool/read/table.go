@@ -107,11 +107,11 @@ type Fetched struct {
 
 // Requirements are the rows this call asks for at once: every row whose
 // When holds and that is not chained.
-func Requirements(in Input) required.Selectors {
+func Requirements(in *Input) required.Selectors {
 	sel := required.Selectors{}
 	for _, r := range table {
-		if r.After == nil && r.When(&in) {
-			sel[r.Name] = r.Selector(&in)
+		if r.After == nil && r.When(in) {
+			sel[r.Name] = r.Selector(in)
 		}
 	}
 	return sel
@@ -119,13 +119,13 @@ func Requirements(in Input) required.Selectors {
 
 // Chained are the chained rows this call asks for once got resolved; nil
 // when none.
-func Chained(in Input, got required.Resolved) required.Selectors {
+func Chained(in *Input, got required.Resolved) required.Selectors {
 	var sel required.Selectors
 	for _, r := range table {
-		if r.After == nil || !r.When(&in) {
+		if r.After == nil || !r.When(in) {
 			continue
 		}
-		if s := r.After.Selector(&in, got); s != nil {
+		if s := r.After.Selector(in, got); s != nil {
 			if sel == nil {
 				sel = required.Selectors{}
 			}
@@ -150,17 +150,17 @@ func RawNames() map[string]bool {
 
 // Read is the current state: every row this call asks for, read in the
 // table's order; what a row not asked for returned is not read.
-func Read(in Input, got required.Resolved, raw required.Raw) Current {
+func Read(in *Input, got required.Resolved, raw required.Raw) Current {
 	c := Current{}
 	// What the rows asked for returned, for the chained rows after them.
 	asked := make(required.Resolved, len(got))
 	for _, r := range table {
-		if r.Peeked || !r.When(&in) {
+		if r.Peeked || !r.When(in) {
 			continue
 		}
-		f := Fetched{In: &in}
+		f := Fetched{In: in}
 		if r.After != nil {
-			if f.Chained = r.After.Selector(&in, asked); f.Chained == nil {
+			if f.Chained = r.After.Selector(in, asked); f.Chained == nil {
 				continue
 			}
 		}

@@ -138,8 +138,8 @@ func fetchedAll(t *testing.T) (required.Resolved, required.Raw) {
 			raw[name] = []*structpb.Struct{st}
 		}
 	}
-	add(Requirements(in))
-	add(Chained(in, got))
+	add(Requirements(&in))
+	add(Chained(&in, got))
 	return got, raw
 }
 
@@ -148,17 +148,18 @@ func fetchedAll(t *testing.T) (required.Resolved, required.Raw) {
 // state when asked, and nothing when not, whatever Crossplane sent.
 func TestTableAskedIsRead(t *testing.T) {
 	got, raw := fetchedAll(t)
-	everything := Requirements(richInput())
+	rich := richInput()
+	everything := Requirements(&rich)
 	for _, r := range table {
 		if r.After == nil && everything[r.Name] == nil {
 			t.Errorf("row %s: the rich input must ask for every row", r.Name)
 		}
-		if r.After != nil && Chained(richInput(), got)[r.Name] == nil {
+		if r.After != nil && Chained(&rich, got)[r.Name] == nil {
 			t.Errorf("chained row %s: the rich input must ask for every row", r.Name)
 		}
 	}
 	for vname, in := range variants() {
-		sel := Requirements(in)
+		sel := Requirements(&in)
 		// What Crossplane answers: what was asked, and then what the
 		// chained rows ask of that (fn.go).
 		answered := required.Resolved{}
@@ -167,8 +168,8 @@ func TestTableAskedIsRead(t *testing.T) {
 				answered[name] = objs
 			}
 		}
-		maps.Copy(sel, Chained(in, answered))
-		base := Read(in, got, raw)
+		maps.Copy(sel, Chained(&in, answered))
+		base := Read(&in, got, raw)
 		for _, r := range table {
 			if r.Peeked {
 				continue
@@ -176,7 +177,7 @@ func TestTableAskedIsRead(t *testing.T) {
 			without, withoutRaw := maps.Clone(got), maps.Clone(raw)
 			delete(without, r.Name)
 			delete(withoutRaw, r.Name)
-			read := !reflect.DeepEqual(base, Read(in, without, withoutRaw))
+			read := !reflect.DeepEqual(base, Read(&in, without, withoutRaw))
 			_, asked := sel[r.Name]
 			switch {
 			case asked && !read:
@@ -192,7 +193,7 @@ func TestTableAskedIsRead(t *testing.T) {
 			}
 			with := maps.Clone(got)
 			with[r.Name] = []*unstructured.Unstructured{objectOf(t, r.Name, r.Selector(&in))}
-			if !reflect.DeepEqual(base, Read(in, with, raw)) {
+			if !reflect.DeepEqual(base, Read(&in, with, raw)) {
 				t.Errorf("%s: peeked row %s is read by Read", vname, r.Name)
 			}
 		}
@@ -213,7 +214,7 @@ func TestTablePeekedRowsAreTheChoices(t *testing.T) {
 			return nil
 		})
 		var want []string
-		sel := Requirements(in)
+		sel := Requirements(&in)
 		for _, r := range table {
 			if _, asked := sel[r.Name]; asked && r.Peeked {
 				want = append(want, r.Name)
