@@ -31,9 +31,7 @@ func decideAdoption(pl *Plan, e *read.Existing, xr *composite.Unstructured, revi
 		return nil, nil
 	}
 	if owner := controllerOf(e.Deployment); owner != "" && owner != string(xr.GetUID()) {
-		return &Hold{Reason: ReasonDeploymentOwnedElsewhere, Message: fmt.Sprintf(
-			"Node pool %q: MachineDeployment %s/%s exists and another controller owns it (uid %s), so it cannot be composed; delete the other owner's pool, or give this pool another poolName.",
-			pl.Pool.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), owner)}, nil
+		return &Hold{Reason: ReasonDeploymentOwnedElsewhere, Message: msgDeploymentOwnedElsewhere(pl.Pool, e, owner)}, nil
 	}
 	diffs := adoptionDiffs(*pl, e)
 	if len(diffs) > 0 {
@@ -47,9 +45,7 @@ func decideAdoption(pl *Plan, e *read.Existing, xr *composite.Unstructured, revi
 	// the chart's TalosConfigTemplate has the KamajiControlPlane for one.
 	for _, u := range []*unstructured.Unstructured{e.Machine, e.Bootstrap} {
 		if o := controllerRefOf(u); o != nil && string(o.UID) != string(xr.GetUID()) {
-			return &Hold{Reason: ReasonTemplateOwnedElsewhere, Message: fmt.Sprintf(
-				"Node pool %q: %s %s/%s, which the existing MachineDeployment runs on, is equivalent to what the pool asks for, but %s %s controls it, and an object has one controller, so the pool cannot compose it. Remove that entry of its metadata.ownerReferences (docs/platform.md, \"Migrating from the kubernetes-nodes chart\"); nothing rolls.",
-				pl.Pool.Ref(), u.GetKind(), u.GetNamespace(), u.GetName(), o.Kind, o.Name)}, nil
+			return &Hold{Reason: ReasonTemplateOwnedElsewhere, Message: msgTemplateOwnedElsewhere(pl.Pool, u, o)}, nil
 		}
 	}
 	renderedMachine, renderedBootstrap := pl.MachineTemplate.Name, pl.BootstrapTemplate.Name

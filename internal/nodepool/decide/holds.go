@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/cdistate"
 	"github.com/cozystack/function-worker-image/internal/cloneplacement"
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
+	"github.com/cozystack/function-worker-image/internal/goldensnapshot"
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
 	"github.com/cozystack/function-worker-image/internal/nodepool/read"
 	"github.com/cozystack/function-worker-image/internal/stall"
@@ -374,3 +377,53 @@ func msgInstanceTypeMissing(p pool.Pool, name string) string {
 // golden's VolumeSnapshot is not ready to use (not taken yet, pending,
 // failed or being deleted); a new clone template waits for it.
 const ReasonGoldenSnapshotNotReady = "GoldenSnapshotNotReady"
+
+func msgDeploymentOwnedElsewhere(p pool.Pool, e *read.Existing, owner string) string {
+	return fmt.Sprintf("Node pool %q: MachineDeployment %s/%s exists and another controller owns it (uid %s), so it cannot be composed; delete the other owner's pool, or give this pool another poolName.",
+		p.Ref(), e.Deployment.GetNamespace(), e.Deployment.GetName(), owner)
+}
+
+func msgTemplateOwnedElsewhere(p pool.Pool, u *unstructured.Unstructured, o *metav1.OwnerReference) string {
+	return fmt.Sprintf("Node pool %q: %s %s/%s, which the existing MachineDeployment runs on, is equivalent to what the pool asks for, but %s %s controls it, and an object has one controller, so the pool cannot compose it. Remove that entry of its metadata.ownerReferences (docs/platform.md, \"Migrating from the kubernetes-nodes chart\"); nothing rolls.",
+		p.Ref(), u.GetKind(), u.GetNamespace(), u.GetName(), o.Kind, o.Name)
+}
+
+func msgCloneWouldFail(p pool.Pool, golden, class string, b cloneplan.Blocked, fixes string) string {
+	return fmt.Sprintf("Node pool %q: CDI would refuse every worker disk cloned from golden image %q on StorageClass %q (%s: %s), so the new worker template is held back. To fix it, %s.",
+		p.Ref(), golden, classText(class), b.Reason, b.Message, orDefault(fixes, "check the StorageClass and its CDI StorageProfile"))
+}
+
+// msgHostAssistedCopy says why CDI would copy, and the fixes: only a clone
+// that must grow is fixed by a disk of the golden's size; a driver,
+// snapshot class or volume mode is not.
+func msgHostAssistedCopy(p pool.Pool, golden, class string, plan cloneplan.Plan, fixes string) string {
+	why := "because " + plan.Via + " is copy"
+	if plan.Fallback != nil {
+		why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)
+	}
+	sameSize := ""
+	if plan.Fallback != nil && plan.Fallback.Reason == cloneplan.ReasonNoVolumeExpansion {
+		sameSize = "; or set diskSize to the golden's size"
+	}
+	return fmt.Sprintf("Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s%s; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
+		p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"), sameSize)
+}
+
+// msgGoldenSnapshotNotReady says what the golden's snapshot waits for, by
+// its state, and what lets the pool through.
+func msgGoldenSnapshotNotReady(p pool.Pool, img pool.Image, d SnapshotDecision) string {
+	ref := img.GoldenRef()
+	var next string
+	switch d.State.Kind {
+	case goldensnapshot.Missing:
+		next = fmt.Sprintf("the catalog takes it once the golden has imported; if no XWorkerImageCatalog of this function keeps golden %s, or its Composition sets snapshotGoldens.enabled: false, none ever will: set snapshotGoldens.enabled: false in this pool's Composition too, or spec.dataImportCronSourceFormat: pvc on the StorageProfile", ref)
+	case goldensnapshot.Deleting:
+		next = "once it is gone the catalog takes a new one, and the pool proceeds when that one is readyToUse"
+	case goldensnapshot.Failed:
+		next = "the CSI snapshotter retries by itself; check the VolumeSnapshotContent and the snapshotter's logs, or set spec.dataImportCronSourceFormat: pvc on the StorageProfile to clone the golden's PVC instead"
+	default:
+		next = "the snapshot controller and the CSI driver finish it by themselves; the pool proceeds once it is readyToUse"
+	}
+	return fmt.Sprintf("Node pool %q: the new worker template restores its disks from golden image %q's VolumeSnapshot (%s), and %s: %s. Running workers are not affected.",
+		p.Ref(), ref, d.Pref.Why, d.State.Describe(ref), next)
+}

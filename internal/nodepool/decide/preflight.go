@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -146,23 +145,9 @@ func GateOnClonePlan(in PreflightInput, plan cloneplan.Plan) *Hold {
 		}
 		return &Hold{Reason: ReasonClonePlanPending, Message: msgClonePlanPending(p, golden, class, *plan.Blocked, fixes, in.Recheck)}
 	case plan.Blocked != nil:
-		return &Hold{Reason: ReasonCloneWouldFail, Message: fmt.Sprintf(
-			"Node pool %q: CDI would refuse every worker disk cloned from golden image %q on StorageClass %q (%s: %s), so the new worker template is held back. To fix it, %s.",
-			p.Ref(), golden, classText(class), plan.Blocked.Reason, plan.Blocked.Message, orDefault(fixes, "check the StorageClass and its CDI StorageProfile"))}
+		return &Hold{Reason: ReasonCloneWouldFail, Message: msgCloneWouldFail(p, golden, class, *plan.Blocked, fixes)}
 	case plan.HostAssisted() && !in.AllowCopy && !in.CopyChosen:
-		why := "because " + plan.Via + " is copy"
-		if plan.Fallback != nil {
-			why = fmt.Sprintf("because its clone planner would fall back (%s: %q)", plan.Fallback.Reason, plan.Fallback.Message)
-		}
-		// Only a clone that must grow is fixed by a disk of the golden's
-		// size; a driver, snapshot class or volume mode is not.
-		sameSize := ""
-		if plan.Fallback != nil && plan.Fallback.Reason == cloneplan.ReasonNoVolumeExpansion {
-			sameSize = "; or set diskSize to the golden's size"
-		}
-		return &Hold{Reason: ReasonHostAssistedCopy, Message: fmt.Sprintf(
-			"Node pool %q: CDI would clone each worker disk from golden image %q on StorageClass %q as a host-assisted copy over the pod network, %s, so the new worker template is held back. To get a CSI clone or a snapshot, %s%s; or, to accept the copies, set the Input's clonePreflight.allowHostAssistedCopy to true.",
-			p.Ref(), golden, classText(class), why, orDefault(fixes, "set the StorageProfile's spec.cloneStrategy"), sameSize)}
+		return &Hold{Reason: ReasonHostAssistedCopy, Message: msgHostAssistedCopy(p, golden, class, plan, fixes)}
 	case !plan.HostAssisted() && in.Placement.OneNode:
 		// The driver makes the clone: where its source is. A copy (let
 		// through above) lands on its worker's node.

@@ -1,8 +1,6 @@
 package decide
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/function-worker-image/internal/cloneplan"
@@ -38,20 +36,7 @@ func GateOnGoldenSnapshot(p pool.Pool, img pool.Image, d SnapshotDecision) *Hold
 	if !d.Use || d.State.Ready() {
 		return nil
 	}
-	ref := img.GoldenRef()
-	var next string
-	switch d.State.Kind {
-	case goldensnapshot.Missing:
-		next = fmt.Sprintf("the catalog takes it once the golden has imported; if no XWorkerImageCatalog of this function keeps golden %s, or its Composition sets snapshotGoldens.enabled: false, none ever will: set snapshotGoldens.enabled: false in this pool's Composition too, or spec.dataImportCronSourceFormat: pvc on the StorageProfile", ref)
-	case goldensnapshot.Deleting:
-		next = "once it is gone the catalog takes a new one, and the pool proceeds when that one is readyToUse"
-	case goldensnapshot.Failed:
-		next = "the CSI snapshotter retries by itself; check the VolumeSnapshotContent and the snapshotter's logs, or set spec.dataImportCronSourceFormat: pvc on the StorageProfile to clone the golden's PVC instead"
-	default:
-		next = "the snapshot controller and the CSI driver finish it by themselves; the pool proceeds once it is readyToUse"
-	}
-	return &Hold{Reason: ReasonGoldenSnapshotNotReady, Message: fmt.Sprintf("Node pool %q: the new worker template restores its disks from golden image %q's VolumeSnapshot (%s), and %s: %s. Running workers are not affected.",
-		p.Ref(), ref, d.Pref.Why, d.State.Describe(ref), next)}
+	return &Hold{Reason: ReasonGoldenSnapshotNotReady, Message: msgGoldenSnapshotNotReady(p, img, d)}
 }
 
 // PredictSnapshotClone is what CDI will do with a worker disk restored from
