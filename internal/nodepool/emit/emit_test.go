@@ -75,8 +75,12 @@ func TestKeepReferenced(t *testing.T) {
 		},
 		"UnreadableDeploymentRetiresNothing": {
 			reason: "A deployment of a kind the mode cannot read leaves what runs unknown: every template stays.",
-			md:     func() resource.ObservedComposed { o := deployment("cluster.x-k8s.io/v1beta1"); o.Resource.SetKind("Deployment"); return o }(),
-			want:   []string{"b-old", "b-running", "m-old", "m-older", "m-running"},
+			md: func() resource.ObservedComposed {
+				o := deployment("cluster.x-k8s.io/v1beta1")
+				o.Resource.SetKind("Deployment")
+				return o
+			}(),
+			want: []string{"b-old", "b-running", "m-old", "m-older", "m-running"},
 		},
 	}
 	for name, tc := range cases {
