@@ -4,21 +4,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cozystack/function-worker-image/internal/nodepool/pool"
-	"github.com/cozystack/function-worker-image/internal/required"
 )
 
 // existingDeployment is the MachineDeployment of the pool's name among us.
 func existingDeployment(p pool.Pool, us []*unstructured.Unstructured) *unstructured.Unstructured {
 	return pick(us, p.Namespace, p.DeploymentName())
-}
-
-// existingRefs are the templates the existing MachineDeployment got holds
-// runs on; empty when there is none.
-func existingRefs(p pool.Pool, got required.Resolved) (machine, bootstrap string) {
-	if md := existingDeployment(p, got[ReqExistingDeployment]); md != nil {
-		return refsOf(md)
-	}
-	return "", ""
 }
 
 // refsOf is the template names a MachineDeployment of either contract

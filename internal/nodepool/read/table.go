@@ -571,41 +571,14 @@ var table = []Row{
 		},
 		Read: func(c *Current, f Fetched) {
 			if md := existingDeployment(f.In.Pool, f.Objects); md != nil {
-				c.Existing = &Existing{Deployment: md}
-				c.Existing.MachineName, c.Existing.BootstrapName = refsOf(md)
+				c.Existing = existingOf(md)
 			}
 		},
 	},
-	{
-		Name: ReqExistingMachine, When: adopting,
-		After: &Chain{On: []string{ReqExistingDeployment}, Selector: func(in *Input, got required.Resolved) *fnv1.ResourceSelector {
-			machine, _ := existingRefs(in.Pool, got)
-			if machine == "" {
-				return nil
-			}
-			return required.ByName(pool.InfraAPIVersion, pool.KindKubevirtMachineTmpl, in.Pool.Namespace, machine)
-		}},
-		Read: func(c *Current, f Fetched) {
-			if e := c.Existing; e != nil {
-				e.Machine = lastOf(f.Objects, f.In.Pool.Namespace, e.MachineName)
-			}
-		},
-	},
-	{
-		Name: ReqExistingBootstrap, When: adopting,
-		After: &Chain{On: []string{ReqExistingDeployment}, Selector: func(in *Input, got required.Resolved) *fnv1.ResourceSelector {
-			_, bootstrap := existingRefs(in.Pool, got)
-			if bootstrap == "" {
-				return nil
-			}
-			return required.ByName(talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate, in.Pool.Namespace, bootstrap)
-		}},
-		Read: func(c *Current, f Fetched) {
-			if e := c.Existing; e != nil {
-				e.Bootstrap = lastOf(f.Objects, f.In.Pool.Namespace, e.BootstrapName)
-			}
-		},
-	},
+	existingTemplateRow(ReqExistingMachine, pool.InfraAPIVersion, pool.KindKubevirtMachineTmpl,
+		func(e *Existing) (*string, **unstructured.Unstructured) { return &e.MachineName, &e.Machine }),
+	existingTemplateRow(ReqExistingBootstrap, talosconfig.APIVersion, talosconfig.KindTalosConfigTemplate,
+		func(e *Existing) (*string, **unstructured.Unstructured) { return &e.BootstrapName, &e.Bootstrap }),
 }
 
 // goldenVolume asks for the golden PVC's bound PersistentVolume when the
@@ -661,4 +634,38 @@ func (c *Current) sort() {
 	if c.Join != nil {
 		c.Join.Facts.sort()
 	}
+}
+
+// existingTemplateRow is the chained row of one template the existing
+// MachineDeployment runs on: asked by the name the deployment points at,
+// read into the field of Existing that field names.
+func existingTemplateRow(name, apiVersion, kind string, field func(*Existing) (*string, **unstructured.Unstructured)) Row {
+	return Row{
+		Name: name, When: adopting,
+		After: &Chain{On: []string{ReqExistingDeployment}, Selector: func(in *Input, got required.Resolved) *fnv1.ResourceSelector {
+			md := existingDeployment(in.Pool, got[ReqExistingDeployment])
+			if md == nil {
+				return nil
+			}
+			ref, _ := field(existingOf(md))
+			if *ref == "" {
+				return nil
+			}
+			return required.ByName(apiVersion, kind, in.Pool.Namespace, *ref)
+		}},
+		Read: func(c *Current, f Fetched) {
+			if e := c.Existing; e != nil {
+				ref, obj := field(e)
+				*obj = lastOf(f.Objects, f.In.Pool.Namespace, *ref)
+			}
+		},
+	}
+}
+
+// existingOf is the existing pool's template names, as its deployment
+// points at them.
+func existingOf(md *unstructured.Unstructured) *Existing {
+	e := &Existing{Deployment: md}
+	e.MachineName, e.BootstrapName = refsOf(md)
+	return e
 }
