@@ -57,8 +57,15 @@ while IFS= read -r expected; do
 	} > "$out/$mode/$name.yaml"
 	count=$((count + 1))
 done < <(git ls-tree -r --name-only "$rev" -- example | grep '/scenarios/[^/]*/expected.yaml$' | sort)
-# The rendering revision the release renders by (RenderingRevision in
-# internal/nodepool/request.go; 1 before it existed).
-revision=$(git show "$rev:internal/nodepool/request.go" 2>/dev/null | sed -n 's/^const RenderingRevision = \([0-9]*\)$/\1/p')
+# The rendering revision the release renders by (RenderingRevision, in
+# internal/nodepool/render/render.go since the node pool was split by stage and
+# in internal/nodepool/request.go before; 1 before it existed).
+revision=""
+for f in internal/nodepool/render/render.go internal/nodepool/request.go; do
+	if git cat-file -e "$rev:$f" 2>/dev/null; then
+		revision=$(git show "$rev:$f" | sed -n 's/^const RenderingRevision = \([0-9]*\)$/\1/p')
+		break
+	fi
+done
 echo "${revision:-1}" > "$out/rendering-revision"
 echo "recorded $count scenarios of $rev (rendering revision ${revision:-1}) into $out"
