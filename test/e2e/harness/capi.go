@@ -279,7 +279,10 @@ func (m *Manager) Start(ctx context.Context) error {
 	// webhook server accepts TLS (the webhook server's StartedChecker in
 	// Cluster API's and CABPT's main.go; CAPK's ping answers once the
 	// manager runs, so its probe retries).
-	if err := m.cp.waitHTTP(ctx, p, "http://"+health+"/readyz", nil, 120*time.Second); err != nil {
+	p.ready = func(ctx context.Context) error {
+		return m.cp.waitHTTP(ctx, p, "http://"+health+"/readyz", nil, 120*time.Second)
+	}
+	if err := p.ready(ctx); err != nil {
 		return err
 	}
 	hooks, err := m.WebhookConfigurations(ctx)

@@ -468,6 +468,23 @@ func (c *CDI) StartController(ctx context.Context) error {
 	}
 	c.Controller = p
 	c.cp.adopt(p)
+	// A restarted controller serves once it holds its leader-election
+	// Lease again (controller.go: LeaderElectionID
+	// cdi-controller-leader-election-helper in its namespace, "leases"):
+	// after a SIGKILL that waits for the old holder's lease to expire
+	// (controller-runtime's default 15 s), which is part of the fault.
+	p.ready = func(ctx context.Context) error {
+		return poll(ctx, p, 90*time.Second, "the leader-election Lease held by the new cdi-controller", func(ctx context.Context) error {
+			l, err := c.cp.Kube.CoordinationV1().Leases(CDINamespace).Get(ctx, "cdi-controller-leader-election-helper", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if l.Spec.AcquireTime == nil || l.Spec.AcquireTime.Time.Before(p.StartedAt().Add(-time.Second)) {
+				return fmt.Errorf("lease held by %v since %v, before the restart at %s", ptrString(l.Spec.HolderIdentity), l.Spec.AcquireTime, p.StartedAt().Format(time.RFC3339))
+			}
+			return nil
+		})
+	}
 	// No probe: the controller serves nothing. Its config controller
 	// creating the CDIConfig and filling its status proves the manager
 	// started, won the election and reaches the kube-apiserver.

@@ -64,6 +64,7 @@ type ControlPlane struct {
 
 	crossplane *Process
 	function   *Process
+	apiServer  *Process
 	// crossplaneMetrics and functionMetrics are the URLs of Crossplane's
 	// and the function's Prometheus metrics.
 	crossplaneMetrics, functionMetrics string
@@ -159,7 +160,11 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 		return err
 	}
 	cp.procs = append(cp.procs, api)
-	if err := cp.waitHTTP(ctx, api, cp.apiServerURL+"/readyz", cp.authorized, 60*time.Second); err != nil {
+	cp.apiServer = api
+	api.ready = func(ctx context.Context) error {
+		return cp.waitHTTP(ctx, api, cp.apiServerURL+"/readyz", cp.authorized, 60*time.Second)
+	}
+	if err := api.ready(ctx); err != nil {
 		return err
 	}
 	return cp.initClients()
@@ -225,7 +230,8 @@ func (cp *ControlPlane) StartFunction(ctx context.Context) error {
 	}
 	cp.procs = append(cp.procs, fn)
 	cp.function = fn
-	return cp.waitTLS(ctx, fn, cp.FunctionAddress, 30*time.Second)
+	fn.ready = func(ctx context.Context) error { return cp.waitTLS(ctx, fn, cp.FunctionAddress, 30*time.Second) }
+	return fn.ready(ctx)
 }
 
 // StartCrossplane starts Crossplane core out of cluster: no package
@@ -273,7 +279,10 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 	// once the webhook server accepts TLS connections (core.go SetupProbes:
 	// hookServer.StartedChecker()). Whether the kube-apiserver can reach
 	// it and trusts its certificate is proven by WaitUsageWebhook.
-	return cp.waitHTTP(ctx, xp, fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1]), nil, 60*time.Second)
+	xp.ready = func(ctx context.Context) error {
+		return cp.waitHTTP(ctx, xp, fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1]), nil, 60*time.Second)
+	}
+	return xp.ready(ctx)
 }
 
 // StartControllerManager starts kube-controller-manager with only the
@@ -407,3 +416,13 @@ func exitReason(err error) string {
 	}
 	return err.Error()
 }
+
+// FunctionProcess is the running function (every replica the suite runs).
+func (cp *ControlPlane) FunctionProcess() *Process { return cp.function }
+
+// CrossplaneProcess is the running Crossplane core.
+func (cp *ControlPlane) CrossplaneProcess() *Process { return cp.crossplane }
+
+// APIServerProcess is the running kube-apiserver (etcd is a process of its
+// own, kept when the apiserver restarts).
+func (cp *ControlPlane) APIServerProcess() *Process { return cp.apiServer }

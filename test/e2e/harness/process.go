@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -15,14 +16,35 @@ import (
 )
 
 // Process is one control-plane process started by the suite. Its stdout and
-// stderr go to a log file that is kept when the run fails.
+// stderr go to a log file that is kept when the run fails. A process can be
+// killed and started again with the same command line (Restart), which is
+// how the chaos scenarios (chaos.go) fault a component: the Process value
+// every holder keeps stays the same, only its incarnation changes.
 type Process struct {
 	Name    string
 	LogPath string
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // set before done is closed
+	bin       string
+	args, env []string
+	// ready, when set by the starter, proves a new incarnation serves
+	// (the same probe its start waited for).
+	ready func(context.Context) error
+
+	mu  sync.Mutex
+	cur *incarnation
+	// restarting is set while Restart has killed the process and not yet
+	// started it again, so that Healthy does not report a planned kill as
+	// a crash.
+	restarting bool
+	restarts   int
+}
+
+// incarnation is one run of a Process's command.
+type incarnation struct {
+	cmd     *exec.Cmd
+	started time.Time
+	done    chan struct{}
+	err     error // set before done is closed
 }
 
 // spawner starts every child from one OS thread that never exits. The
@@ -43,15 +65,24 @@ var spawner = sync.OnceValue(func() chan func() {
 // StartProcess starts bin with args and env (added to the suite's own
 // environment), logging to logDir/<name>.log.
 func StartProcess(logDir, name, bin string, args, env []string) (*Process, error) {
-	logPath := filepath.Join(logDir, name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
+	p := &Process{Name: name, LogPath: filepath.Join(logDir, name+".log"), bin: bin, args: args, env: env}
+	if err := p.start(os.O_CREATE | os.O_TRUNC | os.O_WRONLY); err != nil {
 		return nil, err
 	}
-	_, _ = fmt.Fprintf(logFile, "# %s %s\n", bin, strings.Join(args, " "))
+	return p, nil
+}
 
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+// start runs a new incarnation, opening the log with flags (truncating on
+// the first start, appending on a restart).
+func (p *Process) start(flags int) error {
+	logFile, err := os.OpenFile(p.LogPath, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintf(logFile, "# %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), p.bin, strings.Join(p.args, " "))
+
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -60,23 +91,38 @@ func StartProcess(logDir, name, bin string, args, env []string) (*Process, error
 	spawner() <- func() { started <- cmd.Start() }
 	if err := <-started; err != nil {
 		_ = logFile.Close()
-		return nil, fmt.Errorf("cannot start %s: %w", name, err)
+		return fmt.Errorf("cannot start %s: %w", p.Name, err)
 	}
-
-	p := &Process{Name: name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
+	in := &incarnation{cmd: cmd, started: time.Now(), done: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		in.err = cmd.Wait()
 		_ = logFile.Close()
-		close(p.done)
+		close(in.done)
 	}()
-	return p, nil
+	p.mu.Lock()
+	p.cur = in
+	p.mu.Unlock()
+	return nil
 }
 
-// Exited reports whether the process has exited, and how.
+func (p *Process) current() *incarnation {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cur
+}
+
+// Exited reports whether the process has exited, and how. A process
+// Restart is bringing back has not exited.
 func (p *Process) Exited() (bool, error) {
+	p.mu.Lock()
+	in, restarting := p.cur, p.restarting
+	p.mu.Unlock()
+	if restarting {
+		return false, nil
+	}
 	select {
-	case <-p.done:
-		return true, p.err
+	case <-in.done:
+		return true, in.err
 	default:
 		return false, nil
 	}
@@ -85,20 +131,70 @@ func (p *Process) Exited() (bool, error) {
 // Stop sends SIGTERM to the process group, and SIGKILL if it has not exited
 // within grace.
 func (p *Process) Stop(grace time.Duration) {
-	if exited, _ := p.Exited(); exited {
-		return
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	in := p.current()
 	select {
-	case <-p.done:
+	case <-in.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(-in.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-in.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
+		_ = syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL)
+		<-in.done
 	}
 }
 
-// Pid is the process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+// Restart kills the process group with SIGKILL, as a crash or an OOM kill
+// would (no graceful shutdown: leases are not released, in-flight requests
+// are cut), waits down, starts the same command again, appending to the same
+// log, and waits until the new incarnation passes the start's probe.
+func (p *Process) Restart(ctx context.Context, down time.Duration) error {
+	p.mu.Lock()
+	in := p.cur
+	p.restarting = true
+	p.restarts++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.restarting = false
+		p.mu.Unlock()
+	}()
+	_ = syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL)
+	<-in.done
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(down):
+	}
+	if err := p.start(os.O_APPEND | os.O_WRONLY); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.restarting = false
+	p.mu.Unlock()
+	if p.ready == nil {
+		return nil
+	}
+	if err := p.ready(ctx); err != nil {
+		return fmt.Errorf("%s did not come back after a restart: %w", p.Name, err)
+	}
+	return nil
+}
+
+// Restarts is how many times Restart has run.
+func (p *Process) Restarts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restarts
+}
+
+// StartedAt is when the current incarnation started.
+func (p *Process) StartedAt() time.Time { return p.current().started }
+
+// Pid is the process id of the current incarnation.
+func (p *Process) Pid() int { return p.current().cmd.Process.Pid }
 
 // LogTail returns the last n lines of the process's log.
 func (p *Process) LogTail(n int) string {
