@@ -151,6 +151,26 @@ func (s *nodeStandIns) dataVolumes(ctx context.Context, vm *unstructured.Unstruc
 			continue
 		}
 		ready = false
+		// virt-controller creates nothing for a VM with a deletionTimestamp
+		// (pkg/virt-controller/watch/vm/vm.go sync, v1.7.0: it only stops
+		// the VMI and removes its finalizer) and no DataVolume whose claim
+		// exists (handleDataVolumes). The list this VM came from may be
+		// older than its deletion, so both are read live: a disk made
+		// again from a stale list would be collected a moment later, a
+		// disk dropped and re-created, which the chaos ledger rejects.
+		live, err := s.cp.Get(ctx, VirtualMachine, vm.GetNamespace(), vm.GetName())
+		if err != nil {
+			return false, err
+		}
+		if live == nil || live.GetDeletionTimestamp() != nil || live.GetUID() != vm.GetUID() {
+			return false, nil
+		}
+		if claim, err := s.cp.Get(ctx, PVC, vm.GetNamespace(), name); err != nil {
+			return false, err
+		} else if claim != nil {
+			s.logf(key+" dv "+name, "%s: no DataVolume %s, but its claim exists: not created", key, name)
+			continue
+		}
 		dv := dataVolumeFromTemplate(vm, dvt)
 		if denied, err := s.authorizeClone(ctx, vm, dv); err != nil {
 			return false, err
