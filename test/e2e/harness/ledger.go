@@ -1,0 +1,230 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ObjectKey names an object of a kind.
+type ObjectKey struct{ Kind, Namespace, Name string }
+
+func (k ObjectKey) String() string { return k.Kind + " " + joinNS(k.Namespace, k.Name) }
+
+func joinNS(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// Life is one object's life as a Ledger saw it: one UID, from when it was
+// first seen to when it was seen gone.
+type Life struct {
+	UID types.UID
+	// Baseline is true for an object that existed when the ledger started.
+	Baseline   bool
+	Seen, Gone time.Time
+}
+
+// Ledger records every object of some kinds in some namespaces that exists
+// when it starts or appears while it runs, with its UID, and every one that
+// goes. It watches through client-go informers, which list again after a
+// watch breaks (an apiserver restart): an object created and deleted
+// within one such gap is the only thing it can miss, and an object deleted
+// in the gap is still recorded as gone (the informer's
+// DeletedFinalStateUnknown).
+type Ledger struct {
+	namespaces map[string]bool
+	stop       chan struct{}
+
+	mu    sync.Mutex
+	lives map[ObjectKey][]*Life
+}
+
+// StartLedger starts recording kinds in namespaces (cluster-scoped kinds
+// are recorded whatever their namespace) and returns once every informer
+// has listed.
+func (cp *ControlPlane) StartLedger(ctx context.Context, namespaces []string, kinds ...schema.GroupVersionKind) (*Ledger, error) {
+	l := &Ledger{namespaces: map[string]bool{}, stop: make(chan struct{}), lives: map[ObjectKey][]*Life{}}
+	for _, ns := range namespaces {
+		l.namespaces[ns] = true
+	}
+	f := dynamicinformer.NewDynamicSharedInformerFactory(cp.Dynamic, 0)
+	var synced []cache.InformerSynced
+	for _, k := range kinds {
+		m, err := cp.Mapper.RESTMapping(k.GroupKind(), k.Version)
+		if err != nil {
+			cp.Mapper.Reset()
+			if m, err = cp.Mapper.RESTMapping(k.GroupKind(), k.Version); err != nil {
+				return nil, fmt.Errorf("ledger: no resource for %s: %w", k, err)
+			}
+		}
+		inf := f.ForResource(m.Resource).Informer()
+		kind := k.Kind
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(obj any, initial bool) { l.seen(kind, obj, initial) },
+			// An update can carry an object the ledger has not seen under
+			// this name: after a relist, a re-created object arrives as
+			// an update of the old key.
+			UpdateFunc: func(_, obj any) { l.seen(kind, obj, false) },
+			DeleteFunc: func(obj any) { l.gone(kind, obj) },
+		}); err != nil {
+			return nil, err
+		}
+		synced = append(synced, inf.HasSynced)
+	}
+	f.Start(l.stop)
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		close(l.stop)
+		return nil, fmt.Errorf("ledger: informers did not list %v", kinds)
+	}
+	return l, nil
+}
+
+// Stop stops recording.
+func (l *Ledger) Stop() {
+	select {
+	case <-l.stop:
+	default:
+		close(l.stop)
+	}
+}
+
+func objectOf(obj any) *unstructured.Unstructured {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}
+
+func (l *Ledger) key(kind string, u *unstructured.Unstructured) (ObjectKey, bool) {
+	if u == nil || (u.GetNamespace() != "" && !l.namespaces[u.GetNamespace()]) {
+		return ObjectKey{}, false
+	}
+	return ObjectKey{Kind: kind, Namespace: u.GetNamespace(), Name: u.GetName()}, true
+}
+
+func (l *Ledger) seen(kind string, obj any, initial bool) {
+	u := objectOf(obj)
+	k, ok := l.key(kind, u)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lives := l.lives[k]
+	if n := len(lives); n > 0 && lives[n-1].UID == u.GetUID() {
+		return
+	}
+	if n := len(lives); n > 0 && lives[n-1].Gone.IsZero() {
+		// Replaced without a delete event in between (in a watch gap).
+		lives[n-1].Gone = time.Now()
+	}
+	l.lives[k] = append(lives, &Life{UID: u.GetUID(), Baseline: initial, Seen: time.Now()})
+}
+
+func (l *Ledger) gone(kind string, obj any) {
+	u := objectOf(obj)
+	k, ok := l.key(kind, u)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, life := range l.lives[k] {
+		if life.UID == u.GetUID() && life.Gone.IsZero() {
+			life.Gone = time.Now()
+		}
+	}
+}
+
+// Entry is one life of one object.
+type Entry struct {
+	ObjectKey
+	Life
+}
+
+// Entries returns every life recorded of kind (every kind when empty), in
+// the namespace ns (every namespace when empty), sorted by key and time.
+func (l *Ledger) Entries(kind, ns string) []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Entry
+	for k, lives := range l.lives {
+		if (kind != "" && k.Kind != kind) || (ns != "" && k.Namespace != ns) {
+			continue
+		}
+		for _, life := range lives {
+			out = append(out, Entry{k, *life})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ObjectKey != out[j].ObjectKey {
+			return out[i].String() < out[j].String()
+		}
+		return out[i].Seen.Before(out[j].Seen)
+	})
+	return out
+}
+
+// Created returns the objects of kind in ns that appeared after the ledger
+// started.
+func (l *Ledger) Created(kind, ns string) []Entry {
+	var out []Entry
+	for _, e := range l.Entries(kind, ns) {
+		if !e.Baseline {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Deleted returns the objects of kind in ns that went while the ledger ran.
+func (l *Ledger) Deleted(kind, ns string) []Entry {
+	var out []Entry
+	for _, e := range l.Entries(kind, ns) {
+		if !e.Gone.IsZero() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Lives returns every life recorded under key.
+func (l *Ledger) Lives(key ObjectKey) []Life {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Life, 0, len(l.lives[key]))
+	for _, life := range l.lives[key] {
+		out = append(out, *life)
+	}
+	return out
+}
+
+// String lists every life, for a failure's log.
+func (l *Ledger) String() string {
+	var b strings.Builder
+	for _, e := range l.Entries("", "") {
+		gone := "-"
+		if !e.Gone.IsZero() {
+			gone = e.Gone.Format("15:04:05.000")
+		}
+		from := e.Seen.Format("15:04:05.000")
+		if e.Baseline {
+			from = "baseline"
+		}
+		fmt.Fprintf(&b, "  %s uid=%s seen=%s gone=%s\n", e.ObjectKey, e.UID, from, gone)
+	}
+	return b.String()
+}
