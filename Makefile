@@ -157,6 +157,19 @@ e2e-measure:
 	set -o pipefail; cd test/e2e && E2E_MEASURE=1 E2E_MEASURE_WORKERS=$(E2E_MEASURE_WORKERS) E2E_MEASURE_WINDOW=$(E2E_MEASURE_WINDOW) E2E_MEASURE_STEADY=$(E2E_MEASURE_STEADY) $(GO) test -count=1 -timeout 150m -v -run '^TestMeasureReconcileRates$$' . 2>&1 | tee $(CURDIR)/_output/e2e-measure.log
 	@grep -h 'MEASURE ' _output/e2e-measure.log
 
+## e2e-chaos: opt-in; every chaos scenario (test/e2e/scenario_chaos_test.go: a pool roll, a 0 -> 30 scale-up under a clone
+## budget of 5, a catalog deletion while a pool pins a golden, a pool deletion waiting on its Machines) with a restart of
+## every component (the function, Crossplane core, kube-apiserver, CDI's controller, Cluster API's manager) at the step's
+## named point, E2E_CHAOS_COUNT=3 times in a row. make e2e runs one restart per component. Prints CHAOS lines;
+## docs/reliability.md records them.
+E2E_CHAOS_COUNT ?= 3
+.PHONY: e2e-chaos
+e2e-chaos:
+	test/e2e/hack/build-binaries.sh > /dev/null
+	@mkdir -p _output
+	set -o pipefail; cd test/e2e && E2E_CHAOS=all $(GO) test -count=$(E2E_CHAOS_COUNT) -timeout 300m -v -run '^TestChaos$$' . 2>&1 | tee $(CURDIR)/_output/e2e-chaos.log
+	@grep -h 'CHAOS ' _output/e2e-chaos.log
+
 ## packages: build the Function package (runtime image embedded, no Docker), the Configuration and its legacy variant into _output/.
 .PHONY: packages
 packages:
