@@ -85,6 +85,82 @@ func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
 	requireMode(t, "NodePool")
 	const src, ns, cluster = "e2e-adopt-src", "e2e-adopt", "cadopt"
 	sid := schematicID("adoption")
+	chart := chartMadePool(t, src, ns, cluster, sid)
+	md, chartKMT, chartTCT, before, uids := chart.MD, chart.KMT, chart.TCT, chart.Before, chart.Machines
+
+	xr := poolXR(ns, cluster, sid, "{factory: {}}")
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	// RenderingCurrent says Adopted on the reconcile that adopts, and
+	// KeptFromEarlierRelease ("made by another tool") on the next ones,
+	// which may come first on a core whose watch wakes the pool at once
+	// (v2.3.4 here): both name the chart's template.
+	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "RenderingCurrent", "False", "another tool", chartKMT)
+	// Crossplane took the objects over: the XNodePool is their controller.
+	for _, o := range []struct {
+		gvk  schema.GroupVersionKind
+		name string
+	}{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, chartKMT}, {harness.TalosConfigTemplate, chartTCT}} {
+		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, ns, o.name, xr.GetName()), func(ctx context.Context) error {
+			u, err := cp.Existing(ctx, o.gvk, ns, o.name)
+			if err != nil {
+				return err
+			}
+			for _, r := range u.GetOwnerReferences() {
+				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
+					return nil
+				}
+			}
+			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
+		})
+	}
+	// And Cluster API rolled nothing: for a settle period, the deployment
+	// stays on the chart's templates, with the MachineSet and the Machine
+	// it had.
+	rollsNothing(t, "adopting", ns, md, chartKMT, before, uids, 30*time.Second)
+	boot := bootstrapTemplateOf(t, ns, md)
+	if boot != chartTCT {
+		t.Errorf("MachineDeployment on TalosConfigTemplate %s, want the chart's %s", boot, chartTCT)
+	}
+	t.Logf("adopted: MachineSets %v and Machines %v unchanged over 30 s", before.Sets, uids)
+	nothingRefusedIn(t, ns)
+
+	// Adopted objects are the XNodePool's composed resources like any
+	// other: deleting the pool drains and removes the chart's deployment,
+	// its Machines and both templates while the Cluster lives, and leaves
+	// no worker disk behind.
+	c := cp.MustGet(t, harness.Cluster, ns, cluster)
+	deletePool(t, ns, xr.GetName(), md)
+	waitPoolRemoved(t, ns, xr.GetName(), md, []string{chartKMT}, c)
+	cp.WaitGone(t, gcTimeout, harness.TalosConfigTemplate, ns, chartTCT)
+	cp.Eventually(t, gcTimeout, "the adopted pool's Machines, MachineSets and worker disks to be gone", func(ctx context.Context) error {
+		for _, gvk := range []schema.GroupVersionKind{harness.Machine, harness.MachineSet, harness.DataVolume} {
+			left, err := cp.List(ctx, gvk, ns, "")
+			if err != nil {
+				return err
+			}
+			if len(left) > 0 {
+				return fmt.Errorf("%d %s left, e.g. %s", len(left), gvk.Kind, left[0].GetName())
+			}
+		}
+		return nil
+	})
+}
+
+// chartPool is a pool the kubernetes-nodes chart made, settled.
+type chartPool struct {
+	MD, KMT, TCT string
+	Before       deploymentState
+	// Machines are its Machines, name to UID.
+	Machines map[string]string
+}
+
+// chartMadePool makes, in ns, the pool of cluster on schematic sid as the
+// chart leaves it (the function's rendering of the same spec, read from a
+// pool composed in src, under the chart's names and with Helm's metadata)
+// and waits until Cluster API has settled it with one worker.
+func chartMadePool(t *testing.T, src, ns, cluster, sid string) chartPool {
+	t.Helper()
 	md := cluster + "-" + poolName
 
 	// What the chart rendered: the templates and deployment of the same
@@ -148,61 +224,5 @@ func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
 	}
 	t.Logf("the chart's pool: %s, Machines %v", before, uids)
 
-	xr := poolXR(ns, cluster, sid, "{factory: {}}")
-	cp.MustApply(t, xr)
-	deleteOnCleanup(t, xr)
-	// RenderingCurrent says Adopted on the reconcile that adopts, and
-	// KeptFromEarlierRelease ("made by another tool") on the next ones,
-	// which may come first on a core whose watch wakes the pool at once
-	// (v2.3.4 here): both name the chart's template.
-	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "RenderingCurrent", "False", "another tool", chartKMT)
-	// Crossplane took the objects over: the XNodePool is their controller.
-	for _, o := range []struct {
-		gvk  schema.GroupVersionKind
-		name string
-	}{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, chartKMT}, {harness.TalosConfigTemplate, chartTCT}} {
-		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, ns, o.name, xr.GetName()), func(ctx context.Context) error {
-			u, err := cp.Existing(ctx, o.gvk, ns, o.name)
-			if err != nil {
-				return err
-			}
-			for _, r := range u.GetOwnerReferences() {
-				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
-					return nil
-				}
-			}
-			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
-		})
-	}
-	// And Cluster API rolled nothing: for a settle period, the deployment
-	// stays on the chart's templates, with the MachineSet and the Machine
-	// it had.
-	rollsNothing(t, "adopting", ns, md, chartKMT, before, uids, 30*time.Second)
-	boot := bootstrapTemplateOf(t, ns, md)
-	if boot != chartTCT {
-		t.Errorf("MachineDeployment on TalosConfigTemplate %s, want the chart's %s", boot, chartTCT)
-	}
-	t.Logf("adopted: MachineSets %v and Machines %v unchanged over 30 s", before.Sets, uids)
-	nothingRefusedIn(t, ns)
-
-	// Adopted objects are the XNodePool's composed resources like any
-	// other: deleting the pool drains and removes the chart's deployment,
-	// its Machines and both templates while the Cluster lives, and leaves
-	// no worker disk behind.
-	c := cp.MustGet(t, harness.Cluster, ns, cluster)
-	deletePool(t, ns, xr.GetName(), md)
-	waitPoolRemoved(t, ns, xr.GetName(), md, []string{chartKMT}, c)
-	cp.WaitGone(t, gcTimeout, harness.TalosConfigTemplate, ns, chartTCT)
-	cp.Eventually(t, gcTimeout, "the adopted pool's Machines, MachineSets and worker disks to be gone", func(ctx context.Context) error {
-		for _, gvk := range []schema.GroupVersionKind{harness.Machine, harness.MachineSet, harness.DataVolume} {
-			left, err := cp.List(ctx, gvk, ns, "")
-			if err != nil {
-				return err
-			}
-			if len(left) > 0 {
-				return fmt.Errorf("%d %s left, e.g. %s", len(left), gvk.Kind, left[0].GetName())
-			}
-		}
-		return nil
-	})
+	return chartPool{MD: md, KMT: chartKMT, TCT: chartTCT, Before: before, Machines: uids}
 }

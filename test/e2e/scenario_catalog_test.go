@@ -167,11 +167,7 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 	sidDone, sidStuck, sidNew := schematicID("mirror-done"), schematicID("mirror-stuck"), schematicID("mirror-new")
 	done, stuck, added := goldenName(sidDone), goldenName(sidStuck), goldenName(sidNew)
 	spec := func(factory, storage string, sids ...string) *unstructured.Unstructured {
-		y := fmt.Sprintf("apiVersion: workerimage.cozystack.io/v1alpha1\nkind: XWorkerImageCatalog\nmetadata:\n  name: %s\nspec:\n  goldenNamespace: %s\n  imageFactoryURL: %s\n  storage: %s\n  images:\n", name, goldenNamespace, factory, storage)
-		for _, sid := range sids {
-			y += fmt.Sprintf("  - schematicID: %s\n    version: %s\n", sid, talosVersion)
-		}
-		return harness.MustObject(y)
+		return factoryCatalog(name, factory, storage, sids...)
 	}
 	xr := spec("https://factory.talos.dev", "6Gi", sidDone, sidStuck)
 	cp.MustApply(t, xr)
@@ -283,4 +279,14 @@ func contains(list any, s string) bool {
 		}
 	}
 	return false
+}
+
+// factoryCatalog is catalog name of sids at talosVersion, from factory at
+// storage by default.
+func factoryCatalog(name, factory, storage string, sids ...string) *unstructured.Unstructured {
+	y := fmt.Sprintf("apiVersion: workerimage.cozystack.io/v1alpha1\nkind: XWorkerImageCatalog\nmetadata:\n  name: %s\nspec:\n  goldenNamespace: %s\n  imageFactoryURL: %s\n  storage: %s\n  images:\n", name, goldenNamespace, factory, storage)
+	for _, sid := range sids {
+		y += fmt.Sprintf("  - schematicID: %s\n    version: %s\n", sid, talosVersion)
+	}
+	return harness.MustObject(y)
 }

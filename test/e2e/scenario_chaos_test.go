@@ -99,6 +99,18 @@ var chaosScenarios = []chaosScenario{
 		Why:   "the pool's delete was deferred by its guard and its MachineDeployment is being torn down while its Machines go: nothing may be made again (a desired state that forgets the teardown re-creates the deployment), and the pool, its templates, Usages and guard must all go in the end",
 		Run:   chaosPoolDeletion,
 	},
+	{
+		Name: "ChartPoolAdoption", Short: "adopt",
+		Point: "XNodePool created over the chart's objects",
+		Why:   "the pool's first reconciles decide that the chart's templates are the current ask and take the chart's MachineDeployment and templates over: a restart in between must not turn the adoption into a roll (a new template, a new MachineSet, a replaced Machine) or drop an adopted object",
+		Run:   chaosAdoption,
+	},
+	{
+		Name: "CatalogMirrorSwitch", Short: "mirror",
+		Point: "mirror switched, stalled golden being replaced",
+		Why:   "the catalog's factory moves to a mirror while one golden is in use and another's import stalls: the stalled one is deleted and must be imported again exactly once, the one in use must keep its UID and spec, the new image must be imported, and the pool on the golden in use must not move",
+		Run:   chaosMirrorSwitch,
+	},
 }
 
 // chaosCI pairs every component with one scenario: what TestChaos runs
@@ -111,6 +123,19 @@ var chaosCI = map[string]string{
 	"kube-apiserver": "PoolDeletionWaitingOnMachines",
 }
 
+// E2E_CHAOS=all runs every pair; E2E_CHAOS=<scenario>/<component>,... runs
+// the pairs named.
+func chaosSelected(scenario, component string) bool {
+	switch v := os.Getenv("E2E_CHAOS"); v {
+	case "":
+		return chaosCI[component] == scenario
+	case "all":
+		return true
+	default:
+		return slices.Contains(strings.Split(v, ","), scenario+"/"+component)
+	}
+}
+
 // chaosSeq makes every run's namespace its own, so that -count=3 runs
 // three times without waiting for the last run's namespaces to go.
 var chaosSeq atomic.Int32
@@ -118,27 +143,69 @@ var chaosSeq atomic.Int32
 func TestChaos(t *testing.T) {
 	requireMode(t, "Catalog")
 	requireMode(t, "NodePool")
-	all := os.Getenv("E2E_CHAOS") == "all"
 	seq := chaosSeq.Add(1)
 	for _, s := range chaosScenarios {
 		for _, c := range chaosComponents {
-			if !all && chaosCI[c.Name] != s.Name {
+			if !chaosSelected(s.Name, c.Name) {
 				continue
 			}
 			t.Run(s.Name+"/"+c.Name, func(t *testing.T) {
 				id := fmt.Sprintf("%s-%s-%d", s.Short, c.Short, seq)
 				run := chaosRun{NS: "e2e-chaos-" + id, Cluster: "ch-" + id, Seed: "chaos-" + id, Fault: newFault(c, s)}
 				start := time.Now()
+				crashed := superviseAll(t, start)
 				s.Run(t, run)
 				result := "PASS"
 				if t.Failed() {
 					result = "FAIL"
 				}
-				t.Logf("CHAOS scenario=%s component=%s point=%q fired=%s restart=%s total=%s result=%s",
-					s.Name, c.Name, s.Point, run.Fault.firedAfter(start), run.Fault.restartTook(), time.Since(start).Round(time.Second), result)
+				t.Logf("CHAOS scenario=%s component=%s point=%q fired=%s restart=%s total=%s crashes=%s result=%s",
+					s.Name, c.Name, s.Point, run.Fault.firedAfter(start), run.Fault.restartTook(), time.Since(start).Round(time.Second), crashed(), result)
 			})
 		}
 	}
+}
+
+// superviseAll restarts, for the rest of the test, every control-plane
+// process that exits on its own, as the kubelet restarts a pod's container:
+// some components exit by design when another is faulted (CDI's controller
+// exits, "leader election lost", when the apiserver is away for longer than
+// its lease's renew deadline; controller-runtime's manager returns and
+// cmd/cdi-controller exits). The function must never crash: that fails the
+// test. The returned func describes the crashes since start.
+func superviseAll(t *testing.T, start time.Time) func() string {
+	procs := cp.Processes()
+	for _, p := range procs {
+		p.Supervise(true)
+	}
+	describe := func() string {
+		var out []string
+		for _, p := range procs {
+			for _, at := range p.Crashes() {
+				if at.After(start) {
+					out = append(out, fmt.Sprintf("%s@+%s", p.Name, at.Sub(start).Round(100*time.Millisecond)))
+				}
+			}
+		}
+		if len(out) == 0 {
+			return "none"
+		}
+		return strings.Join(out, ",")
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			p.Supervise(false)
+		}
+		for _, at := range cp.FunctionProcess().Crashes() {
+			if at.After(start) {
+				t.Errorf("the function crashed at %s; last lines of %s:\n%s", at.Format("15:04:05.000"), cp.FunctionProcess().LogPath, cp.FunctionProcess().LogTail(40))
+			}
+		}
+		if d := describe(); d != "none" {
+			t.Logf("restarted as the kubelet would after exiting on their own: %s", d)
+		}
+	})
+	return describe
 }
 
 // fault restarts one component once, when a scenario's point is reached.
@@ -275,7 +342,8 @@ func startChaosLedger(t *testing.T, ns string) *harness.Ledger {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	l, err := cp.StartLedger(ctx, []string{ns, goldenNamespace}, chaosKinds...)
+	// Of cluster-scoped objects, the catalogs' clone ClusterRoles.
+	l, err := cp.StartLedger(ctx, []string{ns, goldenNamespace}, "workerimage-", chaosKinds...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,6 +364,9 @@ type ledgerWant struct {
 	// MayGo reports whether an object that existed before the step may go
 	// during it. Nothing else may.
 	MayGo func(e harness.Entry) bool
+	// Replaced are objects the step deletes and makes again once, by
+	// design: seen under exactly two UIDs.
+	Replaced []harness.ObjectKey
 	// Shared are the names of the step's objects outside its namespace
 	// (its goldens and their claims in the golden namespace, a catalog's
 	// clone RBAC there and cluster-wide): only those are the step's there,
@@ -319,7 +390,14 @@ func checkLedger(t *testing.T, l *harness.Ledger, ns string, want ledgerWant) {
 	t.Helper()
 	var again []string
 	for _, e := range l.Entries("", "") {
-		if want.ours(ns, e) && len(l.Lives(e.ObjectKey)) > 1 && !slices.Contains(again, e.String()) {
+		n := len(l.Lives(e.ObjectKey))
+		if slices.Contains(want.Replaced, e.ObjectKey) {
+			if n != 2 && !slices.Contains(again, e.String()) {
+				again = append(again, fmt.Sprintf("%s (%d lives, an undisturbed run replaces it once)", e, n))
+			}
+			continue
+		}
+		if want.ours(ns, e) && n > 1 && !slices.Contains(again, e.String()) {
 			again = append(again, e.String())
 		}
 	}
@@ -483,13 +561,18 @@ func chaosScaleUp(t *testing.T, c chaosRun) {
 		// A Machine, a worker disk and its claim per worker; CDI's
 		// temporary claims of a CSI clone are PVCs too, so claims are not
 		// counted here but must not be made twice (Recreated).
-		Created: map[string]int{"Machine": workers, "DataVolume": workers, "PersistentVolumeClaim": -1},
+		// Cluster API makes the deployment's one MachineSet when it first
+		// has replicas or before (not counted); there must be only one.
+		Created: map[string]int{"Machine": workers, "DataVolume": workers, "PersistentVolumeClaim": -1, "MachineSet": -1},
 		Shared:  []string{goldenName(schematicID(c.Seed))},
 		MayGo: func(e harness.Entry) bool {
 			// CDI's temporary claims of a clone go when it is done.
 			return e.Kind == "PersistentVolumeClaim" && e.Namespace == c.NS && !e.Baseline
 		},
 	})
+	if sets := l.Entries("MachineSet", c.NS); len(sets) != 1 {
+		t.Errorf("%d MachineSets during the scale-up (%v), an undisturbed run has 1", len(sets), sets)
+	}
 	nothingRefusedIn(t, c.NS)
 }
 
@@ -506,6 +589,9 @@ func chaosCatalogDeletion(t *testing.T, c chaosRun) {
 	waitGoldenPinned(t, xr, kmt, goldenA)
 	md := c.Cluster + "-" + poolName
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, c.NS, md)
+	// The pool's worker cloned the golden before the step.
+	disk := waitWorkerDisks(t, c.NS, md, kmt, 1)[0]
+	waitDataVolumePhase(t, c.NS, disk, phaseSucceeded)
 	l := startChaosLedger(t, c.NS)
 
 	c.Fault.arm(t, reconcileTimeout, func(ctx context.Context) error {
@@ -604,5 +690,124 @@ func chaosPoolDeletion(t *testing.T, c chaosRun) {
 	})
 	// The golden is kept: its catalog still lists it.
 	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sid))
+	nothingRefusedIn(t, c.NS)
+}
+
+// chaosAdoption: a pool the chart made is adopted by an XNodePool written
+// for it; the fault fires as soon as the XNodePool exists.
+func chaosAdoption(t *testing.T, c chaosRun) {
+	sid := schematicID(c.Seed)
+	chart := chartMadePool(t, c.NS+"-src", c.NS, c.Cluster, sid)
+	l := startChaosLedger(t, c.NS)
+	xr := poolXR(c.NS, c.Cluster, sid, "{factory: {}}")
+	c.Fault.arm(t, reconcileTimeout, func(ctx context.Context) error {
+		u, err := cp.Get(ctx, harness.NodePool, c.NS, xr.GetName())
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return fmt.Errorf("no XNodePool %s yet", xr.GetName())
+		}
+		return nil
+	})
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	c.Fault.wait(t)
+	for _, o := range []struct {
+		gvk  schema.GroupVersionKind
+		name string
+	}{{harness.MachineDeployment, chart.MD}, {harness.KubevirtMachineTemplate, chart.KMT}, {harness.TalosConfigTemplate, chart.TCT}} {
+		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, c.NS, o.name, xr.GetName()), func(ctx context.Context) error {
+			u, err := cp.Existing(ctx, o.gvk, c.NS, o.name)
+			if err != nil {
+				return err
+			}
+			for _, r := range u.GetOwnerReferences() {
+				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
+					return nil
+				}
+			}
+			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
+		})
+	}
+	rollsNothing(t, "adopting through a restart", c.NS, chart.MD, chart.KMT, chart.Before, chart.Machines, 30*time.Second)
+	checkLedger(t, l, c.NS, ledgerWant{
+		// The XNodePool, and what the chart did not make: the health
+		// check and the pool's deletion guard.
+		Created: map[string]int{"XNodePool": 1, "MachineHealthCheck": 1, "Usage": 1},
+	})
+	nothingRefusedIn(t, c.NS)
+}
+
+// chaosMirrorSwitch: a catalog of a golden in use and one whose import
+// stalls switches to a mirror and adds an image; the fault fires once the
+// stalled golden is being deleted.
+func chaosMirrorSwitch(t *testing.T, c chaosRun) {
+	const mirror = "https://factory.mirror.e2e.internal/talos"
+	catalog := "e2e-chaos-" + strings.TrimPrefix(c.NS, "e2e-chaos-")
+	sidDone, sidStuck, sidNew := schematicID(c.Seed+"-done"), schematicID(c.Seed+"-stuck"), schematicID(c.Seed+"-new")
+	done, stuck, added := goldenName(sidDone), goldenName(sidStuck), goldenName(sidNew)
+	xr := factoryCatalog(catalog, "https://factory.talos.dev", "6Gi", sidDone, sidStuck)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, done)
+	completeGolden(t, done)
+	waitDataVolumePhase(t, goldenNamespace, done, phaseSucceeded)
+	waitDataVolumePhase(t, goldenNamespace, stuck, phaseImportInProgress)
+	stuckBefore := cp.MustGet(t, harness.DataVolume, goldenNamespace, stuck)
+	inNamespace(t, c.NS)
+	pool, kmt := builtinPool(t, c.NS, c.Cluster, sidDone)
+	waitGoldenPinned(t, pool, kmt, done)
+	md := c.Cluster + "-" + poolName
+	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, c.NS, md)
+	l := startChaosLedger(t, c.NS)
+
+	c.Fault.arm(t, gcTimeout, func(ctx context.Context) error {
+		dv, err := cp.Get(ctx, harness.DataVolume, goldenNamespace, stuck)
+		if err != nil {
+			return err
+		}
+		if dv != nil && dv.GetUID() == stuckBefore.GetUID() && dv.GetDeletionTimestamp() == nil {
+			return fmt.Errorf("golden %s not being replaced yet", stuck)
+		}
+		return nil
+	})
+	cp.MustApply(t, factoryCatalog(catalog, mirror, "10Gi", sidDone, sidStuck, sidNew))
+	c.Fault.wait(t)
+	cp.Eventually(t, gcTimeout, "golden "+stuck+" to be imported again from the mirror", func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, stuck)
+		if err != nil {
+			return err
+		}
+		if dv.GetUID() == stuckBefore.GetUID() {
+			return fmt.Errorf("still the first DataVolume (deletionTimestamp %v)", dv.GetDeletionTimestamp())
+		}
+		if got := goldenSourceOf(dv); got.URL != mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz" || got.Storage != "10Gi" {
+			return fmt.Errorf("made again as %+v", got)
+		}
+		return nil
+	})
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, added)
+	completeGolden(t, stuck)
+	completeGolden(t, added)
+	waitDataVolumePhase(t, goldenNamespace, stuck, phaseSucceeded)
+	waitDataVolumePhase(t, goldenNamespace, added, phaseSucceeded)
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "GoldenImagesReady", "True")
+	cp.WaitCondition(t, reconcileTimeout, harness.WorkerImageCatalog, "", catalog, "Synced", "True")
+	if got, err := machineDeploymentTemplate(context.Background(), c.NS, md); err != nil || got != kmt.GetName() {
+		t.Errorf("MachineDeployment %s/%s on %q (%v), want %s: the switch moved the pool", c.NS, md, got, err, kmt.GetName())
+	}
+	checkLedger(t, l, c.NS, ledgerWant{
+		// The stalled golden and its claim, made again once; the new
+		// golden and its claim.
+		Replaced: []harness.ObjectKey{
+			{Kind: "DataVolume", Namespace: goldenNamespace, Name: stuck},
+			{Kind: "PersistentVolumeClaim", Namespace: goldenNamespace, Name: stuck},
+		},
+		Shared: []string{done, stuck, added, "workerimage-clone-" + catalog},
+		MayGo: func(e harness.Entry) bool {
+			return e.Namespace == goldenNamespace && e.Name == stuck
+		},
+	})
 	nothingRefusedIn(t, c.NS)
 }

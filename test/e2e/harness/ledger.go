@@ -45,17 +45,20 @@ type Life struct {
 // DeletedFinalStateUnknown).
 type Ledger struct {
 	namespaces map[string]bool
+	// clusterPrefix keeps, of cluster-scoped objects, those whose name
+	// starts with it.
+	clusterPrefix string
 	stop       chan struct{}
 
 	mu    sync.Mutex
 	lives map[ObjectKey][]*Life
 }
 
-// StartLedger starts recording kinds in namespaces (cluster-scoped kinds
-// are recorded whatever their namespace) and returns once every informer
-// has listed.
-func (cp *ControlPlane) StartLedger(ctx context.Context, namespaces []string, kinds ...schema.GroupVersionKind) (*Ledger, error) {
-	l := &Ledger{namespaces: map[string]bool{}, stop: make(chan struct{}), lives: map[ObjectKey][]*Life{}}
+// StartLedger starts recording kinds in namespaces, and cluster-scoped
+// objects of kinds whose name starts with clusterPrefix, and returns once
+// every informer has listed.
+func (cp *ControlPlane) StartLedger(ctx context.Context, namespaces []string, clusterPrefix string, kinds ...schema.GroupVersionKind) (*Ledger, error) {
+	l := &Ledger{namespaces: map[string]bool{}, clusterPrefix: clusterPrefix, stop: make(chan struct{}), lives: map[ObjectKey][]*Life{}}
 	for _, ns := range namespaces {
 		l.namespaces[ns] = true
 	}
@@ -109,7 +112,12 @@ func objectOf(obj any) *unstructured.Unstructured {
 }
 
 func (l *Ledger) key(kind string, u *unstructured.Unstructured) (ObjectKey, bool) {
-	if u == nil || (u.GetNamespace() != "" && !l.namespaces[u.GetNamespace()]) {
+	switch {
+	case u == nil:
+		return ObjectKey{}, false
+	case u.GetNamespace() == "" && !strings.HasPrefix(u.GetName(), l.clusterPrefix):
+		return ObjectKey{}, false
+	case u.GetNamespace() != "" && !l.namespaces[u.GetNamespace()]:
 		return ObjectKey{}, false
 	}
 	return ObjectKey{Kind: kind, Namespace: u.GetNamespace(), Name: u.GetName()}, true

@@ -37,7 +37,19 @@ type Process struct {
 	// a crash.
 	restarting bool
 	restarts   int
+	// supervised makes an exit on the process's own a crash the harness
+	// restarts, as the kubelet restarts a pod's container
+	// (restartPolicy: Always); crashes records when each happened.
+	supervised bool
+	stopping   bool
+	crashes    []time.Time
 }
+
+// crashBackOff is how long a supervised process stays down after it exits
+// on its own: the kubelet's first container restart back-off
+// (k8s.io/kubernetes v1.35.0 pkg/kubelet/kubelet.go, backOffPeriod, which
+// doubles on each further crash).
+const crashBackOff = 10 * time.Second
 
 // incarnation is one run of a Process's command.
 type incarnation struct {
@@ -94,15 +106,54 @@ func (p *Process) start(flags int) error {
 		return fmt.Errorf("cannot start %s: %w", p.Name, err)
 	}
 	in := &incarnation{cmd: cmd, started: time.Now(), done: make(chan struct{})}
+	p.mu.Lock()
+	p.cur = in
+	p.mu.Unlock()
 	go func() {
 		in.err = cmd.Wait()
 		_ = logFile.Close()
 		close(in.done)
+		p.exited(in)
 	}()
-	p.mu.Lock()
-	p.cur = in
-	p.mu.Unlock()
 	return nil
+}
+
+// exited restarts a supervised process that exited on its own, after
+// crashBackOff, appending to its log.
+func (p *Process) exited(in *incarnation) {
+	p.mu.Lock()
+	if !p.supervised || p.stopping || p.restarting || p.cur != in {
+		p.mu.Unlock()
+		return
+	}
+	p.restarting = true
+	p.crashes = append(p.crashes, time.Now())
+	p.mu.Unlock()
+	time.Sleep(crashBackOff)
+	// If it cannot start, nothing runs and Healthy reports the exit.
+	_ = p.start(os.O_APPEND | os.O_WRONLY)
+	p.mu.Lock()
+	p.restarting = false
+	p.mu.Unlock()
+}
+
+// Supervise turns the kubelet's restart of an exited container on or off
+// for p: while on, an exit of p's own is restarted after crashBackOff and
+// recorded (Crashes) instead of failing Healthy. The chaos scenarios turn
+// it on: a component that exits when another is restarted (CDI's
+// controller when it loses its leader lease during an apiserver outage)
+// is, in a cluster, restarted by the kubelet.
+func (p *Process) Supervise(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.supervised = on
+}
+
+// Crashes returns when p exited on its own while supervised.
+func (p *Process) Crashes() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Time(nil), p.crashes...)
 }
 
 func (p *Process) current() *incarnation {
@@ -131,6 +182,9 @@ func (p *Process) Exited() (bool, error) {
 // Stop sends SIGTERM to the process group, and SIGKILL if it has not exited
 // within grace.
 func (p *Process) Stop(grace time.Duration) {
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
 	in := p.current()
 	select {
 	case <-in.done:
