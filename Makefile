@@ -157,6 +157,17 @@ e2e-measure:
 	set -o pipefail; cd test/e2e && E2E_MEASURE=1 E2E_MEASURE_WORKERS=$(E2E_MEASURE_WORKERS) E2E_MEASURE_WINDOW=$(E2E_MEASURE_WINDOW) E2E_MEASURE_STEADY=$(E2E_MEASURE_STEADY) $(GO) test -count=1 -timeout 150m -v -run '^TestMeasureReconcileRates$$' . 2>&1 | tee $(CURDIR)/_output/e2e-measure.log
 	@grep -h 'MEASURE ' _output/e2e-measure.log
 
+## e2e-load: opt-in; the control plane under load (TestMeasureControlPlaneLoad): E2E_LOAD_POOLS=200 pools of 0-1 worker in
+## E2E_LOAD_TENANTS=20 namespaces, two function replicas behind one name (a line in /etc/hosts: needs root), then
+## E2E_LOAD_ROLL=50 rolled and E2E_LOAD_DELETE=50 deleted, then that many created alone and beside E2E_LOAD_HOSTILE=10
+## tenants rewriting invalid pools; E2E_LOAD_RUNS=3 runs. Prints LOAD lines; docs/performance.md records them.
+.PHONY: e2e-load
+e2e-load:
+	test/e2e/hack/build-binaries.sh > /dev/null
+	@mkdir -p _output
+	set -o pipefail; cd test/e2e && E2E_LOAD=1 $(GO) test -count=1 -timeout 300m -v -run '^TestMeasureControlPlaneLoad$$' . 2>&1 | tee $(CURDIR)/_output/e2e-load.log
+	@grep -h 'LOAD ' _output/e2e-load.log
+
 ## e2e-chaos: opt-in; every chaos scenario (test/e2e/scenario_chaos_test.go: a pool roll, a 0 -> 30 scale-up under a clone
 ## budget of 5, a catalog deletion while a pool pins a golden, a pool deletion waiting on its Machines) with a restart of
 ## every component (the function, Crossplane core, kube-apiserver, CDI's controller, Cluster API's manager) at the step's

@@ -65,6 +65,12 @@ type ControlPlane struct {
 	crossplane *Process
 	function   *Process
 	apiServer  *Process
+	// replicas are the function's further replicas (replicas.go), and
+	// replicasEndpoint the name:port the FunctionRevisions point at
+	// while they run ("" for FunctionAddress).
+	replicas         []*Process
+	replicasEndpoint string
+	functionNames    []string
 	// crossplaneMetrics and functionMetrics are the URLs of Crossplane's
 	// and the function's Prometheus metrics.
 	crossplaneMetrics, functionMetrics string
@@ -230,6 +236,7 @@ func (cp *ControlPlane) StartFunction(ctx context.Context) error {
 	}
 	cp.procs = append(cp.procs, fn)
 	cp.function = fn
+	fn.metrics = cp.functionMetrics
 	fn.ready = func(ctx context.Context) error { return cp.waitTLS(ctx, fn, cp.FunctionAddress, 30*time.Second) }
 	return fn.ready(ctx)
 }

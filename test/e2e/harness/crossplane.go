@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,12 +40,15 @@ spec:
 	if err := cp.Apply(ctx, rev); err != nil {
 		return err
 	}
+	if !slices.Contains(cp.functionNames, name) {
+		cp.functionNames = append(cp.functionNames, name)
+	}
 	status := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": rev.GetAPIVersion(),
 		"kind":       rev.GetKind(),
 		"metadata":   map[string]any{"name": rev.GetName()},
 		"status": map[string]any{
-			"endpoint":     cp.FunctionAddress,
+			"endpoint":     cp.functionEndpoint(),
 			"capabilities": []any{"composition"},
 		},
 	}}
@@ -60,8 +64,8 @@ func (cp *ControlPlane) CheckFunctionRegistered(ctx context.Context, name string
 	}
 	ep, _, _ := unstructured.NestedString(u.Object, "status", "endpoint")
 	caps, _, _ := unstructured.NestedStringSlice(u.Object, "status", "capabilities")
-	if ep != cp.FunctionAddress || len(caps) == 0 || caps[0] != "composition" {
-		return fmt.Errorf("FunctionRevision %s-e2e has endpoint %q and capabilities %v, want %q and [composition]", name, ep, caps, cp.FunctionAddress)
+	if ep != cp.functionEndpoint() || len(caps) == 0 || caps[0] != "composition" {
+		return fmt.Errorf("FunctionRevision %s-e2e has endpoint %q and capabilities %v, want %q and [composition]", name, ep, caps, cp.functionEndpoint())
 	}
 	return nil
 }

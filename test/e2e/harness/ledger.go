@@ -48,7 +48,7 @@ type Ledger struct {
 	// clusterPrefix keeps, of cluster-scoped objects, those whose name
 	// starts with it.
 	clusterPrefix string
-	stop       chan struct{}
+	stop          chan struct{}
 
 	mu    sync.Mutex
 	lives map[ObjectKey][]*Life

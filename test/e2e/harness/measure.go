@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FunctionCalls counts the RunFunction calls the function answered for the
@@ -142,4 +144,120 @@ func rss(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// APIServerRSS is the resident set of the kube-apiserver in bytes.
+func (cp *ControlPlane) APIServerRSS() (int64, error) { return rss(cp.apiServer.Pid()) }
+
+// CPU is the CPU time (user and system) the process's current incarnation
+// has used, from /proc/<pid>/stat (utime and stime, in clock ticks of
+// 1/100 s: USER_HZ on Linux).
+func (p *Process) CPU() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid()))
+	if err != nil {
+		return 0, err
+	}
+	// The command may hold spaces and parentheses: the fields start after
+	// the last ')'. utime and stime are fields 14 and 15, the 12th and 13th
+	// after it.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", p.Pid(), b)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
+// Metric sums the series name of the process's own metrics (see scrape).
+func (p *Process) Metric(ctx context.Context, name string, labels ...string) (float64, error) {
+	if p.metrics == "" {
+		return 0, fmt.Errorf("%s serves no metrics", p.Name)
+	}
+	return scrape(ctx, p.metrics, name, labels...)
+}
+
+// Histogram is a Prometheus histogram's cumulative buckets: upper bound to
+// count, +Inf included.
+type Histogram map[float64]float64
+
+// CrossplaneHistogram reads the buckets of histogram name (summed over
+// every series whose labels include all of labels) from Crossplane's
+// metrics.
+func (cp *ControlPlane) CrossplaneHistogram(ctx context.Context, name string, labels ...string) (Histogram, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.crossplaneMetrics, nil)
+	if err != nil {
+		return nil, err
+	}
+	rsp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rsp.Body.Close() }()
+	h := Histogram{}
+	sc := bufio.NewScanner(rsp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+bucket:
+	for sc.Scan() {
+		series, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !strings.HasPrefix(series, name+"_bucket{") {
+			continue
+		}
+		for _, l := range labels {
+			if !strings.Contains(series, l) {
+				continue bucket
+			}
+		}
+		_, le, ok := strings.Cut(series, `le="`)
+		if !ok {
+			continue
+		}
+		le, _, _ = strings.Cut(le, `"`)
+		bound, err := strconv.ParseFloat(le, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", series, err)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return nil, err
+		}
+		h[bound] += v
+	}
+	return h, sc.Err()
+}
+
+// Since is h less an earlier reading of the same histogram.
+func (h Histogram) Since(earlier Histogram) Histogram {
+	out := Histogram{}
+	for b, v := range h {
+		out[b] = v - earlier[b]
+	}
+	return out
+}
+
+// Quantile is the upper bound of the bucket the q-quantile falls in (the
+// bucket resolution is all a histogram keeps), and the count.
+func (h Histogram) Quantile(q float64) (bound, count float64) {
+	bounds := make([]float64, 0, len(h))
+	for b := range h {
+		bounds = append(bounds, b)
+	}
+	sort.Float64s(bounds)
+	if len(bounds) == 0 {
+		return 0, 0
+	}
+	count = h[bounds[len(bounds)-1]]
+	for _, b := range bounds {
+		if h[b] >= q*count {
+			return b, count
+		}
+	}
+	return bounds[len(bounds)-1], count
 }

@@ -92,7 +92,10 @@ func NewPKI(dir string) (*PKI, error) {
 	if err := ca.issueTo(p.APIServerCert, p.APIServerKey, "kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}, loopback, x509.ExtKeyUsageServerAuth); err != nil {
 		return nil, err
 	}
-	if err := ca.issueTo(filepath.Join(p.FunctionCertsDir, "tls.crt"), filepath.Join(p.FunctionCertsDir, "tls.key"), "function-worker-image", []string{"localhost"}, loopback, x509.ExtKeyUsageServerAuth); err != nil {
+	// The function's replicas (replicas.go) serve on two loopback
+	// addresses under one name.
+	replicas := append(loopback, net.ParseIP(FunctionReplicaIP))
+	if err := ca.issueTo(filepath.Join(p.FunctionCertsDir, "tls.crt"), filepath.Join(p.FunctionCertsDir, "tls.key"), "function-worker-image", []string{"localhost", FunctionReplicasHost}, replicas, x509.ExtKeyUsageServerAuth); err != nil {
 		return nil, err
 	}
 	if err := ca.issueTo(filepath.Join(p.CrossplaneCertsDir, "tls.crt"), filepath.Join(p.CrossplaneCertsDir, "tls.key"), "crossplane", nil, nil, x509.ExtKeyUsageClientAuth); err != nil {

@@ -26,6 +26,8 @@ type Process struct {
 
 	bin       string
 	args, env []string
+	// metrics is the URL of its Prometheus metrics, when it serves them.
+	metrics string
 	// ready, when set by the starter, proves a new incarnation serves
 	// (the same probe its start waited for).
 	ready func(context.Context) error

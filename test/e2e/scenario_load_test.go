@@ -1,0 +1,339 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-worker-image/test/e2e/harness"
+)
+
+// TestMeasureControlPlaneLoad measures the control plane with many pools
+// and tenants at once (make e2e-load; E2E_LOAD=1): E2E_LOAD_POOLS (200)
+// pools of 0 or 1 worker (so the machine measures the control plane, not
+// the stand-ins) in E2E_LOAD_TENANTS (20) namespaces against one catalog,
+// with two function replicas that Crossplane really spreads its calls over
+// (harness.StartFunctionReplica: one name, two loopback addresses, gRPC's
+// round_robin); then E2E_LOAD_ROLL (50) of them rolled and E2E_LOAD_DELETE
+// (50) deleted; then the same number of pools created twice, once alone and
+// once while E2E_LOAD_HOSTILE (10) tenants rewrite invalid pools in a loop.
+// Each step reports its settle time, the function calls and CPU per pool
+// (both replicas, and each replica's share of the calls), the p99 of
+// Crossplane's RunFunction latency (crossplane_function_run_function_seconds,
+// the bucket it falls in) against Crossplane's 2-minute reconcile timeout
+// (internal/controller/apiextensions/composite/reconciler.go, v2.4.2), and
+// Crossplane's and the kube-apiserver's RSS; E2E_LOAD_RUNS (3) runs. It
+// asserts that every pool ends as asked, nothing about the figures
+// (docs/performance.md records them).
+func TestMeasureControlPlaneLoad(t *testing.T) {
+	if os.Getenv("E2E_LOAD") == "" {
+		t.Skip("a measurement, not a check: run it with make e2e-load")
+	}
+	requireMode(t, "Catalog")
+	requireMode(t, "NodePool")
+	l := loadShape{
+		Pools:   envInt(t, "E2E_LOAD_POOLS", 200),
+		Tenants: envInt(t, "E2E_LOAD_TENANTS", 20),
+		Roll:    envInt(t, "E2E_LOAD_ROLL", 50),
+		Delete:  envInt(t, "E2E_LOAD_DELETE", 50),
+		Hostile: envInt(t, "E2E_LOAD_HOSTILE", 10),
+	}
+	runs := envInt(t, "E2E_LOAD_RUNS", 3)
+	if _, err := cp.StartFunctionReplica(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.StopFunctionReplicas(context.Background()); err != nil {
+			t.Errorf("cannot point the functions back at one replica: %v", err)
+		}
+	})
+	l.SID = schematicID("load")
+	readyGolden(t, "e2e-load", l.SID)
+	for run := 1; run <= runs; run++ {
+		t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) { l.run(t, run) })
+	}
+}
+
+// loadShape is what one load run creates.
+type loadShape struct {
+	Pools, Tenants, Roll, Delete, Hostile int
+	SID                                   string
+}
+
+// loadPool is one pool of a load run.
+type loadPool struct {
+	NS, Name, MD string
+	Replicas     int64
+	DiskSize     string
+}
+
+func (p loadPool) xr(sid string) *unstructured.Unstructured {
+	xr := sizedPool(p.NS, loadCluster, sid, p.Replicas, p.DiskSize)
+	pool := strings.TrimPrefix(p.Name, loadCluster+"-")
+	xr.SetName(p.Name)
+	_ = unstructured.SetNestedField(xr.Object, pool, "spec", "poolName")
+	return xr
+}
+
+const loadCluster = "load"
+
+func (l loadShape) namespace(run, tenant int) string {
+	return fmt.Sprintf("e2e-load-%d-%02d", run, tenant)
+}
+
+// pools returns n pools named prefix<k>, spread over the tenants, half of
+// them with one worker.
+func (l loadShape) pools(run int, prefix string, n int) []loadPool {
+	out := make([]loadPool, 0, n)
+	for k := range n {
+		name := fmt.Sprintf("%s-%s%03d", loadCluster, prefix, k)
+		out = append(out, loadPool{NS: l.namespace(run, k%l.Tenants), Name: name, MD: name, Replicas: int64(k % 2), DiskSize: "20Gi"})
+	}
+	return out
+}
+
+// loadFigures are one step's measurements.
+type loadFigures struct {
+	Settle      time.Duration
+	Calls       float64
+	PerReplica  []float64
+	CPU         time.Duration
+	P99, Bucket float64
+	RunCalls    float64
+	XPRSS, API  int64
+}
+
+// measure runs act, waits (up to timeout) until settled returns nil, and
+// returns what it cost.
+func measure(t *testing.T, what string, pools int, timeout time.Duration, act func(), settled func(context.Context) error) loadFigures {
+	t.Helper()
+	ctx := context.Background()
+	replicas := cp.FunctionReplicas()
+	calls := func() []float64 {
+		out := make([]float64, len(replicas))
+		for i, p := range replicas {
+			v, err := p.Metric(ctx, "function_worker_image_calls_total")
+			if err != nil {
+				t.Fatalf("%s: %v", p.Name, err)
+			}
+			out[i] = v
+		}
+		return out
+	}
+	cpu := func() time.Duration {
+		var sum time.Duration
+		for _, p := range replicas {
+			c, err := p.CPU()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += c
+		}
+		return sum
+	}
+	hist := func() harness.Histogram {
+		h, err := cp.CrossplaneHistogram(ctx, "function_run_function_seconds")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	c0, cpu0, h0 := calls(), cpu(), hist()
+	start := time.Now()
+	act()
+	cp.Eventually(t, timeout, what, settled)
+	var f loadFigures
+	f.Settle = time.Since(start)
+	c1 := calls()
+	for i := range c1 {
+		f.PerReplica = append(f.PerReplica, c1[i]-c0[i])
+		f.Calls += c1[i] - c0[i]
+	}
+	f.CPU = cpu() - cpu0
+	f.P99, f.RunCalls = hist().Since(h0).Quantile(0.99)
+	var err error
+	if f.XPRSS, err = cp.CrossplaneRSS(); err != nil {
+		t.Fatal(err)
+	}
+	if f.API, err = cp.APIServerRSS(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("LOAD step=%q pools=%d settle=%s calls=%.0f (per replica %v) calls/pool=%.1f cpu=%s cpu/pool=%s run_function p99<=%gs of %.0f (timeout 120s) crossplaneRSS=%dMiB apiserverRSS=%dMiB",
+		what, pools, f.Settle.Round(time.Second), f.Calls, f.PerReplica, f.Calls/float64(max(pools, 1)), f.CPU.Round(10*time.Millisecond),
+		(f.CPU / time.Duration(max(pools, 1))).Round(time.Millisecond), f.P99, f.RunCalls, f.XPRSS>>20, f.API>>20)
+	return f
+}
+
+// asAsked returns a check that every pool's MachineDeployment exists, was
+// observed at its generation, asks the pool's replicas and has them ready,
+// and (when templates is not nil) points at another template than the one
+// recorded there.
+func asAsked(pools []loadPool, templates map[string]string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		byNS := map[string]map[string]*unstructured.Unstructured{}
+		for _, p := range pools {
+			if byNS[p.NS] != nil {
+				continue
+			}
+			mds, err := cp.List(ctx, harness.MachineDeployment, p.NS, "")
+			if err != nil {
+				return err
+			}
+			byNS[p.NS] = map[string]*unstructured.Unstructured{}
+			for i := range mds {
+				byNS[p.NS][mds[i].GetName()] = &mds[i]
+			}
+		}
+		var pending []string
+		for _, p := range pools {
+			md := byNS[p.NS][p.MD]
+			if md == nil {
+				pending = append(pending, p.NS+"/"+p.MD+": no MachineDeployment")
+				continue
+			}
+			tmpl, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "infrastructureRef", "name")
+			replicas, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas")
+			ready, _, _ := unstructured.NestedInt64(md.Object, "status", "readyReplicas")
+			updated, _, _ := unstructured.NestedInt64(md.Object, "status", "updatedReplicas")
+			observed, _, _ := unstructured.NestedInt64(md.Object, "status", "observedGeneration")
+			switch {
+			case templates != nil && tmpl == templates[p.NS+"/"+p.MD]:
+				pending = append(pending, p.NS+"/"+p.MD+": not rolled")
+			case replicas != p.Replicas || ready != p.Replicas || updated != p.Replicas || observed < md.GetGeneration():
+				pending = append(pending, fmt.Sprintf("%s/%s: replicas %d ready %d updated %d, want %d", p.NS, p.MD, replicas, ready, updated, p.Replicas))
+			}
+		}
+		if len(pending) > 0 {
+			return fmt.Errorf("%d of %d pools not as asked, e.g. %s", len(pending), len(pools), pending[0])
+		}
+		return nil
+	}
+}
+
+// gone returns a check that every pool and its MachineDeployment are gone.
+func gone(pools []loadPool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		left := 0
+		for _, p := range pools {
+			for _, o := range []struct {
+				kind   string
+				exists func() (bool, error)
+			}{
+				{"XNodePool", func() (bool, error) { u, err := cp.Get(ctx, harness.NodePool, p.NS, p.Name); return u != nil, err }},
+				{"MachineDeployment", func() (bool, error) {
+					u, err := cp.Get(ctx, harness.MachineDeployment, p.NS, p.MD)
+					return u != nil, err
+				}},
+			} {
+				ok, err := o.exists()
+				if err != nil {
+					return err
+				}
+				if ok {
+					left++
+				}
+			}
+		}
+		if left > 0 {
+			return fmt.Errorf("%d objects of %d deleted pools left", left, len(pools))
+		}
+		return nil
+	}
+}
+
+func (l loadShape) run(t *testing.T, run int) {
+	for i := range l.Tenants {
+		inNamespace(t, l.namespace(run, i))
+		capiCluster(t, l.namespace(run, i), loadCluster)
+	}
+	apply := func(pools []loadPool) func() {
+		return func() {
+			for _, p := range pools {
+				xr := p.xr(l.SID)
+				cp.MustApply(t, xr)
+				deleteOnCleanup(t, xr)
+			}
+		}
+	}
+	all := l.pools(run, "p", l.Pools)
+	measure(t, "create", len(all), 20*time.Minute, apply(all), asAsked(all, nil))
+
+	rolled := all[:min(l.Roll, len(all))]
+	before := map[string]string{}
+	for _, p := range rolled {
+		tmpl, err := machineDeploymentTemplate(context.Background(), p.NS, p.MD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p.NS+"/"+p.MD] = tmpl
+	}
+	for i := range rolled {
+		rolled[i].DiskSize = "25Gi"
+	}
+	measure(t, "roll", len(rolled), 20*time.Minute, apply(rolled), asAsked(rolled, before))
+
+	deleted := all[len(all)-min(l.Delete, len(all)):]
+	measure(t, "delete", len(deleted), 20*time.Minute, func() {
+		for _, p := range deleted {
+			deletePool(t, p.NS, p.Name, p.MD)
+		}
+	}, gone(deleted))
+
+	// Valid tenants' settle time alone, then while hostile tenants rewrite
+	// invalid pools (a schematic path on a cloning pool: a fatal result
+	// every call) as fast as the API server takes them.
+	alone := l.pools(run, "a", l.Delete)
+	quiet := measure(t, "create beside nobody", len(alone), 20*time.Minute, apply(alone), asAsked(alone, nil))
+	stop := l.hostile(t, run)
+	loud := l.pools(run, "b", l.Delete)
+	noisy := measure(t, fmt.Sprintf("create beside %d hostile tenants", l.Hostile), len(loud), 20*time.Minute, apply(loud), asAsked(loud, nil))
+	writes := stop()
+	t.Logf("LOAD hostile tenants=%d writes=%d: valid settle %s alone, %s beside them (%+.0f%%)",
+		l.Hostile, writes, quiet.Settle.Round(time.Second), noisy.Settle.Round(time.Second), 100*(noisy.Settle.Seconds()/quiet.Settle.Seconds()-1))
+}
+
+// hostile starts l.Hostile tenants, each rewriting an invalid pool in its
+// own namespace in a loop (10 writes a second each), and returns a func that stops them and returns
+// how many writes they made.
+func (l loadShape) hostile(t *testing.T, run int) func() int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	writes := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := range l.Hostile {
+		ns := fmt.Sprintf("e2e-load-%d-h%02d", run, i)
+		inNamespace(t, ns)
+		xr := poolXR(ns, loadCluster, "gpu/nvidia-open", "{builtin: {}}")
+		deleteOnCleanup(t, xr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ctx.Err() == nil; n++ {
+				_ = unstructured.SetNestedField(xr.Object, int64(n%1000), "spec", "replicas")
+				if err := cp.Apply(ctx, xr); err == nil {
+					mu.Lock()
+					writes++
+					mu.Unlock()
+				}
+				// Ten writes a second per tenant: a tenant's controller
+				// in a hot loop, and still leaving the suite's client its
+				// share of its rate limit.
+				select {
+				case <-ctx.Done():
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}()
+	}
+	return func() int {
+		cancel()
+		wg.Wait()
+		return writes
+	}
+}
