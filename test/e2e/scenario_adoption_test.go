@@ -97,23 +97,7 @@ func TestAChartMadePoolIsAdoptedWithoutARoll(t *testing.T) {
 	// (v2.3.4 here): both name the chart's template.
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "RenderingCurrent", "False", "another tool", chartKMT)
 	// Crossplane took the objects over: the XNodePool is their controller.
-	for _, o := range []struct {
-		gvk  schema.GroupVersionKind
-		name string
-	}{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, chartKMT}, {harness.TalosConfigTemplate, chartTCT}} {
-		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, ns, o.name, xr.GetName()), func(ctx context.Context) error {
-			u, err := cp.Existing(ctx, o.gvk, ns, o.name)
-			if err != nil {
-				return err
-			}
-			for _, r := range u.GetOwnerReferences() {
-				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
-					return nil
-				}
-			}
-			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
-		})
-	}
+	waitControlledBy(t, xr, []objectRef{{harness.MachineDeployment, md}, {harness.KubevirtMachineTemplate, chartKMT}, {harness.TalosConfigTemplate, chartTCT}})
 	// And Cluster API rolled nothing: for a settle period, the deployment
 	// stays on the chart's templates, with the MachineSet and the Machine
 	// it had.
@@ -225,4 +209,30 @@ func chartMadePool(t *testing.T, src, ns, cluster, sid string) chartPool {
 	t.Logf("the chart's pool: %s, Machines %v", before, uids)
 
 	return chartPool{MD: md, KMT: chartKMT, TCT: chartTCT, Before: before, Machines: uids}
+}
+
+// objectRef names an object of a kind in the namespace at hand.
+type objectRef struct {
+	gvk  schema.GroupVersionKind
+	name string
+}
+
+// waitControlledBy waits until every object of objs, in xr's namespace, has
+// xr as its controller.
+func waitControlledBy(t *testing.T, xr *unstructured.Unstructured, objs []objectRef) {
+	t.Helper()
+	for _, o := range objs {
+		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by %s %s", o.gvk.Kind, xr.GetNamespace(), o.name, xr.GetKind(), xr.GetName()), func(ctx context.Context) error {
+			u, err := cp.Existing(ctx, o.gvk, xr.GetNamespace(), o.name)
+			if err != nil {
+				return err
+			}
+			for _, r := range u.GetOwnerReferences() {
+				if r.Kind == xr.GetKind() && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
+					return nil
+				}
+			}
+			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
+		})
+	}
 }

@@ -279,18 +279,7 @@ func TestPoolLifecycleOnRealCAPI(t *testing.T) {
 	// onto a new MachineSet; the old template stays while any MachineSet
 	// references it, and is retired once the old MachineSet is gone.
 	cp.MustApply(t, sizedPool(ns, cluster, sid, 1, "25Gi"))
-	var newTmpl string
-	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to point at a new template", func(ctx context.Context) error {
-		got, err := machineDeploymentTemplate(ctx, ns, md)
-		if err != nil {
-			return err
-		}
-		if got == "" || got == kmt.GetName() {
-			return fmt.Errorf("it points at %q", got)
-		}
-		newTmpl = got
-		return nil
-	})
+	newTmpl := waitNewTemplate(t, ns, md, kmt.GetName())
 	waitRolledOff(t, ns, md, kmt.GetName(), newTmpl, 1)
 	cp.MustGet(t, harness.KubevirtMachineTemplate, ns, newTmpl)
 	cp.WaitCondition(t, reconcileTimeout, harness.NodePool, ns, xr.GetName(), "WorkerImageReady", "True")
@@ -545,4 +534,23 @@ func checkBootstrapData(t *testing.T, ns, cluster, md, tmpl string) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("machine config CABPT wrote for Machine %s (-want +got):\n%s", machines[0].GetName(), diff)
 	}
+}
+
+// waitNewTemplate waits until MachineDeployment md points at a template
+// other than old, and returns it.
+func waitNewTemplate(t *testing.T, ns, md, old string) string {
+	t.Helper()
+	var tmpl string
+	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to point at a new template", func(ctx context.Context) error {
+		got, err := machineDeploymentTemplate(ctx, ns, md)
+		if err != nil {
+			return err
+		}
+		if got == "" || got == old {
+			return fmt.Errorf("it points at %q", got)
+		}
+		tmpl = got
+		return nil
+	})
+	return tmpl
 }

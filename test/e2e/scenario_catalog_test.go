@@ -198,19 +198,7 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 		t.Errorf("golden DataVolume %s: a new golden takes the catalog's new defaults\n-want, +got:\n%s", added, diff)
 	}
 	// The stalled golden, made again from the mirror: a new object.
-	cp.Eventually(t, gcTimeout, "the catalog to import golden "+stuck+" again from the mirror", func(ctx context.Context) error {
-		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, stuck)
-		if err != nil {
-			return err
-		}
-		if dv.GetUID() == stuckBefore.GetUID() {
-			return fmt.Errorf("still the first DataVolume (deletionTimestamp %v)", dv.GetDeletionTimestamp())
-		}
-		if got := goldenSourceOf(dv); got.URL != mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz" || got.Storage != "10Gi" {
-			return fmt.Errorf("made again as %+v", got)
-		}
-		return nil
-	})
+	waitGoldenMadeAgain(t, stuckBefore, mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz", "10Gi")
 	completeGolden(t, stuck)
 	completeGolden(t, added)
 	waitDataVolumePhase(t, goldenNamespace, stuck, phaseSucceeded)
@@ -289,4 +277,23 @@ func factoryCatalog(name, factory, storage string, sids ...string) *unstructured
 		y += fmt.Sprintf("  - schematicID: %s\n    version: %s\n", sid, talosVersion)
 	}
 	return harness.MustObject(y)
+}
+
+// waitGoldenMadeAgain waits until the golden before was deleted and made
+// again (a new UID) from url at storage.
+func waitGoldenMadeAgain(t *testing.T, before *unstructured.Unstructured, url, storage string) {
+	t.Helper()
+	cp.Eventually(t, gcTimeout, "the catalog to import golden "+before.GetName()+" again from "+url, func(ctx context.Context) error {
+		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, before.GetName())
+		if err != nil {
+			return err
+		}
+		if dv.GetUID() == before.GetUID() {
+			return fmt.Errorf("still the first DataVolume (deletionTimestamp %v)", dv.GetDeletionTimestamp())
+		}
+		if got := goldenSourceOf(dv); got.URL != url || got.Storage != storage {
+			return fmt.Errorf("made again as %+v", got)
+		}
+		return nil
+	})
 }

@@ -454,18 +454,7 @@ func chaosPoolRoll(t *testing.T, c chaosRun) {
 		return nil
 	})
 	cp.MustApply(t, sizedPool(c.NS, c.Cluster, sid, 2, "25Gi"))
-	var newTmpl string
-	cp.Eventually(t, reconcileTimeout, "MachineDeployment "+md+" to point at a new template", func(ctx context.Context) error {
-		got, err := machineDeploymentTemplate(ctx, c.NS, md)
-		if err != nil {
-			return err
-		}
-		if got == "" || got == kmt.GetName() {
-			return fmt.Errorf("it points at %q", got)
-		}
-		newTmpl = got
-		return nil
-	})
+	newTmpl := waitNewTemplate(t, c.NS, md, kmt.GetName())
 	waitRolledOff(t, c.NS, md, kmt.GetName(), newTmpl, 2)
 	c.Fault.wait(t)
 	// Settled again after the restart, and still on the new template: the
@@ -713,23 +702,7 @@ func chaosAdoption(t *testing.T, c chaosRun) {
 	cp.MustApply(t, xr)
 	deleteOnCleanup(t, xr)
 	c.Fault.wait(t)
-	for _, o := range []struct {
-		gvk  schema.GroupVersionKind
-		name string
-	}{{harness.MachineDeployment, chart.MD}, {harness.KubevirtMachineTemplate, chart.KMT}, {harness.TalosConfigTemplate, chart.TCT}} {
-		cp.Eventually(t, reconcileTimeout, fmt.Sprintf("%s %s/%s to be controlled by XNodePool %s", o.gvk.Kind, c.NS, o.name, xr.GetName()), func(ctx context.Context) error {
-			u, err := cp.Existing(ctx, o.gvk, c.NS, o.name)
-			if err != nil {
-				return err
-			}
-			for _, r := range u.GetOwnerReferences() {
-				if r.Kind == "XNodePool" && r.Name == xr.GetName() && r.Controller != nil && *r.Controller {
-					return nil
-				}
-			}
-			return fmt.Errorf("owner references %v", u.GetOwnerReferences())
-		})
-	}
+	waitControlledBy(t, xr, []objectRef{{harness.MachineDeployment, chart.MD}, {harness.KubevirtMachineTemplate, chart.KMT}, {harness.TalosConfigTemplate, chart.TCT}})
 	rollsNothing(t, "adopting through a restart", c.NS, chart.MD, chart.KMT, chart.Before, chart.Machines, 30*time.Second)
 	checkLedger(t, l, c.NS, ledgerWant{
 		// The XNodePool, and what the chart did not make: the health
@@ -774,19 +747,7 @@ func chaosMirrorSwitch(t *testing.T, c chaosRun) {
 	})
 	cp.MustApply(t, factoryCatalog(catalog, mirror, "10Gi", sidDone, sidStuck, sidNew))
 	c.Fault.wait(t)
-	cp.Eventually(t, gcTimeout, "golden "+stuck+" to be imported again from the mirror", func(ctx context.Context) error {
-		dv, err := cp.Existing(ctx, harness.DataVolume, goldenNamespace, stuck)
-		if err != nil {
-			return err
-		}
-		if dv.GetUID() == stuckBefore.GetUID() {
-			return fmt.Errorf("still the first DataVolume (deletionTimestamp %v)", dv.GetDeletionTimestamp())
-		}
-		if got := goldenSourceOf(dv); got.URL != mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz" || got.Storage != "10Gi" {
-			return fmt.Errorf("made again as %+v", got)
-		}
-		return nil
-	})
+	waitGoldenMadeAgain(t, stuckBefore, mirror+"/image/"+sidStuck+"/"+talosVersion+"/openstack-amd64.raw.xz", "10Gi")
 	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, added)
 	completeGolden(t, stuck)
 	completeGolden(t, added)
