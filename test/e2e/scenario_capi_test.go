@@ -455,6 +455,25 @@ var refusalReasons = map[string]bool{
 // virt-controller does, harness/nodestandins.go).
 func nothingRefusedIn(t *testing.T, ns string) {
 	t.Helper()
+	refusedIn(t, ns, func(string) bool { return false })
+}
+
+// unreachable reports whether an event's message is a request that never
+// reached a server (the apiserver or a webhook down), not a refusal: what
+// a chaos scenario's restart causes by design.
+func unreachable(msg string) bool {
+	for _, s := range []string{"connect: connection refused", "connection reset by peer", "http2: client connection lost", ": EOF"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedIn is nothingRefusedIn, ignoring the events whose message ignore
+// accepts.
+func refusedIn(t *testing.T, ns string, ignore func(msg string) bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	evs, err := cp.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
@@ -462,7 +481,7 @@ func nothingRefusedIn(t *testing.T, ns string) {
 		t.Fatalf("cannot list the events in %s: %v", ns, err)
 	}
 	for _, e := range evs.Items {
-		if e.Type != "Warning" {
+		if e.Type != "Warning" || ignore(e.Message) {
 			continue
 		}
 		if refusalReasons[e.Reason] || (strings.Contains(e.Message, "admission webhook") && strings.Contains(e.Message, "denied the request")) {

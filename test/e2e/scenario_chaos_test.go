@@ -500,7 +500,8 @@ func chaosPoolRoll(t *testing.T, c chaosRun) {
 			return false
 		},
 	})
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
 
 // chaosScaleUp: a pool scales 0 → 30 under a clone budget of 5; the fault
@@ -562,7 +563,8 @@ func chaosScaleUp(t *testing.T, c chaosRun) {
 	if sets := l.Entries("MachineSet", c.NS); len(sets) != 1 {
 		t.Errorf("%d MachineSets during the scale-up (%v), an undisturbed run has 1", len(sets), sets)
 	}
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
 
 // chaosCatalogDeletion: the catalog of two goldens is deleted while a pool
@@ -623,7 +625,8 @@ func chaosCatalogDeletion(t *testing.T, c chaosRun) {
 			return e.Namespace == goldenNamespace && e.Name == goldenB
 		},
 	})
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
 
 // chaosPoolDeletion: a settled pool of one worker is deleted; the fault
@@ -679,7 +682,8 @@ func chaosPoolDeletion(t *testing.T, c chaosRun) {
 	})
 	// The golden is kept: its catalog still lists it.
 	cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sid))
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
 
 // chaosAdoption: a pool the chart made is adopted by an XNodePool written
@@ -709,7 +713,8 @@ func chaosAdoption(t *testing.T, c chaosRun) {
 		// check and the pool's deletion guard.
 		Created: map[string]int{"XNodePool": 1, "MachineHealthCheck": 1, "Usage": 1},
 	})
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
 
 // chaosMirrorSwitch: a catalog of a golden in use and one whose import
@@ -770,5 +775,6 @@ func chaosMirrorSwitch(t *testing.T, c chaosRun) {
 			return e.Namespace == goldenNamespace && e.Name == stuck
 		},
 	})
-	nothingRefusedIn(t, c.NS)
+	// A request the restart cut is not a refusal; an admission denial is.
+	refusedIn(t, c.NS, unreachable)
 }
