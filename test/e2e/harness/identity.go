@@ -81,10 +81,12 @@ func (cp *ControlPlane) AuditLogPath() string { return filepath.Join(cp.LogDir, 
 
 // AuditEvent is the part of an audit.k8s.io/v1 Event the suite reads.
 type AuditEvent struct {
-	Stage      string `json:"stage"`
-	Verb       string `json:"verb"`
-	RequestURI string `json:"requestURI"`
-	User       struct {
+	Stage string `json:"stage"`
+	// RequestReceived is when the apiserver received the request.
+	RequestReceived time.Time `json:"requestReceivedTimestamp"`
+	Verb            string    `json:"verb"`
+	RequestURI      string    `json:"requestURI"`
+	User            struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
