@@ -14,6 +14,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -194,7 +195,37 @@ func (cp *ControlPlane) SetUpCrossplaneIdentity(ctx context.Context) error {
 	if err := cp.WaitAggregated(ctx, 60*time.Second); err != nil {
 		return err
 	}
+	if err := cp.checkCrossplaneAccess(ctx); err != nil {
+		return err
+	}
 	return clientcmd.WriteToFile(*kc, filepath.Join(cp.WorkDir, "crossplane.kubeconfig"))
+}
+
+// checkCrossplaneAccess asks the apiserver (SubjectAccessReview) what
+// Crossplane's identity may do: what only the function's ClusterRole grants
+// must be allowed, what no role grants must be refused, so that the suite
+// never runs on an identity that is not the one described.
+func (cp *ControlPlane) checkCrossplaneAccess(ctx context.Context) error {
+	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + CrossplaneNamespace, "system:authenticated"}
+	for _, c := range []struct {
+		attrs authorizationv1.ResourceAttributes
+		want  bool
+	}{
+		{authorizationv1.ResourceAttributes{Verb: "create", Group: "infrastructure.cluster.x-k8s.io", Resource: "kubevirtmachinetemplates", Namespace: "e2e"}, true},
+		{authorizationv1.ResourceAttributes{Verb: "create", Group: "cdi.kubevirt.io", Resource: "datavolumes", Subresource: "source", Namespace: "e2e"}, true},
+		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Namespace: "e2e"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, false},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: CrossplaneUser, Groups: groups, ResourceAttributes: &c.attrs}}
+		got, err := cp.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		if got.Status.Allowed != c.want {
+			return fmt.Errorf("%s may %s %s/%s (%s): %v, want %v (%s)", CrossplaneUser, c.attrs.Verb, c.attrs.Resource, c.attrs.Subresource, c.attrs.Group, got.Status.Allowed, c.want, got.Status.Reason)
+		}
+	}
+	return nil
 }
 
 // WaitAggregated waits until the aggregated crossplane ClusterRole holds
