@@ -218,6 +218,11 @@ func setUp(ctx context.Context, repoRoot string) error {
 			return err
 		}
 	}
+	// Crossplane runs as its own ServiceAccount, bound to the chart's roles
+	// and the function's ClusterRole (harness/identity.go).
+	if err := cp.SetUpCrossplaneIdentity(ctx); err != nil {
+		return err
+	}
 	if err := cp.StartCrossplane(ctx); err != nil {
 		return err
 	}
@@ -228,6 +233,11 @@ func setUp(ctx context.Context, repoRoot string) error {
 		return err
 	}
 	if err := cp.WaitUsageWebhook(ctx, webhookTimeout); err != nil {
+		return err
+	}
+	// Crossplane's roles for the composites, as its RBAC manager makes
+	// them, before the XRDs that start their controllers.
+	if err := cp.GrantXRDRoles(ctx, platform.Objects); err != nil {
 		return err
 	}
 	// XRDs are established by Crossplane, so they go in after it starts.

@@ -142,7 +142,11 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 	}
 
 	cp.apiServerURL = "https://127.0.0.1:" + strconv.Itoa(ports[2])
-	api, err := StartProcess(cp.LogDir, "kube-apiserver", cp.Bin.APIServer, []string{
+	audit, err := cp.auditArgs() // identity.go
+	if err != nil {
+		return err
+	}
+	api, err := StartProcess(cp.LogDir, "kube-apiserver", cp.Bin.APIServer, append([]string{
 		"--etcd-servers=" + etcdClient,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -161,7 +165,7 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 		"--profiling=false",
-	}, nil)
+	}, audit...), nil)
 	if err != nil {
 		return err
 	}
@@ -274,7 +278,7 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 		"--health-probe-port=" + strconv.Itoa(ports[1]),
 		"--webhook-port=" + strconv.Itoa(ports[2]),
 		"--poll-interval=" + cp.PollInterval.String(),
-	}, []string{"KUBECONFIG=" + cp.Kubeconfig})
+	}, []string{"KUBECONFIG=" + cp.crossplaneKubeconfig()}) // its own identity: identity.go
 	if err != nil {
 		return err
 	}
