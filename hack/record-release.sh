@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Records what every example scenario composed at a release, for the
-# upgrade-parity test (fn_upgrade_test.go): that desired state, replayed as
-# the observed state of the running code, must keep every template name, or
-# the upgrade would roll the pool's workers.
+# Records what every example scenario composed at a release, and the inputs
+# it composed it from, for the upgrade-parity test (fn_upgrade_test.go):
+# that desired state, replayed as the observed state of the running code
+# with the release's own inputs, must keep every template name, or the
+# upgrade would roll the pool's workers.
 #
 #   hack/record-release.sh [rev]     (default HEAD; run once per release)
 #
-# writes testdata/releases/<date>-<rev>/<mode>/<scenario>.yaml: the composed
-# resources of the scenario's expected.yaml at rev (the composite and the
-# results dropped), each document preceded by the sha256 of the scenario's
-# inputs at rev (xr.yaml, observed.yaml, required.yaml, then the nearest
-# composition.yaml), so that a scenario edited since is not replayed
-# against other inputs. Only git is needed: rev is read, never checked out.
+# writes testdata/releases/<date>-<rev>/<mode>/<scenario>/: composed.yaml,
+# the composed resources of the scenario's expected.yaml at rev (the
+# composite and the results dropped), and the scenario's inputs at rev as
+# the scenario had them (xr.yaml, observed.yaml and required.yaml when it
+# had them, and the nearest composition.yaml, with the function Input), so
+# a scenario edited or removed since is still replayed against what the
+# release really composed it from. Only git is needed: rev is read, never
+# checked out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=$(git rev-parse --short=7 "${1:-HEAD}")
@@ -32,29 +35,25 @@ while IFS= read -r expected; do
 	rest=${dir#example/}
 	mode=${rest%%/*}
 	name=${dir##*/}
-	inputs=""
+	to="$out/$mode/$name"
+	mkdir -p "$to"
 	for f in xr.yaml observed.yaml required.yaml; do
 		if git cat-file -e "$rev:$dir/$f" 2>/dev/null; then
-			inputs+=$(show "$dir/$f")$'\n'
+			show "$dir/$f" > "$to/$f"
 		fi
 	done
 	for c in "$dir/composition.yaml" "example/$mode/composition.yaml"; do
 		if git cat-file -e "$rev:$c" 2>/dev/null; then
-			inputs+=$(show "$c")$'\n'
+			show "$c" > "$to/composition.yaml"
 			break
 		fi
 	done
-	sum=$(printf '%s' "$inputs" | sha256sum | cut -d' ' -f1)
-	mkdir -p "$out/$mode"
-	{
-		echo "# inputs-sha256: $sum"
-		# Keep the documents that are composed resources.
-		show "$expected" | awk '
-			function flush() { if (doc ~ /crossplane.io\/composition-resource-name:/) printf "---\n%s", doc; doc = "" }
-			/^---$/ { flush(); next }
-			{ doc = doc $0 "\n" }
-			END { flush() }'
-	} > "$out/$mode/$name.yaml"
+	# Keep the documents that are composed resources.
+	show "$expected" | awk '
+		function flush() { if (doc ~ /crossplane.io\/composition-resource-name:/) printf "---\n%s", doc; doc = "" }
+		/^---$/ { flush(); next }
+		{ doc = doc $0 "\n" }
+		END { flush() }' > "$to/composed.yaml"
 	count=$((count + 1))
 done < <(git ls-tree -r --name-only "$rev" -- example | grep '/scenarios/[^/]*/expected.yaml$' | sort)
 # The rendering revision the release renders by (RenderingRevision, in

@@ -496,3 +496,115 @@ func TestAnUnrecordedTemplateOfAnEarlierRenderingIsKept(t *testing.T) {
 		t.Errorf("a clone pool's templates carry usePopulator, which would take CDI off its clone populator:\n%s", outputYAML(t, clone))
 	}
 }
+
+// firstRelease rewrites the observed state as the first release (664b136)
+// left a pool: templates without a request or rendering record, rendered
+// without what later renderings add (the VM's pod network, the kubelet
+// reservations) and with the metal installer, under other names, and the
+// MachineDeployment on them. It returns the running names.
+func firstRelease(t *testing.T, obs map[resource.Name]resource.ObservedComposed) (kmt, tct string) {
+	t.Helper()
+	out := map[resource.Name]resource.ObservedComposed{}
+	renamed := map[string]string{}
+	for n, o := range obs {
+		u := o.Resource.DeepCopy()
+		a := u.GetAnnotations()
+		switch {
+		case strings.HasPrefix(string(n), read.PrefixMachineTemplate):
+			vm, _ := u.GetValue("spec.template.spec.virtualMachineTemplate.spec.template.spec")
+			delete(vm.(map[string]any), "networks")
+			kmt = u.GetName() + "-first"
+			renamed[u.GetName()] = kmt
+			u.SetName(kmt)
+			n = read.MachineTemplateResource(kmt)
+		case strings.HasPrefix(string(n), read.PrefixBootstrapTemplate):
+			patches, _ := u.GetValue("spec.template.spec.strategicPatches")
+			install := strings.Replace(patches.([]any)[0].(string), "openstack-installer", "installer", 1)
+			if err := u.SetValue("spec.template.spec.strategicPatches", []any{install}); err != nil {
+				t.Fatal(err)
+			}
+			tct = u.GetName() + "-first"
+			renamed[u.GetName()] = tct
+			u.SetName(tct)
+			n = read.BootstrapTemplateResource(tct)
+		}
+		delete(a, pool.AnnAsk)
+		delete(a, pool.AnnRendering)
+		u.SetAnnotations(a)
+		out[n] = resource.ObservedComposed{Resource: u}
+	}
+	md := out[read.ResourceMachineDeployment].Resource
+	for _, path := range []string{"spec.template.spec.infrastructureRef.name", "spec.template.spec.bootstrap.configRef.name"} {
+		was, _ := md.GetString(path)
+		if err := md.SetValue(path, renamed[was]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clear(obs)
+	for n, o := range out {
+		obs[n] = o
+	}
+	return kmt, tct
+}
+
+// TestAFirstReleasePoolIsKeptUntilItsOwnerAsks: a pool the first release
+// made runs templates without a request record that no rendering this code
+// has reproduces. While what this release renders for the pool differs only
+// by what later renderings add or render another way (decide.
+// UnrecordedDiffs), the running templates are kept as the pool's current
+// ask, recorded with it, and RenderingCurrent names them; the next
+// reconcile keeps them by their record. A change the owner makes rolls the
+// pool onto this release's rendering.
+func TestAFirstReleasePoolIsKeptUntilItsOwnerAsks(t *testing.T) {
+	base := map[string]any{"osImage": map[string]any{"factory": map[string]any{}}, "replicas": int64(2)}
+	w := succeeded
+	obs := composeOnce(t, base, w, mdReady(2))
+	oldKMT, oldTCT := firstRelease(t, obs)
+	cases := map[string]struct {
+		reason    string
+		spec      map[string]any
+		kept      bool
+		condition string
+	}{
+		"SameSpec": {"Nothing the pool asks for changed: both running templates are kept, and RenderingCurrent says so.",
+			base, true, "False/" + emit.ReasonKeptFromEarlierRelease},
+		"DiskSizeChanged": {"The owner asked for another disk: the pool rolls onto this release's templates, the Talos config too.",
+			map[string]any{"osImage": base["osImage"], "replicas": int64(2), "diskSize": "30Gi"}, false, "True/" + emit.ReasonRenderedByThisRelease},
+		"TalosVersionChanged": {"The owner asked for another Talos release: the disk and the installer differ, the pool rolls.",
+			map[string]any{"osImage": map[string]any{"factory": map[string]any{"version": "v1.13.5"}}, "replicas": int64(2)}, false, "True/" + emit.ReasonRenderedByThisRelease},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), w, obs)).Output
+			if out.Fatal != nil {
+				t.Fatalf("%s\nunexpected fatal: %v", tc.reason, out.Fatal)
+			}
+			kmt, tct := deployedOn(t, out)
+			if got := kmt == oldKMT && tct == oldTCT; got != tc.kept {
+				t.Errorf("%s\ndeployment on %s, %s (was %s, %s); kept %t, want %t", tc.reason, kmt, tct, oldKMT, oldTCT, got, tc.kept)
+			}
+			if !tc.kept && (kmt == oldKMT || tct == oldTCT) {
+				t.Errorf("%s\nthe pool rolls, yet keeps a template of the first release: %s, %s", tc.reason, kmt, tct)
+			}
+			if got := renderingStatus(out); got != tc.condition {
+				t.Errorf("%s\nRenderingCurrent = %s, want %s", tc.reason, got, tc.condition)
+			}
+			wantRendering := strconv.Itoa(render.Rendering)
+			if tc.kept {
+				wantRendering = strconv.Itoa(render.FirstRendering)
+			}
+			for _, n := range []resource.Name{read.MachineTemplateResource(kmt), read.BootstrapTemplateResource(tct)} {
+				if a := out.Resources[n].Resource.GetAnnotations(); a[pool.AnnAsk] == "" || a[pool.AnnRendering] != wantRendering {
+					t.Errorf("%s\n%s records request %q and rendering %q, want a request and rendering %s", tc.reason, n, a[pool.AnnAsk], a[pool.AnnRendering], wantRendering)
+				}
+			}
+			if !tc.kept {
+				return
+			}
+			next := composetest.Run(Mode{}, request(t, nodePoolXR(tc.spec), w, observedFrom(out.Resources, mdReady(2)))).Output
+			if diff := cmp.Diff(outputYAML(t, out), outputYAML(t, next)); diff != "" {
+				t.Errorf("a kept first-release pool is not a fixed point (-first, +next):\n%s", diff)
+			}
+		})
+	}
+}

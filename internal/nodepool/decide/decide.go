@@ -104,7 +104,8 @@ func Decide(in Input) (Plan, error) {
 	}
 	// 8. The node: its size, kubelet reservations and Talos config, kept
 	// or rendered alike (templates.go).
-	node, err := nodeOf(in, pl.Shape, pl.StorageClass.Name)
+	running, _ := in.Composed.InEffect()
+	node, err := nodeOf(in, pl.Shape, pl.StorageClass.Name, pl.MachineTemplate.Name == running)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -65,6 +65,9 @@ func MachineTemplateOn(in Input, s pool.Shape, storageClass, ask string, src ren
 		if kept != nil {
 			return *kept, nil
 		}
+		if u := keptUnrecorded(pool.KindKubevirtMachineTmpl, u, t.Desired, ask); u != nil {
+			return render.MachineTemplateFrom(u)
+		}
 	}
 	t.Desired = render.Stamped(t.Desired, ask)
 	return t, nil
@@ -74,9 +77,10 @@ func MachineTemplateOn(in Input, s pool.Shape, storageClass, ask string, src ren
 // asks were recorded made, when an earlier rendering of the pool's current
 // spec is that template (the name hashes the whole spec): the pool asked for
 // nothing new, so it keeps it, recorded with the rendering that made it, and
-// RenderingCurrent names it. nil when no earlier rendering makes it: the
-// spec changed, and the pool rolls as it would have on any release. No
-// earlier rendering restored a disk from a snapshot or asked for a copy.
+// RenderingCurrent names it. nil when no earlier rendering this code has
+// makes it; keptUnrecorded then reads it as an earlier rendering it no
+// longer has (unrecorded.go). No earlier rendering restored a disk from a
+// snapshot or asked for a copy.
 func earlierMachineTemplate(in Input, s pool.Shape, storageClass string, running *composed.Unstructured, ask string) (*render.MachineTemplate, error) {
 	for rendering := render.Rendering - 1; rendering >= render.FirstRendering; rendering-- {
 		t, err := render.Machine(in.Pool, in.Image, s, storageClass, rendering, render.DiskSource{})
@@ -104,8 +108,11 @@ type node struct {
 
 // nodeOf sizes the node (kubelet reservations and the autoscaler's
 // capacity from its instance type or resources) and keeps the running Talos
-// config when it records the pool's ask, or renders it.
-func nodeOf(in Input, s pool.Shape, storageClass string) (node, error) {
+// config when it records the pool's ask, or renders it. A running config
+// that records no ask is kept only beside the running disk template
+// (machineRunning): when that one rolls, the pool asked for something new,
+// and its workers are replaced anyway, so they take this release's config.
+func nodeOf(in Input, s pool.Shape, storageClass string, machineRunning bool) (node, error) {
 	p, spec := in.Pool, in.Spec
 	size, known := NodeSize(s, in.Required.Instancetype)
 	reserved, sizeHold, err := ResolveReservations(p, spec, s, size, known)
@@ -123,7 +130,14 @@ func nodeOf(in Input, s pool.Shape, storageClass string) (node, error) {
 	if u != nil {
 		bt, err = render.BootstrapTemplateFrom(u)
 	} else if bt, err = render.Bootstrap(p, in.Image, s, nc, in.Join); err == nil {
-		bt.Desired = render.Stamped(bt.Desired, ask)
+		if machineRunning {
+			u = keptUnrecorded(talosconfig.KindTalosConfigTemplate, in.Composed.Unrecorded(read.BootstrapTemplateResource(running)), bt.Desired, ask)
+		}
+		if u != nil {
+			bt, err = render.BootstrapTemplateFrom(u)
+		} else {
+			bt.Desired = render.Stamped(bt.Desired, ask)
+		}
 	}
 	if err != nil {
 		return node{}, err

@@ -259,8 +259,11 @@ func msgKeptFromEarlierRelease(p pool.Pool, kept []decide.KeptTemplate, revision
 	var each []string
 	for _, k := range kept {
 		by := fmt.Sprintf("rendering revision %d", k.Revision)
-		if k.Revision == 0 {
+		switch k.Revision {
+		case 0:
 			by = "another tool"
+		case render.FirstRendering:
+			by = fmt.Sprintf("a release that recorded no request, rendering revision %d", k.Revision)
 		}
 		each = append(each, fmt.Sprintf("%s %s (made by %s)", k.Kind, k.Running, by))
 	}

@@ -241,8 +241,8 @@ func (cs Composed) ClonedByMachineSets(img pool.Image, sets []clusterv1.MachineS
 // would render, and nothing is rendered in its place (a release that
 // renders differently rolls no pool; templateRevision takes it on purpose).
 // A template without a record (rendered before records were written) is
-// replaced only when this release renders it differently, as every release
-// did before.
+// Unrecorded: decide keeps it when it is what its release made for the
+// pool's spec (decide/unrecorded.go).
 func (cs Composed) KeptFor(n resource.Name, ask string) *composed.Unstructured {
 	u, ok := cs.Resources[n]
 	if !ok || u.GetAnnotations()[pool.AnnAsk] != ask {
