@@ -148,7 +148,7 @@ func Installer(l Layers, img Image) (Setting, field.ErrorList) {
 		}
 		repo = Setting{Value: v, Field: img.FactoryURL.Field + " and Input image.platform"}
 	}
-	if errs := rules.InstallerName(field.NewPath(img.SchematicID.Field), repo.Value, img.SchematicID.Value); len(errs) > 0 {
+	if errs := rules.InstallerName(field.NewPath(repo.Field), repo.Value, field.NewPath(img.SchematicID.Field), img.SchematicID.Value); len(errs) > 0 {
 		return Setting{}, errs
 	}
 	return repo, nil

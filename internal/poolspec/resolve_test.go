@@ -1,6 +1,7 @@
 package poolspec
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -115,6 +116,14 @@ func TestInstaller(t *testing.T) {
 		"DerivedFromTheFactory": {
 			reason: "Without one, the factory's installer of the disk's platform.",
 			talos:  v1alpha1.Talos{ImageFactoryURL: "https://f.example"}, wantValue: "f.example/" + cfg.Platform + "-installer", wantField: "spec.talos.imageFactoryURL and Input image.platform",
+		},
+		"LongRepositoryNamedAtItsField": {
+			reason: "An installer name too long for its repository is refused at installerRepository, not at the schematic it was joined to.",
+			talos:  v1alpha1.Talos{InstallerRepository: "registry.example/" + strings.Repeat("i", 190)}, wantErrAt: []string{"spec.talos.installerRepository"},
+		},
+		"LongSchematicPathNamedAtItsField": {
+			reason: "A mirror's long schematic path beside a short repository is refused at the schematic's field.",
+			talos:  v1alpha1.Talos{InstallerRepository: "mirror.internal/installer", SchematicID: strings.Repeat("gpu/", 60) + "x"}, wantErrAt: []string{"spec.talos.schematicID"},
 		},
 		"FactoryThatMakesNoRepository": {
 			reason: "An IP literal cannot start an image reference; the error is at the factory URL's field.",

@@ -173,7 +173,7 @@ func FuzzInstallerImage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, repository, schematic, version string) {
 		if validateInstallerRepository(repository) != nil || validateSchematicPath(schematic) != nil || validateVersion(version) != nil ||
-			rules.InstallerName(field.NewPath("schematicID"), repository, schematic).ToAggregate() != nil {
+			rules.InstallerName(field.NewPath("installerRepository"), repository, field.NewPath("schematicID"), schematic).ToAggregate() != nil {
 			return
 		}
 		ref := InstallerImage(repository, schematic, version)
