@@ -33,7 +33,7 @@ type badInput struct {
 	name string
 }
 
-func (b badInput) request(t *testing.T, scenarios map[string]exampleScenario) (*fnv1.RunFunctionRequest, []*structpb.Struct) {
+func (b badInput) request(t testing.TB, scenarios map[string]exampleScenario) (*fnv1.RunFunctionRequest, []*structpb.Struct) {
 	t.Helper()
 	sc, ok := scenarios[b.base]
 	if !ok {
@@ -79,7 +79,7 @@ func (b badInput) request(t *testing.T, scenarios map[string]exampleScenario) (*
 	return req, pool
 }
 
-func mustStruct(t *testing.T, m map[string]any) *structpb.Struct {
+func mustStruct(t testing.TB, m map[string]any) *structpb.Struct {
 	t.Helper()
 	s, err := structpb.NewStruct(m)
 	if err != nil {
