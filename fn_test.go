@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +88,22 @@ func goldenJSON(name, sid, version, url, storage, class string) string {
 		"annotations":{"cdi.kubevirt.io/storage.bind.immediate.requested":"true","workerimage.cozystack.io/golden":"cozy-public/` + name + `",
 		"workerimage.cozystack.io/schematic-id":"` + sid + `","workerimage.cozystack.io/talos-version":"` + version + `"}},
 		"spec":{"contentType":"kubevirt","source":{"http":{"url":"` + url + `"}},"storage":{"resources":{"requests":{"storage":"` + storage + `"}}` + cls + `}}}`
+}
+
+// goldenPVCJSON is a golden as an older chart made it: spec.pvc, with its
+// access mode, in place of spec.storage.
+func goldenPVCJSON(name, sid, version, url, storage, class string) string {
+	j := goldenJSON(name, sid, version, url, storage, class)
+	if !strings.Contains(j, `"storage":{"resources"`) {
+		panic("goldenJSON no longer writes spec.storage")
+	}
+	return strings.Replace(j, `"storage":{"resources"`, `"pvc":{"accessModes":["ReadWriteOnce"],"volumeMode":"Block","resources"`, 1)
+}
+
+func observedPVCGolden(name, sid, version, url, storage, class string) *fnv1.Resource {
+	u := resource.MustStructJSON(goldenPVCJSON(name, sid, version, url, storage, class))
+	u.Fields["status"] = resource.MustStructJSON(`{"status":{"phase":"Succeeded","progress":"100.0%"}}`).Fields["status"]
+	return &fnv1.Resource{Resource: u}
 }
 
 func observedGolden(name, sid, version, url, storage, class string) *fnv1.Resource {
@@ -301,6 +318,53 @@ func TestRunFunctionCatalog(t *testing.T) {
 						"golden-" + goldenB:       desired(goldenJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
 						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
 						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")+","+vmServiceAccount("tenant-b")), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
+						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
+						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),
+					},
+				},
+				Conditions: []*fnv1.Condition{
+					cond("GoldenImagesReady", fnv1.Status_STATUS_CONDITION_TRUE, "AllSucceeded", "All golden images (1) are Succeeded."),
+					cond("GoldenImagesRetiring", fnv1.Status_STATUS_CONDITION_TRUE, "PinnedByTemplates", "Kept although no longer in the catalog, because templates still clone them: cozy-public/"+goldenB+" (in use: the Usages of the templates that clone it protect it; kubectl get usages.protection.crossplane.io -A -l workerimage.cozystack.io/golden="+hashB+" lists them). Each is deleted once no template pins it; move those pools to another image to retire it."),
+				},
+			}},
+		},
+		"GoldensMadeWithSpecPVCAreReemittedAsTheyLive": {
+			reason: "An older chart made its goldens with spec.pvc; CDI's webhook refuses any change of a DataVolume's spec (v1.65.0 pkg/apiserver/webhooks/datavolume-validate.go Admit: an update whose spec is not semantically equal to the old one is refused, \"Cannot update DataVolume Spec\", save a multi-stage VDDK or ImageIO import's checkpoints), so a golden the catalog keeps (A) and one it retains while pinned (B) are both composed again with spec.pvc exactly as observed, never rewritten to spec.storage; their size and class are read from spec.pvc for the status.",
+			args: args{req: &fnv1.RunFunctionRequest{
+				Input: resource.MustStructJSON(inputCat),
+				Observed: &fnv1.State{
+					Composite: catalogXR(oneEntry),
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA:       inUse(observedPVCGolden(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated")),
+						"golden-" + goldenB:       inUse(observedPVCGolden(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated")),
+						"clone-clusterrole":       {Resource: resource.MustStructJSON(clusterRoleJSON(goldenA, goldenB))},
+						"clone-rolebinding":       {Resource: resource.MustStructJSON(roleBindingJSON(vmServiceAccount("tenant-a")))},
+						"clone-usage-" + hashA:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenA))},
+						"clone-usage-" + hashB:    {Resource: resource.MustStructJSON(bindingUsageJSON(goldenB))},
+						"clone-usage-clusterrole": {Resource: resource.MustStructJSON(roleUsageJSON)},
+					},
+				},
+				RequiredResources: withSnapshotReads(map[string]*fnv1.Resources{
+					"grants-" + goldenA: {},
+					"grants-" + goldenB: {},
+				}),
+			}},
+			want: want{rsp: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(time.Minute)},
+				Requirements: &fnv1.Requirements{Resources: withSnapshotSelectors(map[string]*fnv1.ResourceSelector{
+					"grants-" + goldenA: grantsSelector(hashA),
+					"grants-" + goldenB: grantsSelector(hashB),
+				})},
+				Desired: &fnv1.State{
+					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status":{"goldens":[
+						{"name":"` + goldenB + `","namespace":"cozy-public","schematicID":"` + sidB + `","version":"v1.12.4","source":"` + urlB + `","phase":"Succeeded","progress":"100.0%","storage":"8Gi","storageClass":"replicated","inUse":true,"retiring":true,"ready":true},
+						` + statusA + `]}}`)},
+					Resources: map[string]*fnv1.Resource{
+						"golden-" + goldenA:       desired(goldenPVCJSON(goldenA, sidA, "v1.13.6", urlA, "6Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"golden-" + goldenB:       desired(goldenPVCJSON(goldenB, sidB, "v1.12.4", urlB, "8Gi", "replicated"), fnv1.Ready_READY_TRUE),
+						"clone-clusterrole":       desired(clusterRoleJSON(goldenA, goldenB), fnv1.Ready_READY_TRUE),
+						"clone-rolebinding":       desired(roleBindingJSON(vmServiceAccount("tenant-a")), fnv1.Ready_READY_TRUE),
 						"clone-usage-" + hashA:    desired(bindingUsageJSON(goldenA), fnv1.Ready_READY_TRUE),
 						"clone-usage-" + hashB:    desired(bindingUsageJSON(goldenB), fnv1.Ready_READY_TRUE),
 						"clone-usage-clusterrole": desired(roleUsageJSON, fnv1.Ready_READY_TRUE),

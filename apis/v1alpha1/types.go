@@ -22,7 +22,8 @@ type WorkerImageCatalogSpec struct {
 	// +kubebuilder:default="cozy-public"
 	// +kubebuilder:validation:MaxLength=63
 	GoldenNamespace DNSLabel `json:"goldenNamespace,omitempty"`
-	// ImageFactoryURL is the default Talos Image Factory base URL, http(s) with no query or fragment.
+	// ImageFactoryURL is the default Talos Image Factory base URL, http(s) with no query or fragment,
+	// and no dot segment (.., %2e%2e) or encoded slash (%2f) in its path.
 	// +kubebuilder:default="https://factory.talos.dev"
 	ImageFactoryURL URL `json:"imageFactoryURL,omitempty"`
 	// Storage is the default size of a golden, a quantity no smaller than
@@ -152,7 +153,8 @@ type Talos struct {
 	// import: a golden is named by a single-segment ID.
 	// +kubebuilder:default="ce4c980550dd2ab1b17bbf2b08801c7eb59418eafe8f279833297925d67c7515"
 	SchematicID SchematicPath `json:"schematicID,omitempty"`
-	// ImageFactoryURL is the default Talos Image Factory base URL, http(s) with no query or fragment.
+	// ImageFactoryURL is the default Talos Image Factory base URL, http(s) with no query or fragment,
+	// and no dot segment (.., %2e%2e) or encoded slash (%2f) in its path.
 	// +kubebuilder:default="https://factory.talos.dev"
 	ImageFactoryURL URL `json:"imageFactoryURL,omitempty"`
 	// InstallerRepository is the repository of the in-guest installer
@@ -359,8 +361,10 @@ type PoolShape struct {
 	InstanceType DNSSubdomain `json:"instanceType,omitempty"`
 	// Resources size the workers when no instanceType is given.
 	Resources *Resources `json:"resources,omitempty"`
-	// DiskSize is the size of each worker's system disk, a quantity no
-	// smaller than the golden it clones.
+	// DiskSize is the size of each worker's system disk, a whole number
+	// of bytes (20Gi; 1m is a thousandth of a byte, refused): no smaller
+	// than the golden it clones, or, imported over HTTP, than the Talos
+	// disk image (the function's storage.minimumImageStorage, 1246Mi).
 	// +kubebuilder:default="20Gi"
 	DiskSize Quantity `json:"diskSize,omitempty"`
 	// StorageClass of the workers' system disks. Empty: the class of the

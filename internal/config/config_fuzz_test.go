@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ func FuzzQuantity(f *testing.F) {
 		"6Gi", "6144Mi", "1246Mi", "20Gi", "0", "-1Gi", "1e3", "1E3", "0.5Gi", "1.5", "1m",
 		"9223372036854775807", "9223372036854775808Ei", "1e308", "1e-308", "+1Gi", " 6Gi", "6Gi\n",
 		"6gi", "6 Gi", "６Gi", "Gi", "", "1e1000000", "0x10", "1_000", "NaN", "Inf",
+		"5", "1500m", "8000000000000m", "1Pi", "1125899906842625", "0.001Ki",
 	} {
 		f.Add(s)
 	}
@@ -51,6 +53,9 @@ func FuzzQuantity(f *testing.F) {
 			for _, q := range []resource.Quantity{c1.GoldenStorage, c1.MinimumImageStorage, c1.DiskSize} {
 				if q.Sign() <= 0 {
 					t.Fatalf("storage.%s %q accepted as non-positive %s", field, v, q.String())
+				}
+				if q.MilliValue()%1000 != 0 {
+					t.Fatalf("storage.%s %q accepted as %s, not a whole number of bytes", field, v, q.String())
 				}
 				back, err := resource.ParseQuantity(q.String())
 				if err != nil || back.Cmp(q) != 0 {
@@ -89,6 +94,21 @@ func FuzzFromInput(f *testing.F) {
 		`{"mode":"catalog"}`,
 		`{"talos":{"kubernetesVersion":"v1.35.0-very-long-suffix"}}`,
 		`{"storage":{"diskSize":"-20Gi"}}`,
+		// Sizes that are not whole bytes (m is milli), URLs whose path
+		// walks up once decoded, and the Input's newer blocks.
+		`{"storage":{"diskSize":"1m"}}`,
+		`{"storage":{"goldenStorage":"6442450944500m","minimumImageStorage":"5"}}`,
+		`{"talos":{"imageFactoryURL":"https://f.example/%2e%2e/x"}}`,
+		`{"talos":{"imageFactoryURL":"https://f.example/%252E%252e"}}`,
+		`{"talos":{"imageFactoryURL":"https://f.example/a%2fb"}}`,
+		`{"talos":{"installerRepository":"registry.example/` + strings.Repeat("i", 240) + `"}}`,
+		`{"talos":{"imageFactoryCA":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"}}`,
+		`{"image":{"platform":"nocloud","arch":"arm64"}}`,
+		`{"clonePreflight":{"allowHostAssistedCopy":true,"hostAssistedCopy":{"storageClasses":["local","local"]},"readVolumeSnapshotClasses":false}}`,
+		`{"cloneBudget":{"default":5,"storageClasses":{"replicated":2,"Local":-1}}}`,
+		`{"snapshotGoldens":{"enabled":true},"cloneHealth":{"leakedClaimAfter":"0s"}}`,
+		`{"polling":{"stallAfter":{"imports":"1s","clones":"100h"}}}`,
+		`{"scheduling":{"topologySpreadConstraints":[{"maxSkew":0,"topologyKey":"","whenUnsatisfiable":"Never"}]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -115,6 +135,14 @@ func FuzzFromInput(f *testing.F) {
 			if len(rules.PathSegment(nil, seg)) > 0 {
 				t.Fatalf("Input %s accepted image path segment %q", doc, seg)
 			}
+		}
+		for _, q := range []resource.Quantity{c1.GoldenStorage, c1.MinimumImageStorage, c1.DiskSize} {
+			if q.MilliValue()%1000 != 0 {
+				t.Fatalf("Input %s accepted a size that is not whole bytes: %s", doc, q.String())
+			}
+		}
+		if p := c1.ImageFactoryURL; strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") || strings.Contains(strings.ToLower(p), "%2e%2e") {
+			t.Fatalf("Input %s accepted factory URL %q with a dot segment", doc, p)
 		}
 		if c1.SteadyTTL < time.Second || c1.InProgressTTL < time.Second {
 			t.Fatalf("Input %s accepted TTLs %s / %s", doc, c1.SteadyTTL, c1.InProgressTTL)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -133,33 +132,46 @@ func Talos(path *field.Path, t v1alpha1.Talos) field.ErrorList {
 	return errs
 }
 
+// maxLabel is the longest DNS-1123 label, and so the longest
+// MachineDeployment name.
+const maxLabel = validation.DNS1123LabelMaxLength
+
 // DeploymentName checks "<cluster>-<pool>", the name of the pool's
 // XNodePool (when a tenant cluster composes it) and of its
 // MachineDeployment, which is also the value of the MachineDeployment's
 // cluster.x-k8s.io/deployment-name label, so it must be a DNS-1123 label.
-// path and value are the field the user wrote that the name is built from.
-func DeploymentName(path *field.Path, value, cluster, pool string) field.ErrorList {
+// The name is built from two fields, each named at the path the user wrote
+// it (clusterPath, poolPath): a part that is no label by itself is refused
+// at its own field; a name too long at the longer part, the one to
+// shorten, with what the 63 characters leave each field beside the other.
+func DeploymentName(clusterPath *field.Path, cluster string, poolPath *field.Path, pool string) field.ErrorList {
 	name := labels.PoolName(cluster, pool)
-	errs := validation.IsDNS1123Label(name)
-	if len(errs) == 0 {
+	if len(validation.IsDNS1123Label(name)) == 0 {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(path, rules.Quoted(value), fmt.Sprintf("makes the MachineDeployment name %q (<cluster>-<pool>, also a label value), which is not a DNS-1123 label (%s); %s", rules.Quoted(name), errs[0], shorten(cluster, pool)))}
-}
-
-func shorten(cluster, pool string) string {
-	const most = 63
-	room := most - len(cluster) - 1
+	for _, part := range []struct {
+		path  *field.Path
+		value string
+	}{{clusterPath, cluster}, {poolPath, pool}} {
+		if errs := validation.IsDNS1123Label(part.value); len(errs) > 0 && len(part.value) <= maxLabel {
+			return field.ErrorList{field.Invalid(part.path, rules.Quoted(part.value), fmt.Sprintf("cannot be part of the MachineDeployment name <cluster>-<pool> (also a label value), which is a DNS-1123 label (%s); use lowercase letters, digits and '-', starting and ending with a letter or digit", errs[0]))}
+		}
+	}
+	at, value, other, otherValue := poolPath, pool, clusterPath, cluster
+	if len(cluster) > len(pool) {
+		at, value, other, otherValue = clusterPath, cluster, poolPath, pool
+	}
+	room, otherRoom := maxLabel-1-len(otherValue), maxLabel-1-len(value)
+	var fix string
 	switch {
 	case room < 1:
-		return fmt.Sprintf("the cluster name leaves no room for a pool name, so use a cluster name shorter than %d characters", most-1)
-	case len(pool) > room:
-		return fmt.Sprintf("shorten the pool name to at most %d characters", room)
-	case strings.ContainsAny(cluster, "."):
-		return "a cluster name with dots cannot name one, so use a cluster name without dots"
+		fix = fmt.Sprintf("shorten both, to at most %d characters together", maxLabel-1)
+	case otherRoom < 1:
+		fix = fmt.Sprintf("shorten %s to at most %d characters", at, room)
 	default:
-		return "use lowercase letters, digits and '-', starting and ending with a letter or digit"
+		fix = fmt.Sprintf("shorten %s to at most %d characters, or %s to at most %d", at, room, other, otherRoom)
 	}
+	return field.ErrorList{field.Invalid(at, rules.Quoted(value), fmt.Sprintf("is %d characters and, with %s %q (%d characters), makes the MachineDeployment name <cluster>-<pool> (also a label value) %d characters long, more than the %d a DNS-1123 label holds; %s", len(value), other, rules.Quoted(otherValue), len(otherValue), len(name), maxLabel, fix))}
 }
 
 // NodePool resolves an XNodePool's spec at root (spec) against the Input:
@@ -203,11 +215,12 @@ func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 	if spec.ClusterName == "" {
 		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
 	}
-	path, value := root.Child("clusterName"), spec.ClusterName
-	if spec.PoolName != "" && len(spec.ClusterName) < 62 && !strings.Contains(spec.ClusterName, ".") {
-		path, value = root.Child("poolName"), spec.PoolName
+	// A pool without poolName takes it from its composite's name.
+	poolPath := field.NewPath("metadata", "name")
+	if spec.PoolName != "" {
+		poolPath = root.Child("poolName")
 	}
-	return append(errs, DeploymentName(path, value, spec.ClusterName, pool)...)
+	return append(errs, DeploymentName(root.Child("clusterName"), spec.ClusterName, poolPath, pool)...)
 }
 
 // DefaultInstaller derives the installer repository a pool upgrades with

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cozystack/function-worker-image/apis/v1alpha1"
 	"github.com/cozystack/function-worker-image/internal/config"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 func fields(errs field.ErrorList) []string {
@@ -152,25 +153,50 @@ func TestTalos(t *testing.T) {
 }
 
 func TestDeploymentName(t *testing.T) {
-	path := field.NewPath("spec", "nodePools").Key("md0")
+	clusterPath, poolPath := field.NewPath("spec", "clusterName"), field.NewPath("spec", "poolName")
 	cases := map[string]struct {
+		reason        string
 		cluster, pool string
-		ok            bool
-		fix           string
+		want          string
 	}{
-		"Fits":           {"demo", "md0", true, ""},
-		"ClusterWithDot": {"a.b", "md0", false, "without dots"},
-		"PoolTooLong":    {"demo", strings.Repeat("p", 60), false, "at most 58 characters"},
-		"NoRoom":         {strings.Repeat("c", 63), "md0", false, "leaves no room"},
+		"Fits":        {reason: "demo-md0 is a label.", cluster: "demo", pool: "md0"},
+		"ExactlyFits": {reason: "63 characters are a label.", cluster: strings.Repeat("c", 31), pool: strings.Repeat("p", 31)},
+		"ClusterWithDot": {
+			reason:  "A dotted cluster name is refused at the cluster's field, whatever the pool.",
+			cluster: "a.b", pool: "md0",
+			want: `spec.clusterName: Invalid value: "a.b": cannot be part of the MachineDeployment name <cluster>-<pool> (also a label value), which is a DNS-1123 label (must not contain dots); use lowercase letters, digits and '-', starting and ending with a letter or digit`,
+		},
+		"PoolUppercase": {
+			reason:  "An uppercase pool name is refused at the pool's field.",
+			cluster: "demo", pool: "MD0",
+			want: `spec.poolName: Invalid value: "MD0": cannot be part of the MachineDeployment name <cluster>-<pool> (also a label value), which is a DNS-1123 label (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); use lowercase letters, digits and '-', starting and ending with a letter or digit`,
+		},
+		"PoolTooLong": {
+			reason:  "A long pool name beside a short cluster is the pool's to shorten.",
+			cluster: "demo", pool: strings.Repeat("p", 60),
+			want: `spec.poolName: Invalid value: "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp": is 60 characters and, with spec.clusterName "demo" (4 characters), makes the MachineDeployment name <cluster>-<pool> (also a label value) 65 characters long, more than the 63 a DNS-1123 label holds; shorten spec.poolName to at most 58 characters, or spec.clusterName to at most 2`,
+		},
+		"ClusterTooLong": {
+			reason:  "A long cluster name beside a short pool is refused at the cluster's field, not as the pool's to shorten.",
+			cluster: strings.Repeat("c", 60), pool: "workers",
+			want: `spec.clusterName: Invalid value: "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc": is 60 characters and, with spec.poolName "workers" (7 characters), makes the MachineDeployment name <cluster>-<pool> (also a label value) 68 characters long, more than the 63 a DNS-1123 label holds; shorten spec.clusterName to at most 55 characters, or spec.poolName to at most 2`,
+		},
+		"ClusterLeavesNoRoom": {
+			reason:  "A cluster name of 63 leaves the pool no room: only the cluster's field is offered.",
+			cluster: strings.Repeat("c", 63), pool: "md0",
+			want: `spec.clusterName: Invalid value: "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc": is 63 characters and, with spec.poolName "md0" (3 characters), makes the MachineDeployment name <cluster>-<pool> (also a label value) 67 characters long, more than the 63 a DNS-1123 label holds; shorten spec.clusterName to at most 59 characters`,
+		},
+		"BothTooLong": {
+			reason:  "When either alone fills the name, both are to be shortened.",
+			cluster: strings.Repeat("c", 62), pool: strings.Repeat("p", 62),
+			want: `spec.poolName: Invalid value: "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp": is 62 characters and, with spec.clusterName "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc" (62 characters), makes the MachineDeployment name <cluster>-<pool> (also a label value) 125 characters long, more than the 63 a DNS-1123 label holds; shorten both, to at most 62 characters together`,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := DeploymentName(path, tc.pool, tc.cluster, tc.pool)
-			if (len(errs) == 0) != tc.ok {
-				t.Fatalf("ok = %t, want %t: %v", len(errs) == 0, tc.ok, errs)
-			}
-			if !tc.ok && !strings.Contains(errs[0].Detail, tc.fix) {
-				t.Errorf("the fix %q is not in %q", tc.fix, errs[0].Detail)
+			got := rules.Message(DeploymentName(clusterPath, tc.cluster, poolPath, tc.pool))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

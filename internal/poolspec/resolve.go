@@ -148,7 +148,7 @@ func Installer(l Layers, img Image) (Setting, field.ErrorList) {
 		}
 		repo = Setting{Value: v, Field: img.FactoryURL.Field + " and Input image.platform"}
 	}
-	if errs := rules.InstallerName(field.NewPath(img.SchematicID.Field), repo.Value, img.SchematicID.Value); len(errs) > 0 {
+	if errs := rules.InstallerName(field.NewPath(repo.Field), repo.Value, field.NewPath(img.SchematicID.Field), img.SchematicID.Value); len(errs) > 0 {
 		return Setting{}, errs
 	}
 	return repo, nil
@@ -197,6 +197,11 @@ func Resolve(l Layers) (Pool, field.ErrorList) {
 		return Pool{}, errs
 	}
 	img := ResolveImage(l)
+	if img.Source == SourceHTTP {
+		if errs := importDisk(l, size.DiskSize); len(errs) > 0 {
+			return Pool{}, errs
+		}
+	}
 	// A schematic inherited from talos.schematicID may be a mirror's
 	// multi-segment path, which only the HTTP path can use; refuse it on
 	// the clone path at the field it came from.
@@ -206,6 +211,26 @@ func Resolve(l Layers) (Pool, field.ErrorList) {
 		}
 	}
 	return Pool{Size: size, Image: img}, nil
+}
+
+// importDisk checks that the worker disk a pool imports over HTTP holds
+// the Talos image, by the rule and the minimum the catalog holds its
+// goldens to (rules.HoldsImage, the Input's storage.minimumImageStorage).
+// On the clone path the golden's own size is the floor instead, a hold
+// that waits for the golden (nodepool decide gate.go GateOnSize). The
+// message names the field the size came from: the pool's diskSize, else
+// the Input's default.
+func importDisk(l Layers, disk resource.Quantity) field.ErrorList {
+	minimum := l.Config.MinimumImageStorage
+	if l.Shape.DiskSize == "" {
+		return rules.HoldsImage(field.NewPath("Input storage", "diskSize"), l.Config.DiskSize.String(), disk, minimum,
+			fmt.Sprintf("set the Input's storage.diskSize to at least %s, or set diskSize on the pool", minimum.String()))
+	}
+	fix := fmt.Sprintf("set diskSize to at least %s", minimum.String())
+	if l.Config.DiskSize.Cmp(minimum) >= 0 {
+		fix += fmt.Sprintf(", or omit it for the default %s", l.Config.DiskSize.String())
+	}
+	return rules.HoldsImage(l.Root.Child("diskSize"), string(l.Shape.DiskSize), disk, minimum, fix)
 }
 
 // InstanceTypeOf is the instance type a pool's VMs are sized by: its own,

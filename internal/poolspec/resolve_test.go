@@ -1,6 +1,7 @@
 package poolspec
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cozystack/function-worker-image/input/v1beta1"
 	"github.com/cozystack/function-worker-image/internal/config"
 	"github.com/cozystack/function-worker-image/internal/defaults"
+	"github.com/cozystack/function-worker-image/internal/rules"
 )
 
 func testConfig(t *testing.T) config.Config {
@@ -115,6 +117,14 @@ func TestInstaller(t *testing.T) {
 			reason: "Without one, the factory's installer of the disk's platform.",
 			talos:  v1alpha1.Talos{ImageFactoryURL: "https://f.example"}, wantValue: "f.example/" + cfg.Platform + "-installer", wantField: "spec.talos.imageFactoryURL and Input image.platform",
 		},
+		"LongRepositoryNamedAtItsField": {
+			reason: "An installer name too long for its repository is refused at installerRepository, not at the schematic it was joined to.",
+			talos:  v1alpha1.Talos{InstallerRepository: "registry.example/" + strings.Repeat("i", 190)}, wantErrAt: []string{"spec.talos.installerRepository"},
+		},
+		"LongSchematicPathNamedAtItsField": {
+			reason: "A mirror's long schematic path beside a short repository is refused at the schematic's field.",
+			talos:  v1alpha1.Talos{InstallerRepository: "mirror.internal/installer", SchematicID: strings.Repeat("gpu/", 60) + "x"}, wantErrAt: []string{"spec.talos.schematicID"},
+		},
 		"FactoryThatMakesNoRepository": {
 			reason: "An IP literal cannot start an image reference; the error is at the factory URL's field.",
 			talos:  v1alpha1.Talos{ImageFactoryURL: "https://[fd00::1]:8080"}, wantErrAt: []string{"spec.talos.imageFactoryURL"},
@@ -192,4 +202,65 @@ func mustReservations(t *testing.T, node NodeSize) Reserved {
 		t.Fatal(errs)
 	}
 	return r
+}
+
+// A pool that imports its disk over HTTP writes the Talos image into the
+// worker disk itself: a disk smaller than the image can only fail to
+// import, so it is refused where the size came from, by the minimum the
+// catalog holds its goldens to. A clone's floor is its golden's size, a
+// hold (nodepool decide GateOnSize), so the same size passes here.
+func TestImportDisk(t *testing.T) {
+	cfg := testConfig(t)
+	small := cfg
+	small.DiskSize = resource.MustParse("1Gi")
+	factory := &v1alpha1.OSImage{Factory: &v1alpha1.FactoryImage{}}
+	builtin := &v1alpha1.OSImage{Builtin: &v1alpha1.BuiltinImage{}}
+	cases := map[string]struct {
+		reason string
+		cfg    config.Config
+		shape  v1alpha1.PoolShape
+		want   string
+	}{
+		"HTTPDiskHoldsTheImage":  {reason: "The default disk holds the image.", cfg: cfg, shape: v1alpha1.PoolShape{OSImage: factory}},
+		"HTTPDiskOfTheImageSize": {reason: "A disk exactly the image's size holds it.", cfg: cfg, shape: v1alpha1.PoolShape{OSImage: factory, DiskSize: "1246Mi"}},
+		"HTTPDiskOfFiveBytes": {
+			reason: "diskSize: 5 is five bytes: refused at the pool's field, with the minimum and the default as the fix.",
+			cfg:    cfg, shape: v1alpha1.PoolShape{OSImage: factory, DiskSize: "5"},
+			want: `spec.nodePools[md0].diskSize: Invalid value: "5": is smaller than the Talos disk image (1246Mi), so the import would fail; set diskSize to at least 1246Mi, or omit it for the default 20Gi`,
+		},
+		"OmittedOSImageIsHTTP": {
+			reason: "An omitted osImage imports over HTTP too.",
+			cfg:    cfg, shape: v1alpha1.PoolShape{DiskSize: "1Gi"},
+			want: `spec.nodePools[md0].diskSize: Invalid value: "1Gi": is smaller than the Talos disk image (1246Mi), so the import would fail; set diskSize to at least 1246Mi, or omit it for the default 20Gi`,
+		},
+		"HTTPDiskOfOneMilli": {
+			reason: "1m is a thousandth of a byte: refused as not whole bytes before any minimum.",
+			cfg:    cfg, shape: v1alpha1.PoolShape{OSImage: factory, DiskSize: "1m"},
+			want: `spec.nodePools[md0].diskSize: Invalid value: "1m": is not a whole number of bytes (the suffix m is milli: 1m is a thousandth of a byte); write a size such as 20Gi (Mi, Gi for binary megabytes and gigabytes, M, G for decimal)`,
+		},
+		"CloneDiskOfOneMilli": {
+			reason: "Whole bytes hold on the clone path too.",
+			cfg:    cfg, shape: v1alpha1.PoolShape{OSImage: builtin, DiskSize: "1m"},
+			want: `spec.nodePools[md0].diskSize: Invalid value: "1m": is not a whole number of bytes (the suffix m is milli: 1m is a thousandth of a byte); write a size such as 20Gi (Mi, Gi for binary megabytes and gigabytes, M, G for decimal)`,
+		},
+		"CloneDiskBelowTheImageIsTheGoldensToJudge": {reason: "On the clone path the golden's size is the floor, a hold once the golden is read.", cfg: cfg, shape: v1alpha1.PoolShape{OSImage: builtin, DiskSize: "5"}},
+		"InputDefaultTooSmall": {
+			reason: "A pool that takes the Input's default names the Input's field, and offers the pool's own.",
+			cfg:    small, shape: v1alpha1.PoolShape{OSImage: factory},
+			want: `Input storage.diskSize: Invalid value: "1Gi": is smaller than the Talos disk image (1246Mi), so the import would fail; set the Input's storage.diskSize to at least 1246Mi, or set diskSize on the pool`,
+		},
+		"NoDefaultToOffer": {
+			reason: "A default that is itself too small is not offered as the fix.",
+			cfg:    small, shape: v1alpha1.PoolShape{OSImage: factory, DiskSize: "1Mi"},
+			want: `spec.nodePools[md0].diskSize: Invalid value: "1Mi": is smaller than the Talos disk image (1246Mi), so the import would fail; set diskSize to at least 1246Mi`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, errs := Resolve(tenantLayers(tc.cfg, tc.shape, v1alpha1.Talos{}))
+			if diff := cmp.Diff(tc.want, rules.Message(errs)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

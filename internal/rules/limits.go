@@ -81,10 +81,26 @@ func Size(path *field.Path, v, example string) (resource.Quantity, field.ErrorLi
 // disk image needs) and at most 1Ti; example is the default size.
 func GoldenStorage(path *field.Path, v string, minimum resource.Quantity, example string) (resource.Quantity, field.ErrorList) {
 	q, errs := quantity(path, v, MaxGoldenStorage, example, "the largest golden accepted (a golden holds one Talos disk image, about 1.2 GiB)")
-	if len(errs) == 0 && q.Cmp(minimum) < 0 {
-		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is smaller than the Talos disk image (%s), so the import would fail; raise it to at least %s", minimum.String(), minimum.String()))}
+	if len(errs) == 0 {
+		if errs = HoldsImage(path, v, q, minimum, "raise it to at least "+minimum.String()); len(errs) > 0 {
+			return resource.Quantity{}, errs
+		}
 	}
 	return q, errs
+}
+
+// HoldsImage checks that a disk the Talos image is imported into, over
+// HTTP (a golden, or a worker disk of a pool that imports), is at least
+// minimum, the Input's storage.minimumImageStorage: CDI's importer refuses
+// a target smaller than the image's virtual size, so a smaller disk is an
+// import that can only fail. v is the value as written; fix says what to
+// write instead. One rule for the catalog and the pools, so both refuse
+// the same sizes with the same reason.
+func HoldsImage(path *field.Path, v string, q, minimum resource.Quantity, fix string) field.ErrorList {
+	if q.Cmp(minimum) >= 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is smaller than the Talos disk image (%s), so the import would fail; %s", minimum.String(), fix))}
 }
 
 // Cores parses a whole number of cores from 1 to 512. It compares quantities
@@ -112,6 +128,12 @@ func quantity(path *field.Path, v string, most resource.Quantity, example, limit
 	}
 	if q.Cmp(most) > 0 {
 		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), fmt.Sprintf("is larger than %s, %s; sizes this large do not survive the API server's quantity canonicalisation, so write a size such as %s", most.String(), limit, example))}
+	}
+	// Bounded by most, the milli value cannot overflow. A fraction of a
+	// byte is a typo: "1m" is a thousandth of a byte (m is milli, not
+	// mega), and a PVC request rounds it up to 1 byte.
+	if q.MilliValue()%1000 != 0 {
+		return resource.Quantity{}, field.ErrorList{field.Invalid(path, Quoted(v), "is not a whole number of bytes (the suffix m is milli: 1m is a thousandth of a byte); write a size such as "+example+" (Mi, Gi for binary megabytes and gigabytes, M, G for decimal)")}
 	}
 	return q, nil
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -57,6 +59,12 @@ func TestQuantities(t *testing.T) {
 		"GoldenNegative":       {"A negative golden.", false, check(GoldenStorage(path, "-6Gi", minimum, "6Gi"))},
 		"InputSize":            {"An Input size.", true, check(Size(path, "6Gi", "6Gi"))},
 		"InputSizeNotQuantity": {"Not a quantity.", false, check(Size(path, "6 GB", "6Gi"))},
+		"DiskSizeMilli":        {"1m is a thousandth of a byte, not a megabyte.", false, check(DiskSize(path, "1m"))},
+		"DiskSizeFraction":     {"1.5 is not a whole number of bytes.", false, check(DiskSize(path, "1.5"))},
+		"DiskSizeBytes":        {"5 is five whole bytes: a size, only too small for an image (HoldsImage).", true, check(DiskSize(path, "5"))},
+		"DiskSizeLargestBytes": {"1Pi is whole bytes, and its milli value does not overflow.", true, check(DiskSize(path, "1Pi"))},
+		"GoldenMilli":          {"A golden of 8000000000000m is 8G written in milli bytes: whole, accepted.", true, check(GoldenStorage(path, "8000000000000m", minimum, "6Gi"))},
+		"InputSizeMilli":       {"The Input's sizes are whole bytes too.", false, check(Size(path, "20500m", "20Gi"))},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -64,6 +72,45 @@ func TestQuantities(t *testing.T) {
 				t.Errorf("%s\nok = %t, want %t", tc.reason, tc.got, tc.ok)
 			}
 		})
+	}
+}
+
+func TestHoldsImage(t *testing.T) {
+	minimum := resource.MustParse("1246Mi")
+	path := field.NewPath("spec", "diskSize")
+	cases := map[string]struct {
+		reason string
+		v      string
+		want   string
+	}{
+		"AtLeastTheImage": {reason: "A disk of the image's size holds it.", v: "1246Mi"},
+		"Larger":          {reason: "The default worker disk holds it.", v: "20Gi"},
+		"FiveBytes": {
+			reason: "A disk of 5 bytes cannot hold the image: the import could only fail.",
+			v:      "5",
+			want:   `spec.diskSize: Invalid value: "5": is smaller than the Talos disk image (1246Mi), so the import would fail; set diskSize to at least 1246Mi`,
+		},
+		"JustBelow": {
+			reason: "One byte short is short.",
+			v:      "1306525695",
+			want:   `spec.diskSize: Invalid value: "1306525695": is smaller than the Talos disk image (1246Mi), so the import would fail; set diskSize to at least 1246Mi`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := HoldsImage(path, tc.v, resource.MustParse(tc.v), minimum, "set diskSize to at least 1246Mi")
+			if diff := cmp.Diff(tc.want, Message(got)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestWholeBytesMessage(t *testing.T) {
+	_, errs := DiskSize(field.NewPath("spec", "diskSize"), "1m")
+	want := `spec.diskSize: Invalid value: "1m": is not a whole number of bytes (the suffix m is milli: 1m is a thousandth of a byte); write a size such as 20Gi (Mi, Gi for binary megabytes and gigabytes, M, G for decimal)`
+	if diff := cmp.Diff(want, Message(errs)); diff != "" {
+		t.Errorf("A milli size is refused naming the suffix and a size to write.\n-want, +got:\n%s", diff)
 	}
 }
 

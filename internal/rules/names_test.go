@@ -57,8 +57,8 @@ func TestNames(t *testing.T) {
 		"PathQuery":                      {"A '?' would end the disk URL's path.", SchematicPath(path, "gpu?x"), false},
 		"PathOversized":                  {"An OCI name holds 255 characters.", SchematicPath(path, strings.Repeat("a/", 128)+"a"), false},
 		"PathEmpty":                      {"Empty builds no URL.", SchematicPath(path, ""), false},
-		"InstallerNameFits":              {"A name up to 255 characters.", InstallerName(path, "factory.talos.dev/openstack-installer/", "gpu/nvidia-open"), true},
-		"InstallerNameTooLong":           {"distribution refuses a name over 255 characters.", InstallerName(path, "r.example/"+strings.Repeat("i", 200), strings.Repeat("s", 60)), false},
+		"InstallerNameFits":              {"A name up to 255 characters.", InstallerName(path, "factory.talos.dev/openstack-installer/", path, "gpu/nvidia-open"), true},
+		"InstallerNameTooLong":           {"distribution refuses a name over 255 characters.", InstallerName(path, "r.example/"+strings.Repeat("i", 200), path, strings.Repeat("s", 60)), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -129,6 +129,50 @@ func TestNameList(t *testing.T) {
 				got = Message(errs)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestInstallerNameBlamesTheFieldToShorten pins that the refusal of an
+// installer name too long is at the field to shorten, the longer of the
+// two it is built from, with that field's budget beside the other.
+func TestInstallerNameBlamesTheFieldToShorten(t *testing.T) {
+	repoPath := field.NewPath("spec", "talos", "installerRepository")
+	sidPath := field.NewPath("Input talos", "schematicID")
+	sid := strings.Repeat("a", 64)
+	longRepo := "registry.example/" + strings.Repeat("i", 190)
+	cases := map[string]struct {
+		reason     string
+		repository string
+		schematic  string
+		want       string
+	}{
+		"Fits": {reason: "255 characters fit.", repository: "r/" + strings.Repeat("i", 188), schematic: sid},
+		"LongRepository": {
+			reason:     "A long installerRepository beside a real schematic ID is refused at installerRepository, with its budget.",
+			repository: longRepo, schematic: sid,
+			want: `spec.talos.installerRepository: Invalid value: "registry.example/iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii...": is 207 characters and, with Input talos.schematicID "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (64 characters), makes the installer image name <installerRepository>/<schematic> 272 characters long, more than the 255 an OCI reference holds; shorten spec.talos.installerRepository to at most 190 characters, or shorten Input talos.schematicID`,
+		},
+		"TrailingSlashIsNotCounted": {
+			reason:     "The trailing slash the repository may carry is not part of the name.",
+			repository: "r/" + strings.Repeat("i", 188) + "/", schematic: sid,
+		},
+		"LongSchematicPath": {
+			reason:     "A long mirror schematic path beside a short repository is refused at the schematic's field.",
+			repository: "mirror.internal/installer", schematic: strings.Repeat("gpu/", 60) + "x",
+			want: `Input talos.schematicID: Invalid value: "gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/gpu/...": is 241 characters and, with spec.talos.installerRepository "mirror.internal/installer" (25 characters), makes the installer image name <installerRepository>/<schematic> 267 characters long, more than the 255 an OCI reference holds; shorten Input talos.schematicID to at most 229 characters, or shorten spec.talos.installerRepository`,
+		},
+		"BothTooLong": {
+			reason:     "When either alone leaves no room, both are to be shortened.",
+			repository: "r/" + strings.Repeat("i", 253), schematic: strings.Repeat("s", 254),
+			want: `spec.talos.installerRepository: Invalid value: "r/iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii...": is 255 characters and, with Input talos.schematicID "ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss..." (254 characters), makes the installer image name <installerRepository>/<schematic> 510 characters long, more than the 255 an OCI reference holds; shorten both, to at most 254 characters together`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Message(InstallerName(repoPath, tc.repository, sidPath, tc.schematic))); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})

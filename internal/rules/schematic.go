@@ -79,11 +79,23 @@ func SchematicPath(path *field.Path, v string) field.ErrorList {
 // InstallerName checks the repository name of the installer image
 // repository + "/" + schematic (no tag): an OCI reference refuses a name
 // longer than MaxImageNameLength, and Talos would then fail the upgrade
-// that pulls it. path is the field the schematic came from.
-func InstallerName(path *field.Path, repository, schematic string) field.ErrorList {
-	name := strings.TrimSuffix(repository, "/") + "/" + schematic
+// that pulls it. The name is built from two fields, each named with the
+// path it was set at (repoPath, schematicPath): the error is at the longer
+// of the two, the one to shorten, and its fix gives that field's budget,
+// what the name's limit leaves it beside the other.
+func InstallerName(repoPath *field.Path, repository string, schematicPath *field.Path, schematic string) field.ErrorList {
+	repository = strings.TrimSuffix(repository, "/")
+	name := repository + "/" + schematic
 	if len(name) <= MaxImageNameLength {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(path, Quoted(schematic), fmt.Sprintf("makes the installer image name %q %d characters long, more than the %d an OCI reference holds; use a shorter schematic path or installerRepository", Quoted(name), len(name), MaxImageNameLength))}
+	at, value, other, otherValue := repoPath, repository, schematicPath, schematic
+	if len(schematic) > len(repository) {
+		at, value, other, otherValue = schematicPath, schematic, repoPath, repository
+	}
+	fix := fmt.Sprintf("shorten %s to at most %d characters, or shorten %s", at, MaxImageNameLength-1-len(otherValue), other)
+	if len(otherValue) >= MaxImageNameLength-1 {
+		fix = fmt.Sprintf("shorten both, to at most %d characters together", MaxImageNameLength-1)
+	}
+	return field.ErrorList{field.Invalid(at, Quoted(value), fmt.Sprintf("is %d characters and, with %s %q (%d characters), makes the installer image name <installerRepository>/<schematic> %d characters long, more than the %d an OCI reference holds; %s", len(value), other, Quoted(otherValue), len(otherValue), len(name), MaxImageNameLength, fix))}
 }

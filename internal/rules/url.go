@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -95,7 +96,61 @@ func checkURL(path *field.Path, v, want string) field.ErrorList {
 	if h := urlHost(v); len(h) > maxHostLength {
 		return field.ErrorList{field.Invalid(path, Quoted(v), "names a host longer than 253 characters, which DNS cannot resolve")}
 	}
+	if why := pathAmbiguity(urlPath(v)); why != "" {
+		return field.ErrorList{field.Invalid(path, Quoted(v), why+"; write the path without it, as the server serves it (e.g. https://factory.example/talos rather than https://factory.example/x/../talos)")}
+	}
 	return nil
+}
+
+// pathAmbiguity says why a URL path the grammar admits still does not name
+// one place, or "" if it does. The image path is appended to a factory
+// URL, and the disk URL is fetched by CDI's importer (Go's net/http, which
+// sends the path as written) through whatever proxies and servers stand
+// in front of the factory; each of those may resolve dot segments (RFC
+// 3986 §5.2.4) and decode escapes, and they do not agree on when:
+//   - a dot segment, "." or "..", written plainly or percent-encoded in
+//     any case (%2e%2e, %2E%2e, .%2e), walks the path up a level at
+//     whichever hop resolves it, so the URL names another path than the
+//     one written (the checksum and the status then name something else);
+//   - an escape of an escape (%252e%252e) is the same trap one decoding
+//     later, at a hop that decodes twice: the path is decoded until it no
+//     longer changes and every stage is checked;
+//   - an encoded slash or backslash (%2f, %5c) is a path separator to a
+//     hop that decodes it (nginx's merge and normalisation, IIS) and part
+//     of a segment to one that does not (Go, Apache's default refuses it
+//     with 404), so the same URL names two paths; no factory or registry
+//     path needs one, so it is refused rather than guessed.
+//
+// The XRD pattern cannot say this (RE2 has no look-ahead), so, like the
+// host's length, the code checks it beyond the pattern.
+func pathAmbiguity(p string) string {
+	for range 4 { // %25 nests at most this deep before the bound below
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "." || seg == ".." {
+				return "has a dot segment (" + seg + ", plain or percent-encoded) in its path, which walks the path up at whichever server or proxy resolves it, so the URL would fetch another path than the one written"
+			}
+		}
+		lower := strings.ToLower(p)
+		if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
+			return "has an encoded slash or backslash (%2f, %5c) in its path, which one server reads as a separator and another as part of a name, so the URL names no one path"
+		}
+		d, err := url.PathUnescape(p)
+		if err != nil || d == p {
+			return ""
+		}
+		p = d
+	}
+	return "nests percent-escapes more than three deep in its path (%25...), which no server serves and only hides what it decodes to"
+}
+
+// urlPath is the path of an accepted URL: from the first '/' after the
+// authority, or "".
+func urlPath(v string) string {
+	rest := v[strings.Index(v, "://")+3:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return ""
 }
 
 // MirrorHost checks a registry mirror's key.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -62,6 +63,22 @@ func TestURLGrammar(t *testing.T) {
 		"UppercaseScheme":       {"The scheme is written in lowercase.", "HTTPS://f.example", false},
 		"TooLong":               {"A URL is bounded.", "https://f.example/" + strings.Repeat("a", MaxURLLength), false},
 		"HostTooLong":           {"DNS names are at most 253 characters.", "https://" + strings.Repeat("a.", 130) + "example", false},
+		"DotDotSegment":         {"A dot segment walks the path up at whichever hop resolves it.", "https://f.example/talos/../x", false},
+		"DotSegment":            {"A single dot is a dot segment too.", "https://f.example/./talos", false},
+		"TrailingDotDot":        {"At the end of the path, where the image path is appended.", "https://f.example/talos/..", false},
+		"EncodedDotDot":         {"%2e%2e is .. once decoded.", "https://f.example/talos/%2e%2e/x", false},
+		"EncodedDotDotMixed":    {"Escapes are case-insensitive.", "https://f.example/%2E%2e/x", false},
+		"HalfEncodedDotDot":     {".%2e is .. too.", "https://f.example/.%2E/x", false},
+		"EncodedDot":            {"%2e alone is a dot segment.", "https://f.example/%2e/x", false},
+		"DoubleEncodedDotDot":   {"%252e%252e is .. at a hop that decodes twice.", "https://f.example/%252e%252e/x", false},
+		"EncodedSlash":          {"%2f is a separator to one server and a name to another.", "https://f.example/a%2fb", false},
+		"EncodedSlashUpper":     {"In either case.", "https://f.example/a%2Fb", false},
+		"EncodedBackslash":      {"%5c is a separator to IIS.", "https://f.example/a%5cb", false},
+		"DoubleEncodedSlash":    {"%252f is %2f one decoding later.", "https://f.example/a%252f..", false},
+		"DeeplyNestedEscape":    {"Escapes of escapes of escapes hide what they decode to.", "https://f.example/%25252541", false},
+		"DotsInsideASegment":    {"Dots inside a name are not dot segments.", "https://f.example/talos.v1/..x/a..", true},
+		"EncodedDotInsideName":  {"An escaped dot inside a name is a name.", "https://f.example/a%2eb", true},
+		"DoubleEncodedSpace":    {"An escape of an escape that decodes to no dot segment is a path.", "https://f.example/a%2520b", true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -80,10 +97,40 @@ func TestURLGrammar(t *testing.T) {
 	}
 }
 
+// TestURLPathAmbiguityMessage pins what a dot segment's refusal says: the
+// field, the value and the fix.
+func TestURLPathAmbiguityMessage(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		url    string
+		want   string
+	}{
+		"EncodedDotDot": {
+			reason: "%2e%2e is named as a dot segment, decoded.",
+			url:    "https://f.example/%2e%2e/x",
+			want:   `spec.imageFactoryURL: Invalid value: "https://f.example/%2e%2e/x": has a dot segment (.., plain or percent-encoded) in its path, which walks the path up at whichever server or proxy resolves it, so the URL would fetch another path than the one written; write the path without it, as the server serves it (e.g. https://factory.example/talos rather than https://factory.example/x/../talos)`,
+		},
+		"EncodedSlash": {
+			reason: "%2f is named as an encoded slash.",
+			url:    "https://f.example/a%2Fb",
+			want:   `spec.imageFactoryURL: Invalid value: "https://f.example/a%2Fb": has an encoded slash or backslash (%2f, %5c) in its path, which one server reads as a separator and another as part of a name, so the URL names no one path; write the path without it, as the server serves it (e.g. https://factory.example/talos rather than https://factory.example/x/../talos)`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Message(FactoryURL(field.NewPath("spec", "imageFactoryURL"), tc.url))); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 // TestXRDPatternIsTheGrammar pins that the pattern the XRDs carry is the one
 // the code runs: a URL the API server admits is a URL the function accepts,
 // except for the two bounds a pattern cannot count (total and host length),
-// which the XRDs carry as maxLength and the code checks.
+// which the XRDs carry as maxLength and the code checks, and the dot
+// segments and encoded slashes of a path, which RE2 cannot exclude
+// (pathAmbiguity).
 func TestXRDPatternIsTheGrammar(t *testing.T) {
 	re := regexp.MustCompile(URLPattern)
 	for _, u := range []string{"https://factory.talos.dev", "https://[::1]:5000", "https://a?b", "https://a b"} {

@@ -119,6 +119,17 @@ func FuzzDiskURL(f *testing.F) {
 		{"https://mirror.internal", "gpu/../x", "v1.13.6"},
 		{"https://mirror.internal", "a/b?c#d", "v1.13.6"},
 		{"https://mirror.internal", "gpu//x", "v1.13.6"},
+		// Dot segments and encoded slashes the grammar admits and the
+		// rule refuses (rules url.go pathAmbiguity).
+		{"https://mirror.internal/talos/../x", "abc", "v1.0.0"},
+		{"https://mirror.internal/talos/%2e%2e", "abc", "v1.0.0"},
+		{"https://mirror.internal/%2E%2e/x", "abc", "v1.0.0"},
+		{"https://mirror.internal/.%2e/x", "abc", "v1.0.0"},
+		{"https://mirror.internal/%2e", "abc", "v1.0.0"},
+		{"https://mirror.internal/%252e%252e/x", "abc", "v1.0.0"},
+		{"https://mirror.internal/a%2f..", "abc", "v1.0.0"},
+		{"https://mirror.internal/a%5cb", "abc", "v1.0.0"},
+		{"https://mirror.internal/a%2eb/%2520", "abc", "v1.0.0"},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
@@ -147,6 +158,23 @@ func diskURLProblems(factory, schematic, version string) string {
 	case u.Host == "":
 		return fmt.Sprintf("accepted factory %q builds disk URL %q without a host", factory, raw)
 	}
+	// Whichever hop decodes the path, once or more, it names the path
+	// written: no dot segment to resolve, no encoded separator.
+	for p, n := u.EscapedPath(), 0; n < 4; n++ {
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "." || seg == ".." {
+				return fmt.Sprintf("accepted factory %q builds disk URL %q whose path, decoded %d times, has the dot segment %q: a hop that resolves it fetches another path", factory, raw, n, seg)
+			}
+		}
+		if l := strings.ToLower(p); strings.Contains(l, "%2f") || strings.Contains(l, "%5c") {
+			return fmt.Sprintf("accepted factory %q builds disk URL %q whose path, decoded %d times, has an encoded separator", factory, raw, n)
+		}
+		d, err := url.PathUnescape(p)
+		if err != nil || d == p {
+			break
+		}
+		p = d
+	}
 	want := "/image/" + schematic + "/" + version + "/openstack-amd64.raw.xz"
 	if u.RawQuery != "" || u.Fragment != "" || !strings.HasSuffix(u.EscapedPath(), want) {
 		return fmt.Sprintf("accepted factory %q builds disk URL %q whose path does not end in %q (query %q, fragment %q): CDI would fetch another artifact", factory, raw, want, u.RawQuery, u.Fragment)
@@ -173,7 +201,7 @@ func FuzzInstallerImage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, repository, schematic, version string) {
 		if validateInstallerRepository(repository) != nil || validateSchematicPath(schematic) != nil || validateVersion(version) != nil ||
-			rules.InstallerName(field.NewPath("schematicID"), repository, schematic).ToAggregate() != nil {
+			rules.InstallerName(field.NewPath("installerRepository"), repository, field.NewPath("schematicID"), schematic).ToAggregate() != nil {
 			return
 		}
 		ref := InstallerImage(repository, schematic, version)

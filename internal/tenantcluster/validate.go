@@ -65,7 +65,7 @@ func poolLayers(spec v1alpha1.TenantClusterSpec, name string, cfg config.Config)
 func validatePool(cluster, name string, l poolspec.Layers) field.ErrorList {
 	errs := rules.ObjectNameLabel(l.Root, name, "a pool name", "rename the pool: lowercase letters, digits and '-', starting and ending with a letter or digit, as its name becomes part of the XNodePool and MachineDeployment names")
 	if len(errs) == 0 {
-		errs = poolspec.DeploymentName(l.Root, name, cluster, name)
+		errs = poolspec.DeploymentName(field.NewPath("metadata", "name"), cluster, l.Root, name)
 	}
 	_, e := poolspec.Resolve(l)
 	return append(errs, e...)

@@ -61,10 +61,10 @@ func TestValidate(t *testing.T) {
 			want:    []string{"spec.nodePools[pppppppppppppppppppppppppppppppppppppppp]"},
 		},
 		"ClusterNameLeavingNoRoomIsNamed": {
-			reason:  "When the cluster's own name fills the label, no pool name can fix it.",
+			reason:  "When the cluster's own name fills the label, no pool name can fix it: the refusal is at the cluster's name.",
 			cluster: strings.Repeat("c", 62),
 			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"a": {}}},
-			want:    []string{"spec.nodePools[a]"},
+			want:    []string{"metadata.name"},
 		},
 		"UnknownBootstrapModeIsNamedByPool": {
 			reason:  "A tenant cluster's pool is checked by poolspec.Resolve, bootstrap mode included, at its own path.",
@@ -115,11 +115,11 @@ func TestValidate(t *testing.T) {
 			}},
 			want: []string{"spec.nodePools[big].replicas", "spec.nodePools[big].resources.memory", "spec.nodePools[big].resources.cpu", "spec.nodePools[big].diskSize"},
 		},
-		"ClusterNameWithDotsIsRefusedWhereThePoolWouldBe": {
-			reason:  "A dotted cluster name makes no MachineDeployment name; the node pool would refuse the XNodePool, so the cluster refuses it first.",
+		"ClusterNameWithDotsIsRefusedAtTheClustersName": {
+			reason:  "A dotted cluster name makes no MachineDeployment name; the node pool would refuse the XNodePool, so the cluster refuses it first, at its own name (which the dots are in), not at the pool.",
 			cluster: "acme.prod",
 			spec:    v1alpha1.TenantClusterSpec{NodePools: map[string]v1alpha1.PoolShape{"md0": {}}},
-			want:    []string{"spec.nodePools[md0]"},
+			want:    []string{"metadata.name"},
 		},
 		"FactoryThatMakesNoInstallerIsRefusedWhereItIsWritten": {
 			reason:  "An IP-literal factory is a URL, but no installer repository: the pool would refuse it, so the cluster refuses it at the pool's field.",
