@@ -130,10 +130,10 @@ var poolURLFields = [][]string{
 }
 
 // mutateIsolation writes hostile values into the composite's spec: string
-// fields of the shape, the pool's identity, its goldenNamespace among the
-// platform's, registry mirrors, and the Join bootstrap mode, which makes a
-// pool read Join secrets.
-func mutateIsolation(rng *rand.Rand, xr map[string]any, platformGoldenNamespaces []string) {
+// fields of the shape, the pool's identity, its goldenNamespace, registry
+// mirrors, and the Join bootstrap mode, which makes a pool read Join
+// secrets.
+func mutateIsolation(rng *rand.Rand, xr map[string]any, goldenNamespaces []string) {
 	spec, _ := xr["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
@@ -204,13 +204,10 @@ func mutateIsolation(rng *rand.Rand, xr map[string]any, platformGoldenNamespaces
 				spec["poolName"] = pick([]string{"md0", "alpha-md0", "MD0", "../md0", strings.Repeat("m", 70)})
 			}
 		case 7:
-			// A golden namespace the platform keeps goldens in: the
-			// design lets a pool choose among the catalogs'. A tenant's
-			// namespace here is not refused today, and the pool then
-			// reads and protects (Usages) golden-named objects there:
-			// SECURITY.md, "Tenant isolation", known gap. Add
-			// victimNamespace to the choices to see it.
-			spec["goldenNamespace"] = pick(platformGoldenNamespaces)
+			// A golden namespace: the platform's (which the design
+			// lets a pool choose among), or another tenant's, which is
+			// refused (poolspec.GoldenNamespace).
+			spec["goldenNamespace"] = pick(goldenNamespaces)
 		case 8:
 			// Any string leaf of the spec.
 			var paths [][]string
@@ -726,9 +723,8 @@ func TestTenantIsolationProperty(t *testing.T) {
 		if err != nil {
 			continue // an invalid Input composes nothing; catalogue tests judge it
 		}
-		platformGoldens := []string{cfg.GoldenNamespace, "golden-images"}
 		xr := base.XR.AsMap()
-		mutateIsolation(rng, xr, platformGoldens)
+		mutateIsolation(rng, xr, append(cfg.GoldenNamespaces(), victimNamespace, "kube-system"))
 		xrs := mustStruct(t, xr)
 		req.Observed.Composite.Resource = xrs
 		if req.Desired == nil {
@@ -739,9 +735,9 @@ func TestTenantIsolationProperty(t *testing.T) {
 			where: fmt.Sprintf("case %d (from %s)", i, base.Name), mode: mode,
 			xrNS: field(xrs, "metadata", "namespace"), cfg: cfg,
 			xrKind: field(xrs, "kind"), xrName: field(xrs, "metadata", "name"),
-			goldens: map[string]bool{cfg.GoldenNamespace: true},
+			goldens: map[string]bool{},
 		}
-		if g := field(xrs, "spec", "goldenNamespace"); g != "" && slices.Contains(platformGoldens, g) {
+		for _, g := range cfg.GoldenNamespaces() {
 			c.goldens[g] = true
 		}
 		if c.mode != "Catalog" && c.xrNS == "" {
