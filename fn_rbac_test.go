@@ -97,6 +97,11 @@ func TestCrossplaneClusterRoleIsLeastPrivilege(t *testing.T) {
 		if field(doc, "kind") != "ClusterRole" {
 			continue
 		}
+		// Crossplane holds this role only through aggregation, under the
+		// name the docs and the e2e suite's Crossplane identity use.
+		if name, agg := field(doc, "metadata", "name"), field(doc, "metadata", "labels", "rbac.crossplane.io/aggregate-to-crossplane"); name != "crossplane:function-worker-image" || agg != "true" {
+			t.Errorf("package/rbac/clusterrole.yaml: ClusterRole %q with aggregate-to-crossplane %q; want crossplane:function-worker-image aggregated (\"true\")", name, agg)
+		}
 		for _, r := range doc.GetFields()["rules"].GetListValue().GetValues() {
 			rf := r.GetStructValue().GetFields()
 			if len(rf["resourceNames"].GetListValue().GetValues()) > 0 || len(rf["nonResourceURLs"].GetListValue().GetValues()) > 0 {

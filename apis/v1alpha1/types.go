@@ -563,7 +563,8 @@ type TenantClusterSpec struct {
 	// disks' class, else today's default class. Immutable once set.
 	// +kubebuilder:validation:XValidation:rule=`self == oldSelf`,message="storageClass is immutable: the pools that inherit it keep their disks on the old class and a clone cannot cross classes; set storageClass on a new pool instead"
 	StorageClass DNSSubdomain `json:"storageClass,omitempty"`
-	// GoldenNamespace is the namespace of the catalog's golden DataVolumes that builtin images clone from.
+	// GoldenNamespace is the namespace of the catalog's golden DataVolumes that builtin images clone from:
+	// the function Input's goldenNamespace, cozy-public, or one of the Input's goldenNamespaces; any other is refused.
 	// +kubebuilder:default="cozy-public"
 	// +kubebuilder:validation:MaxLength=63
 	GoldenNamespace DNSLabel `json:"goldenNamespace,omitempty"`
@@ -602,7 +603,8 @@ type NodePoolSpec struct {
 	// here.
 	// +kubebuilder:default={}
 	Talos Talos `json:"talos,omitempty"`
-	// GoldenNamespace is the namespace of the catalog's golden DataVolumes that builtin images clone from.
+	// GoldenNamespace is the namespace of the catalog's golden DataVolumes that builtin images clone from:
+	// the function Input's goldenNamespace, cozy-public, or one of the Input's goldenNamespaces; any other is refused.
 	// +kubebuilder:default="cozy-public"
 	// +kubebuilder:validation:MaxLength=63
 	GoldenNamespace DNSLabel `json:"goldenNamespace,omitempty"`

@@ -54,6 +54,16 @@ type Input struct {
 	// +kubebuilder:default=cozy-public
 	GoldenNamespace string `json:"goldenNamespace,omitempty"`
 
+	// GoldenNamespaces are further namespaces an XNodePool or XTenantCluster
+	// may name in its goldenNamespace, such as a second catalog's while
+	// pools move onto it. goldenNamespace and cozy-public (the composites'
+	// schema default) are always allowed. A composite naming any other
+	// namespace is refused: a tenant's pool would otherwise read another
+	// namespace's golden-named objects and protect them with Usages.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	GoldenNamespaces []string `json:"goldenNamespaces,omitempty"`
+
 	// Image selects the Talos disk image artifact.
 	// +optional
 	Image ImageOptions `json:"image,omitempty"`

@@ -163,6 +163,11 @@ func (in *Input) DeepCopyInto(out *Input) {
 	*out = *in
 	out.TypeMeta = in.TypeMeta
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if in.GoldenNamespaces != nil {
+		in, out := &in.GoldenNamespaces, &out.GoldenNamespaces
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	out.Image = in.Image
 	out.Talos = in.Talos
 	out.Storage = in.Storage

@@ -26,8 +26,12 @@ import (
 type Config struct {
 	Mode            v1beta1.Mode
 	GoldenNamespace string
-	Platform        string
-	Arch            string
+	// ExtraGoldenNamespaces are the Input's goldenNamespaces: further
+	// namespaces a composite may name as its golden namespace
+	// (Config.GoldenNamespaces).
+	ExtraGoldenNamespaces []string
+	Platform              string
+	Arch                  string
 
 	TalosVersion    string
 	SchematicID     string
@@ -228,6 +232,12 @@ func FromInput(in *v1beta1.Input, steadyTTL time.Duration) (Config, error) {
 		errs = append(errs, field.NotSupported(field.NewPath("cloneRBAC", "scope"), rules.Quoted(string(c.CloneRBACScope)), []string{string(v1beta1.CloneRBACPinningNamespaces), string(v1beta1.CloneRBACAllServiceAccounts)}))
 	}
 	errs = append(errs, rules.Namespace(field.NewPath("goldenNamespace"), c.GoldenNamespace, "set the namespace of the golden DataVolumes, or omit it for "+defaults.GoldenNamespace)...)
+	for i, ns := range in.GoldenNamespaces {
+		errs = append(errs, rules.Namespace(field.NewPath("goldenNamespaces").Index(i), ns, "name a namespace a catalog keeps goldens in")...)
+	}
+	if len(in.GoldenNamespaces) > 0 {
+		c.ExtraGoldenNamespaces = slices.Clone(in.GoldenNamespaces)
+	}
 	errs = append(errs, rules.ServiceAccount(field.NewPath("cloneRBAC", "serviceAccountName"), c.VMServiceAccount, fmt.Sprintf("name the account the worker VMs run as (default %q)", defaults.VMServiceAccount))...)
 	errs = append(errs, rules.PathSegment(field.NewPath("image", "platform"), c.Platform)...)
 	errs = append(errs, rules.PathSegment(field.NewPath("image", "arch"), c.Arch)...)
@@ -458,4 +468,15 @@ func copyClasses(in []string) ([]string, field.ErrorList) {
 	}
 	slices.Sort(out)
 	return out, errs
+}
+
+// GoldenNamespaces are the namespaces a composite may name as its golden
+// namespace, sorted: the Input's goldenNamespace, cozy-public (the default
+// the composites' schema writes into every composite that names none) and
+// the Input's goldenNamespaces. A tenant writes its pools' goldenNamespace;
+// the platform decides which namespaces hold goldens.
+func (c Config) GoldenNamespaces() []string {
+	out := append([]string{c.GoldenNamespace, defaults.GoldenNamespace}, c.ExtraGoldenNamespaces...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

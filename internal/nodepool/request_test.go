@@ -346,7 +346,8 @@ func TestRequestedCoversTheTemplateInputs(t *testing.T) {
 	// like the golden's readiness, and so is no part of the request:
 	// turning it on or off rolls no pool (snapshot.go). So does
 	// clonePreflight.hostAssistedCopy, whether it copies (copy.go).
-	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "snapshotGoldens", "polling", "clusterAPI"}
+	// goldenNamespaces only says which golden namespaces a pool may name.
+	notTemplates := []string{"apiVersion", "kind", "metadata", "mode", "supportMatrix", "cloneRBAC", "usages", "clonePreflight", "cloneHealth", "cloneBudget", "snapshotGoldens", "polling", "clusterAPI", "goldenNamespaces"}
 	requested := specKeys(reflect.TypeFor[config.Requested]())
 	// Requested flattens storage.diskSize; the Input holds it in storage,
 	// whose other fields size the goldens, not a pool.

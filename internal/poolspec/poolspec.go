@@ -181,7 +181,7 @@ func DeploymentName(clusterPath *field.Path, cluster string, poolPath *field.Pat
 // composite's name).
 func NodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string, cfg config.Config) (Pool, field.ErrorList) {
 	p, errs := Resolve(NodePoolLayers(root, spec, cfg))
-	errs = append(errs, nodePool(root, spec, pool)...)
+	errs = append(errs, nodePool(root, spec, pool, cfg)...)
 	if len(errs) > 0 {
 		return Pool{}, errs
 	}
@@ -194,7 +194,7 @@ func NodePoolLayers(root *field.Path, spec v1alpha1.NodePoolSpec, cfg config.Con
 }
 
 // nodePool checks what an XNodePool's spec holds beside its shape.
-func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.ErrorList {
+func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string, cfg config.Config) field.ErrorList {
 	var errs field.ErrorList
 	talos := spec.Talos
 	if spec.OSImage != nil && spec.OSImage.Builtin != nil {
@@ -210,7 +210,7 @@ func nodePool(root *field.Path, spec v1alpha1.NodePoolSpec, pool string) field.E
 		errs = append(errs, rules.KubernetesMinor(root.Child("version"), spec.Version)...)
 	}
 	if spec.GoldenNamespace != "" {
-		errs = append(errs, rules.Namespace(root.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace of the golden images, or omit it for the platform default")...)
+		errs = append(errs, GoldenNamespace(root.Child("goldenNamespace"), spec.GoldenNamespace, cfg)...)
 	}
 	if spec.ClusterName == "" {
 		return append(errs, field.Required(root.Child("clusterName"), "set it to the Cluster API cluster this pool joins"))
@@ -240,4 +240,20 @@ func DefaultInstaller(path *field.Path, factoryURL, platform, version string) (s
 		return repo, nil
 	}
 	return "", field.ErrorList{field.Invalid(path, rules.Quoted(factoryURL), fmt.Sprintf("makes no installer repository (%q is not an image repository); the default installer is <factory host>/%s-installer, so give the factory a DNS name, or set talos.installerRepository", rules.Quoted(repo), platform))}
+}
+
+// GoldenNamespace checks a composite's goldenNamespace: a namespace name,
+// and one the platform keeps goldens in (config.Config.GoldenNamespaces).
+// Any other, such as another tenant's namespace, is refused: the pool
+// would read that namespace's golden-named objects and its Usages would
+// hold their deletion.
+func GoldenNamespace(path *field.Path, ns string, cfg config.Config) field.ErrorList {
+	if errs := rules.Namespace(path, ns, "set the namespace of the golden images, or omit it for the platform default"); len(errs) > 0 {
+		return errs
+	}
+	allowed := cfg.GoldenNamespaces()
+	if slices.Contains(allowed, ns) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, rules.Quoted(ns), fmt.Sprintf("is not a namespace the platform keeps golden images in (%s); omit it for %s, or ask the platform to add it to the function Input's goldenNamespaces", strings.Join(allowed, ", "), cfg.GoldenNamespace))}
 }

@@ -201,3 +201,31 @@ func TestDeploymentName(t *testing.T) {
 		})
 	}
 }
+
+func TestGoldenNamespace(t *testing.T) {
+	path := field.NewPath("spec", "goldenNamespace")
+	platform := config.Config{GoldenNamespace: "images", ExtraGoldenNamespaces: []string{"images-next"}}
+	cases := map[string]struct {
+		reason string
+		ns     string
+		want   string // "" when accepted
+	}{
+		"InputsNamespace":      {"The Input's goldenNamespace is where the platform's goldens live.", "images", ""},
+		"SchemaDefault":        {"cozy-public is what the schema defaults every composite to.", "cozy-public", ""},
+		"ListedNamespace":      {"A second catalog's namespace the Input lists, while pools move onto it.", "images-next", ""},
+		"AnotherTenant":        {"A tenant's namespace would make the pool read and protect (Usages) its golden-named objects.", "tenant-a", `spec.goldenNamespace: Invalid value: "tenant-a": is not a namespace the platform keeps golden images in (cozy-public, images, images-next); omit it for images, or ask the platform to add it to the function Input's goldenNamespaces`},
+		"NotANamespaceName":    {"Syntax first: a path is no namespace.", "../tenant-a", `spec.goldenNamespace: Invalid value: "../tenant-a"`},
+		"UppercaseOfAnAllowed": {"A name that lowercases to an allowed one is another name.", "Images", `spec.goldenNamespace: Invalid value: "Images"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := GoldenNamespace(path, tc.ns, platform).ToAggregate()
+			switch {
+			case tc.want == "" && got != nil:
+				t.Errorf("%s\nwant accepted, got: %v", tc.reason, got)
+			case tc.want != "" && (got == nil || !strings.HasPrefix(got.Error(), tc.want)):
+				t.Errorf("%s\nwant an error starting %q, got: %v", tc.reason, tc.want, got)
+			}
+		})
+	}
+}

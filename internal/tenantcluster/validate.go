@@ -26,7 +26,7 @@ func validate(cluster string, spec v1alpha1.TenantClusterSpec, cfg config.Config
 		errs = append(errs, rules.KubernetesMinor(specPath.Child("version"), spec.Version)...)
 	}
 	if spec.GoldenNamespace != "" {
-		errs = append(errs, rules.Namespace(specPath.Child("goldenNamespace"), spec.GoldenNamespace, "set the namespace that holds the golden DataVolumes, or omit it for the platform default")...)
+		errs = append(errs, poolspec.GoldenNamespace(specPath.Child("goldenNamespace"), spec.GoldenNamespace, cfg)...)
 	}
 	// The class is copied into every pool that names none: refuse it once,
 	// here, rather than in each XNodePool.
