@@ -101,6 +101,8 @@ var hostileStrings = []string{
 	"https://user:" + urlPassword + "@registry.example.com",
 	"http://" + urlPassword + "@mirror.example.com/v2",
 	"oci://u:" + urlPassword + "@ghcr.io/siderolabs/installer",
+	// An image reference carries userinfo without a scheme.
+	"robot:" + urlPassword + "@registry.example.com/talos/installer",
 	// Collide with the victim's names once truncated to 63 characters.
 	victimCluster + strings.Repeat("-x", 40),
 	"alpha-md0" + strings.Repeat("0", 60),

@@ -22,10 +22,21 @@ const Mask = "REDACTED"
 // s3:// and docker:// endpoints are covered as well as http(s).
 var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s"'@]*@)+`)
 
-// Text masks the userinfo of every URL in s; the rest of s is unchanged.
+// bareUserinfo matches a credential written without a scheme before a
+// host and a path, as in an image reference a tenant or an operator writes
+// (installerRepository "user:token@registry.example.com/talos/installer"):
+// at the start of a word, a user, ":", a password and "@", then a host (and
+// port) and "/". The ":" and the "/" keep out what is no credential: a
+// digest ("repo@sha256:...") has no ":" before its "@", and an address
+// ("mailto:someone@example.com") no path after its host.
+var bareUserinfo = regexp.MustCompile(`(^|[\s"'=(\[,])([^\s"'/@:]+:[^\s"'/@]*@)([A-Za-z0-9.\-]+(:[0-9]+)?/)`)
+
+// Text masks the userinfo of every URL in s, and of every reference that
+// carries one without a scheme; the rest of s is unchanged.
 func Text(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
-	return userinfo.ReplaceAllString(s, "${1}"+Mask+"@")
+	s = userinfo.ReplaceAllString(s, "${1}"+Mask+"@")
+	return bareUserinfo.ReplaceAllString(s, "${1}"+Mask+"@${3}")
 }

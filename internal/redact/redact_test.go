@@ -23,6 +23,21 @@ func TestText(t *testing.T) {
 			in:     "http://ghp_abcdef@10.0.0.1:8080/image",
 			want:   "http://REDACTED@10.0.0.1:8080/image",
 		},
+		"ImageReferenceWithoutScheme": {
+			reason: "An image reference carries userinfo without a scheme; it is a credential all the same.",
+			in:     `Input image.installerRepository: Invalid value: "robot:t0k3n@registry.example.com/talos/installer": is too long`,
+			want:   `Input image.installerRepository: Invalid value: "REDACTED@registry.example.com/talos/installer": is too long`,
+		},
+		"ImageReferenceWithPortAtStart": {
+			reason: "At the start of the text, with a port.",
+			in:     "u:p@registry.example.com:5000/talos",
+			want:   "REDACTED@registry.example.com:5000/talos",
+		},
+		"DigestIsNoUserinfo": {
+			reason: "A digest's @ has no user:password before it.",
+			in:     "ghcr.io/siderolabs/installer@sha256:0123abcd and installer@sha256:0123abcd/x",
+			want:   "ghcr.io/siderolabs/installer@sha256:0123abcd and installer@sha256:0123abcd/x",
+		},
 		"AtInPasswordAndSeveralURLs": {
 			reason: "An unescaped @ in the password is masked up to the last @ of the authority, and every URL in the text is masked.",
 			in:     "a https://u:p@ss@h1/x and s3://key:secret@bucket and mailto:someone@example.com",
