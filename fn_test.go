@@ -654,7 +654,7 @@ func TestRunFunctionCatalog(t *testing.T) {
 					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
 					Message: `XWorkerImageCatalog "default": the golden namespace is "golden-images", from spec.goldenNamespace, but the catalog's golden DataVolumes live in "cozy-public" (` + goldenA + `). ` +
 						`Composing them in "golden-images" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
-						`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+						`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, list that namespace in the pools' Input goldenNamespaces and move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
 				}},
 			}},
 		},

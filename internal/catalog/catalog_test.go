@@ -456,7 +456,7 @@ func TestCheckNamespace(t *testing.T) {
 				"annotations": map[string]any{"workerimage.cozystack.io/golden": "cozy-public/talos-worker-a-v1.0.0"}}}),
 			want: `XWorkerImageCatalog "default": the golden namespace is "golden-images", from spec.goldenNamespace, but the catalog's golden DataVolumes live in "cozy-public" (talos-worker-a-v1.0.0). ` +
 				`Composing them in "golden-images" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
-				`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+				`Set the golden namespace back to "cozy-public"; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "golden-images" and the same images, list that namespace in the pools' Input goldenNamespaces and move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
 		},
 		"GoldensInSeveralOldNamespaces": {
 			reason:   "Every namespace and golden is named, sorted, so the operator sees what moved.",
@@ -464,7 +464,7 @@ func TestCheckNamespace(t *testing.T) {
 			observed: observedGoldens(dvObject("talos-worker-b-v1.0.0", "old-b"), dvObject("talos-worker-a-v1.0.0", "old-a"), dvObject("talos-worker-c-v1.0.0", "new")),
 			want: `XWorkerImageCatalog "default": the golden namespace is "new", from the function Input's goldenNamespace (spec.goldenNamespace is not set), but the catalog's golden DataVolumes live in "old-a" (talos-worker-a-v1.0.0), "old-b" (talos-worker-b-v1.0.0). ` +
 				`Composing them in "new" would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. ` +
-				`Set the golden namespace back to the namespace its goldens live in; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "new" and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
+				`Set the golden namespace back to the namespace its goldens live in; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace "new" and the same images, list that namespace in the pools' Input goldenNamespaces and move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)`,
 		},
 	}
 	for name, tc := range cases {

@@ -60,7 +60,7 @@ func checkNamespace(xrName string, ns goldenNamespace, obs observedState) error 
 	}
 	return refused(xrName, fmt.Errorf("the golden namespace is %q, from %s, but the catalog's golden DataVolumes live in %s. "+
 		"Composing them in %q would import every golden again there, move the clone RoleBinding away from the goldens pools clone from now, and leave the old goldens unmanaged, so nothing is changed. "+
-		"Set the golden namespace back to %s; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace %q and the same images, move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)",
+		"Set the golden namespace back to %s; or, to move the goldens, create a second XWorkerImageCatalog with goldenNamespace %q and the same images, list that namespace in the pools' Input goldenNamespaces and move the pools onto it (their goldenNamespace), then remove this catalog's images so its goldens retire once no template pins them, and only then change this catalog's namespace (or delete it)",
 		ns.Name, ns.From, strings.Join(where, ", "), ns.Name, back, ns.Name))
 }
 
