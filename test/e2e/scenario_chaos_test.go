@@ -154,13 +154,16 @@ func TestChaos(t *testing.T) {
 				run := chaosRun{NS: "e2e-chaos-" + id, Cluster: "ch-" + id, Seed: "chaos-" + id, Fault: newFault(c, s)}
 				start := time.Now()
 				crashed := superviseAll(t, start)
+				// Logged last, whichever way the run ends (a t.Fatal too).
+				t.Cleanup(func() {
+					result := "PASS"
+					if t.Failed() {
+						result = "FAIL"
+					}
+					t.Logf("CHAOS scenario=%s component=%s point=%q fired=%s restart=%s total=%s crashes=%s result=%s",
+						s.Name, c.Name, s.Point, run.Fault.firedAfter(start), run.Fault.restartTook(), time.Since(start).Round(time.Second), crashed(), result)
+				})
 				s.Run(t, run)
-				result := "PASS"
-				if t.Failed() {
-					result = "FAIL"
-				}
-				t.Logf("CHAOS scenario=%s component=%s point=%q fired=%s restart=%s total=%s crashes=%s result=%s",
-					s.Name, c.Name, s.Point, run.Fault.firedAfter(start), run.Fault.restartTook(), time.Since(start).Round(time.Second), crashed(), result)
 			})
 		}
 	}
