@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
@@ -149,3 +150,19 @@ const (
 	phaseSucceeded        = "Succeeded"
 	phaseFailed           = "Failed"
 )
+
+// annotate sets one annotation on an object with a merge patch, as kubectl
+// annotate does.
+func annotate(t *testing.T, gvk schema.GroupVersionKind, ns, name, key, value string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ri, err := cp.Resource(gvk, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
+	if _, err := ri.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "e2e-kubectl"}); err != nil {
+		t.Fatalf("cannot annotate %s %s/%s %s=%s: %v", gvk.Kind, ns, name, key, value, err)
+	}
+}

@@ -694,6 +694,20 @@ func chaosPoolDeletion(t *testing.T, c chaosRun) {
 func chaosAdoption(t *testing.T, c chaosRun) {
 	sid := schematicID(c.Seed)
 	chart := chartMadePool(t, c.NS+"-src", c.NS, c.Cluster, sid)
+	// Step 4 of docs/platform.md's migration: the chart's objects named as
+	// the pool composes them, so a first apply the restart cuts cannot
+	// leave Crossplane an object it cannot read back (docs/reliability.md,
+	// "adopting over a restart").
+	for _, o := range []struct {
+		ref  objectRef
+		name string
+	}{
+		{objectRef{harness.MachineDeployment, chart.MD}, "machinedeployment"},
+		{objectRef{harness.KubevirtMachineTemplate, chart.KMT}, "kubevirtmachinetemplate-" + chart.KMT},
+		{objectRef{harness.TalosConfigTemplate, chart.TCT}, "talosconfigtemplate-" + chart.TCT},
+	} {
+		annotate(t, o.ref.gvk, c.NS, o.ref.name, harness.CompositionResourceNameAnnotation, o.name)
+	}
 	l := startChaosLedger(t, c.NS)
 	xr := poolXR(c.NS, c.Cluster, sid, "{factory: {}}")
 	c.Fault.arm(t, reconcileTimeout, func(ctx context.Context) error {

@@ -538,6 +538,12 @@ spec:
 // composes, naming the XR (crossplane-runtime pkg/resource, LabelKeyNamePrefixForComposed).
 const CompositeLabel = "crossplane.io/composite"
 
+// CompositionResourceNameAnnotation names a composed object's entry in its
+// composite's desired state; Crossplane reads every object the composite
+// references back by it (internal/controller/apiextensions/composite/
+// composition_functions.go, ObserveComposedResources, v2.4.2).
+const CompositionResourceNameAnnotation = "crossplane.io/composition-resource-name"
+
 // PoolLeftovers returns, as "Kind namespace/name" sorted, what is left in
 // ns of the node pool XR xr whose MachineDeployment is deployment: the
 // MachineDeployment, the MachineSets and Machines Cluster API made for it
