@@ -166,19 +166,7 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 	const mirror = "https://factory.mirror.e2e.internal/talos"
 	sidDone, sidStuck, sidNew := schematicID("mirror-done"), schematicID("mirror-stuck"), schematicID("mirror-new")
 	done, stuck, added := goldenName(sidDone), goldenName(sidStuck), goldenName(sidNew)
-	spec := func(factory, storage string, sids ...string) *unstructured.Unstructured {
-		return factoryCatalog(name, factory, storage, sids...)
-	}
-	xr := spec("https://factory.talos.dev", "6Gi", sidDone, sidStuck)
-	cp.MustApply(t, xr)
-	deleteOnCleanup(t, xr)
-	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, done)
-	completeGolden(t, done)
-	waitDataVolumePhase(t, goldenNamespace, done, phaseSucceeded)
-	// The other importer keeps running: the factory stalls.
-	waitDataVolumePhase(t, goldenNamespace, stuck, phaseImportInProgress)
-	before := cp.MustGet(t, harness.DataVolume, goldenNamespace, done)
-	stuckBefore := cp.MustGet(t, harness.DataVolume, goldenNamespace, stuck)
+	before, stuckBefore := stalledCatalog(t, name, sidDone, sidStuck)
 
 	// The golden that succeeded is in use: a pool clones it.
 	const inUseNS, newNS, cluster = "e2e-mirror-in-use", "e2e-mirror-new-ns", "c-mirror"
@@ -190,7 +178,7 @@ func TestCatalogMirrorSwitchKeepsGoldensAndImportsTheRest(t *testing.T) {
 	deleteOnCleanup(t, inUse)
 	cp.WaitExists(t, reconcileTimeout, harness.MachineDeployment, inUseNS, md)
 
-	cp.MustApply(t, spec(mirror, "10Gi", sidDone, sidStuck, sidNew))
+	cp.MustApply(t, factoryCatalog(name, mirror, "10Gi", sidDone, sidStuck, sidNew))
 
 	// The new image, from the mirror at 10Gi.
 	dvNew := cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, added)
@@ -296,4 +284,20 @@ func waitGoldenMadeAgain(t *testing.T, before *unstructured.Unstructured, url, s
 		}
 		return nil
 	})
+}
+
+// stalledCatalog applies catalog name of sidDone and sidStuck from the
+// public factory at 6Gi, lets CDI import sidDone's golden, leaves the other
+// importing (the factory stalls), and returns both goldens as they are.
+func stalledCatalog(t *testing.T, name, sidDone, sidStuck string) (done, stuck *unstructured.Unstructured) {
+	t.Helper()
+	xr := factoryCatalog(name, "https://factory.talos.dev", "6Gi", sidDone, sidStuck)
+	cp.MustApply(t, xr)
+	deleteOnCleanup(t, xr)
+	cp.WaitExists(t, reconcileTimeout, harness.DataVolume, goldenNamespace, goldenName(sidDone))
+	completeGolden(t, goldenName(sidDone))
+	waitDataVolumePhase(t, goldenNamespace, goldenName(sidDone), phaseSucceeded)
+	// The other importer keeps running: the factory stalls.
+	waitDataVolumePhase(t, goldenNamespace, goldenName(sidStuck), phaseImportInProgress)
+	return cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidDone)), cp.MustGet(t, harness.DataVolume, goldenNamespace, goldenName(sidStuck))
 }
