@@ -20,16 +20,21 @@ make=${MAKE:-make}
 start=$SECONDS
 stamp() { while IFS= read -r line; do printf '%s%s\n' "$1" "$line"; done; }
 
+# The e2e lane's output is kept to name its failed tests at the end
+# (hack/test-failures.sh).
+e2e_log=$(mktemp "${TMPDIR:-/tmp}/e2e-lane.XXXXXX")
+trap 'rm -f "$e2e_log"' EXIT
 if [ "${TEST_LANES:-}" = serial ]; then
   "$make" --no-print-directory checks; checks=$?; checks_t=$((SECONDS - start))
-  { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; }; e2e=$?; e2e_t=$((SECONDS - start))
+  { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; } 2>&1 | tee "$e2e_log"; e2e=${PIPESTATUS[0]}; e2e_t=$((SECONDS - start))
 else
-  ( { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; } 2>&1 | stamp '[e2e] '; exit "${PIPESTATUS[0]}" ) &
+  ( { "$make" --no-print-directory e2e && "$make" --no-print-directory e2e-oldest; } 2>&1 | tee "$e2e_log" | stamp '[e2e] '; exit "${PIPESTATUS[0]}" ) &
   e2e_pid=$!
   nice -n 19 "$make" --no-print-directory checks; checks=$?; checks_t=$((SECONDS - start))
   wait "$e2e_pid"; e2e=$?; e2e_t=$((SECONDS - start))
 fi
 
+[ "$e2e" = 0 ] || hack/test-failures.sh "$e2e_log" | stamp '[e2e] '
 verdict() { if [ "$1" = 0 ]; then echo passed; else echo "FAILED (exit $1)"; fi; }
 echo "make test: checks $(verdict "$checks") at ${checks_t}s; e2e $(verdict "$e2e") at ${e2e_t}s; total $((SECONDS - start))s"
 [ "$checks" = 0 ] && [ "$e2e" = 0 ]
