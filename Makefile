@@ -169,7 +169,8 @@ e2e-load:
 	@grep -h 'LOAD ' _output/e2e-load.log
 
 ## e2e-chaos: opt-in; every chaos scenario (test/e2e/scenario_chaos_test.go: a pool roll, a 0 -> 30 scale-up under a clone
-## budget of 5, a catalog deletion while a pool pins a golden, a pool deletion waiting on its Machines) with a restart of
+## budget of 5, a catalog deletion while a pool pins a golden, a pool deletion waiting on its Machines, a chart pool's
+## adoption, a mirror switch on the catalog) with a restart of
 ## every component (the function, Crossplane core, kube-apiserver, CDI's controller, Cluster API's manager) at the step's
 ## named point, E2E_CHAOS_COUNT=3 times in a row. make e2e runs one restart per component. Prints CHAOS lines;
 ## docs/reliability.md records them.
