@@ -407,8 +407,15 @@ func checkLedger(t *testing.T, l *harness.Ledger, ns string, want ledgerWant) {
 	if len(again) > 0 {
 		t.Errorf("dropped and made again under a new UID: %s", strings.Join(again, "; "))
 	}
+	surplus := l.SurplusMachines(ns)
+	if len(surplus) > 0 {
+		t.Logf("surplus Machines Cluster API made from a stale cache and removed before they had a disk (not counted): %v", surplus)
+	}
 	created := map[string][]string{}
 	for _, e := range l.Created("", ns) {
+		if e.Kind == "Machine" && slices.Contains(surplus, e.Name) {
+			continue
+		}
 		created[e.Kind] = append(created[e.Kind], e.Name)
 	}
 	for kind, names := range created {

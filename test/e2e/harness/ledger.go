@@ -236,3 +236,32 @@ func (l *Ledger) String() string {
 	}
 	return b.String()
 }
+
+// SurplusMachines names the Machines made in ns while the ledger ran and
+// gone again before any worker disk of theirs (a DataVolume or claim named
+// after the Machine, as CAPK names a VM's disks) appeared. Cluster API's
+// MachineSet controller counts its Machines from the manager's cache and
+// waits only stateConfirmationTimeout (10 s) for those it made to show there
+// (internal/controllers/machineset/machineset_controller.go, syncReplicas and
+// waitForMachineCreation, v1.11.4): when an apiserver restart keeps its
+// watch down longer, the next reconcile makes the replicas again and a later
+// one deletes the surplus. Such a Machine never became a worker (no
+// bootstrap data, no VM, no disk): it is no roll and replaces nothing.
+func (l *Ledger) SurplusMachines(ns string) []string {
+	var out []string
+	for _, m := range l.Created("Machine", ns) {
+		if m.Gone.IsZero() || len(l.Lives(m.ObjectKey)) != 1 {
+			continue
+		}
+		disk := false
+		for _, kind := range []string{"DataVolume", "PersistentVolumeClaim"} {
+			for _, d := range l.Entries(kind, ns) {
+				disk = disk || strings.HasPrefix(d.Name, m.Name+"-")
+			}
+		}
+		if !disk {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
