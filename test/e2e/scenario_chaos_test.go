@@ -668,7 +668,7 @@ func chaosPoolDeletion(t *testing.T, c chaosRun) {
 		}
 		return fmt.Errorf("pool %s: no deletion recorded yet", xr.GetName())
 	})
-	deletePool(t, c.NS, xr.GetName(), md)
+	deletePoolAgainIfCut(t, c.NS, xr.GetName(), md)
 	c.Fault.wait(t)
 	cp.Eventually(t, gcTimeout, "nothing of pool "+xr.GetName()+" to be left while Cluster "+c.Cluster+" lives", func(ctx context.Context) error {
 		left, err := cp.PoolLeftovers(ctx, c.NS, xr.GetName(), md)
