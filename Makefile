@@ -179,8 +179,8 @@ E2E_CHAOS_COUNT ?= 3
 e2e-chaos:
 	test/e2e/hack/build-binaries.sh > /dev/null
 	@mkdir -p _output
-	set -o pipefail; cd test/e2e && E2E_CHAOS=all $(GO) test -count=$(E2E_CHAOS_COUNT) -timeout 300m -v -run '^TestChaos$$' . 2>&1 | tee $(CURDIR)/_output/e2e-chaos.log
-	@grep -h 'CHAOS ' _output/e2e-chaos.log
+	@set -o pipefail; (cd test/e2e && E2E_CHAOS=all $(GO) test -count=$(E2E_CHAOS_COUNT) -timeout 300m -v -run '^TestChaos$$' . 2>&1) | tee _output/e2e-chaos.log; \
+	rc=$$?; grep -h 'CHAOS ' _output/e2e-chaos.log; [ $$rc = 0 ] || hack/test-failures.sh _output/e2e-chaos.log; exit $$rc
 
 ## packages: build the Function package (runtime image embedded, no Docker), the Configuration and its legacy variant into _output/.
 .PHONY: packages

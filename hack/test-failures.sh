@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints, from a `go test -v` log, each failed test with the last lines it
-# logged (its t.Error and t.Fatal messages are among them), at most 4 lines a
+# logged (its t.Error and t.Fatal messages are among them), at most 5 lines a
 # test and 40 in all: make test prints it last, so the tail of a CI log that
 # shows only its end still names what failed and why, however much the
 # harness printed after the tests (process log tails, object dumps).
@@ -33,7 +33,7 @@ awk '
 			# A parent that failed only through its subtests says nothing.
 			if (count[name] == 0 && i < nfailed && index(failed[i + 1], name "/") == 1) continue
 			print "  FAIL " name; printed++
-			from = count[name] > 3 ? count[name] - 2 : 1
+			from = count[name] > 4 ? count[name] - 3 : 1
 			for (j = from; j <= count[name] && printed < 40; j++) { print "      " line[name, j]; printed++ }
 		}
 	}
