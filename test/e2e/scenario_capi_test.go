@@ -459,10 +459,11 @@ func nothingRefusedIn(t *testing.T, ns string) {
 }
 
 // unreachable reports whether an event's message is a request that never
-// reached a server (the apiserver or a webhook down), not a refusal: what
-// a chaos scenario's restart causes by design.
+// reached a server (the apiserver or a webhook down) or whose answer a
+// server's death cut (unexpected EOF: the apiserver killed mid-request), not
+// a refusal: what a chaos scenario's restart causes by design.
 func unreachable(msg string) bool {
-	for _, s := range []string{"connect: connection refused", "connection reset by peer", "http2: client connection lost", ": EOF"} {
+	for _, s := range []string{"connect: connection refused", "connection reset by peer", "http2: client connection lost", ": EOF", ": unexpected EOF", ": broken pipe"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
