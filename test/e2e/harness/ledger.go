@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -248,18 +249,13 @@ func (l *Ledger) String() string {
 // one deletes the surplus. Such a Machine never became a worker (no
 // bootstrap data, no VM, no disk): it is no roll and replaces nothing.
 func (l *Ledger) SurplusMachines(ns string) []string {
+	disks := append(l.Entries("DataVolume", ns), l.Entries("PersistentVolumeClaim", ns)...)
 	var out []string
 	for _, m := range l.Created("Machine", ns) {
 		if m.Gone.IsZero() || len(l.Lives(m.ObjectKey)) != 1 {
 			continue
 		}
-		disk := false
-		for _, kind := range []string{"DataVolume", "PersistentVolumeClaim"} {
-			for _, d := range l.Entries(kind, ns) {
-				disk = disk || strings.HasPrefix(d.Name, m.Name+"-")
-			}
-		}
-		if !disk {
+		if !slices.ContainsFunc(disks, func(d Entry) bool { return strings.HasPrefix(d.Name, m.Name+"-") }) {
 			out = append(out, m.Name)
 		}
 	}
