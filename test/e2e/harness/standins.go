@@ -209,6 +209,21 @@ func (s *standIns) provision(ctx context.Context) {
 			delete(s.cloneStarted, uid)
 		}
 	}
+	pvs, err := kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		s.logf("list", "provisioner: cannot list PVs: %v", err)
+		return
+	}
+	// sig-storage-lib-external-provisioner v13.0.0 (vendored by
+	// external-provisioner), controller/controller.go
+	// provisionClaimOperation: a claim whose PV (named by the claim's UID)
+	// already exists is not provisioned again, so its Provision, and the
+	// snapshot finalizer Provision sets, does not run a second time while
+	// the PV binder has yet to bind the claim.
+	provisioned := map[string]bool{}
+	for i := range pvs.Items {
+		provisioned[pvs.Items[i].Name] = true
+	}
 	for i := range pvcs.Items {
 		pvc := &pvcs.Items[i]
 		class := ""
@@ -220,18 +235,13 @@ func (s *standIns) provision(ctx context.Context) {
 			continue
 		}
 		switch {
-		case pvc.Status.Phase == corev1.ClaimPending && pvc.Spec.VolumeName == "":
+		case pvc.Status.Phase == corev1.ClaimPending && pvc.Spec.VolumeName == "" && !provisioned[provisionedVolumeName(pvc)]:
 			s.provisionClaim(ctx, pvc, &sc, byName)
 		case pvc.Status.Phase == corev1.ClaimBound:
 			s.resizeClaim(ctx, pvc, &sc)
 		}
 	}
 	s.releaseSnapshots(ctx, pvcs.Items)
-	pvs, err := kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		s.logf("list", "provisioner: cannot list PVs: %v", err)
-		return
-	}
 	for _, pv := range pvs.Items {
 		if pv.Spec.CSI == nil || !standInDrivers[pv.Spec.CSI.Driver] || pv.Status.Phase != corev1.VolumeReleased || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete || pv.DeletionTimestamp != nil {
 			continue
@@ -298,7 +308,7 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        "pvc-" + string(pvc.UID),
+			Name:        provisionedVolumeName(pvc),
 			Annotations: map[string]string{annProvisionedBy: sc.Provisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
@@ -317,6 +327,13 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 			}},
 		},
 	}
+	// external-provisioner's Provision removes its snapshot finalizer once
+	// the driver made the volume, before the PV is saved
+	// (pkg/controller/controller.go, removeSnapshotFinalizer), so a
+	// Provision run again for a claim whose PV exists releases it too.
+	if isRestore {
+		s.releaseSnapshot(ctx, pvc.Namespace, restore.Name)
+	}
 	if _, err := s.cp.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		if !strings.Contains(err.Error(), "already exists") {
 			s.logf(key, "provisioner: cannot create PV %s for PVC %s/%s: %v", pv.Name, pvc.Namespace, pvc.Name, err)
@@ -332,9 +349,15 @@ func (s *standIns) provisionClaim(ctx context.Context, pvc *corev1.PersistentVol
 	}
 	if isRestore {
 		what = "restored from VolumeSnapshot " + restore.Name
-		s.releaseSnapshot(ctx, pvc.Namespace, restore.Name)
 	}
 	s.logf(key, "provisioner: created PV %s (%s, %s) for PVC %s/%s", pv.Name, request.String(), what, pvc.Namespace, pvc.Name)
+}
+
+// provisionedVolumeName is the name of the PV the provisioner makes for a
+// claim, external-provisioner's default (--volume-name-prefix pvc, then the
+// claim's UID).
+func provisionedVolumeName(pvc *corev1.PersistentVolumeClaim) string {
+	return "pvc-" + string(pvc.UID)
 }
 
 // cloneSource returns the name of the PVC a claim clones, or "".
