@@ -35,6 +35,10 @@ type Life struct {
 	// Baseline is true for an object that existed when the ledger started.
 	Baseline   bool
 	Seen, Gone time.Time
+	// Created and Deleting are the apiserver's metadata.creationTimestamp
+	// and the first metadata.deletionTimestamp the ledger saw (zero while
+	// none): the server's clock, at one-second resolution.
+	Created, Deleting time.Time
 }
 
 // Ledger records every object of some kinds in some namespaces that exists
@@ -132,15 +136,22 @@ func (l *Ledger) seen(kind string, obj any, initial bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var deleting time.Time
+	if d := u.GetDeletionTimestamp(); d != nil {
+		deleting = d.Time
+	}
 	lives := l.lives[k]
 	if n := len(lives); n > 0 && lives[n-1].UID == u.GetUID() {
+		if lives[n-1].Deleting.IsZero() {
+			lives[n-1].Deleting = deleting
+		}
 		return
 	}
 	if n := len(lives); n > 0 && lives[n-1].Gone.IsZero() {
 		// Replaced without a delete event in between (in a watch gap).
 		lives[n-1].Gone = time.Now()
 	}
-	l.lives[k] = append(lives, &Life{UID: u.GetUID(), Baseline: initial, Seen: time.Now()})
+	l.lives[k] = append(lives, &Life{UID: u.GetUID(), Baseline: initial, Seen: time.Now(), Created: u.GetCreationTimestamp().Time, Deleting: deleting})
 }
 
 func (l *Ledger) gone(kind string, obj any) {
@@ -257,6 +268,51 @@ func (l *Ledger) SurplusMachines(ns string) []string {
 		}
 		if !slices.ContainsFunc(disks, func(d Entry) bool { return strings.HasPrefix(d.Name, m.Name+"-") }) {
 			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// SurplusMachineSets names the MachineSets made in ns while the ledger ran
+// for a MachineDeployment whose deletion had already begun, gone again, and
+// whose every Machine is one of SurplusMachines. Cluster API's
+// MachineDeployment controller decides between reconcileDelete and a
+// rollout on the deletionTimestamp of its cached MachineDeployment
+// (internal/controllers/machinedeployment/machinedeployment_controller.go,
+// Reconcile, v1.11.4), and its caches list again one by one after an
+// apiserver restart: when the MachineSet watch is back before the
+// MachineDeployment one, it sees its MachineSets gone but not its
+// deployment's deletion, makes a MachineSet again ("no MachineSets exist
+// for the MachineDeployment", machinedeployment_sync.go), and deletes it
+// once its cache shows the deletion. CAPI names a MachineSet after its
+// deployment and a random suffix (computeNewMachineSetName) and a Machine
+// after its MachineSet. Such a MachineSet rolls nothing its owner kept: the
+// owner asked for the deployment's deletion, and no Machine of it became a
+// worker.
+func (l *Ledger) SurplusMachineSets(ns string) []string {
+	surplus := l.SurplusMachines(ns)
+	machines := l.Entries("Machine", ns)
+	var out []string
+	for _, ms := range l.Created("MachineSet", ns) {
+		if ms.Gone.IsZero() || len(l.Lives(ms.ObjectKey)) != 1 {
+			continue
+		}
+		i := strings.LastIndex(ms.Name, "-")
+		if i <= 0 {
+			continue
+		}
+		md := ObjectKey{Kind: "MachineDeployment", Namespace: ns, Name: ms.Name[:i]}
+		deleting := slices.ContainsFunc(l.Lives(md), func(life Life) bool {
+			return !life.Deleting.IsZero() && !life.Deleting.After(ms.Created)
+		})
+		if !deleting {
+			continue
+		}
+		workers := slices.ContainsFunc(machines, func(m Entry) bool {
+			return strings.HasPrefix(m.Name, ms.Name+"-") && !slices.Contains(surplus, m.Name)
+		})
+		if !workers {
+			out = append(out, ms.Name)
 		}
 	}
 	return out

@@ -48,3 +48,48 @@ func TestSurplusMachines(t *testing.T) {
 		t.Errorf("SurplusMachines(%q) (-want +got):\n%s", ns, diff)
 	}
 }
+
+func TestSurplusMachineSets(t *testing.T) {
+	now := time.Now()
+	deleted := now.Add(-time.Minute)
+	l := &Ledger{lives: map[ObjectKey][]*Life{}}
+	add := func(kind, name string, life Life, more ...Life) {
+		k := ObjectKey{Kind: kind, Namespace: "pool", Name: name}
+		for _, lf := range append([]Life{life}, more...) {
+			l.lives[k] = append(l.lives[k], &lf)
+		}
+	}
+	made := func(uid types.UID, created time.Time) Life {
+		return Life{UID: uid, Seen: now, Gone: now.Add(time.Second), Created: created}
+	}
+	// A deployment being deleted since before its MachineSets below were made.
+	add("MachineDeployment", "md-deleted", Life{UID: "md1", Baseline: true, Seen: now, Gone: now.Add(time.Second), Deleting: deleted})
+	// Made after the deletion began, gone, its only Machine a surplus: CAPI's stale cache.
+	add("MachineSet", "md-deleted-aaaaa", made("a", now))
+	add("Machine", "md-deleted-aaaaa-m1", made("a1", now))
+	// Made after the deletion began, but a Machine of it got a disk: a worker.
+	add("MachineSet", "md-deleted-bbbbb", made("b", now))
+	add("Machine", "md-deleted-bbbbb-m1", made("b1", now))
+	add("DataVolume", "md-deleted-bbbbb-m1-disk-system", Life{UID: "b2", Seen: now})
+	// Made after the deletion began and no Machine at all: surplus too.
+	add("MachineSet", "md-deleted-ccccc", made("c", now))
+	// Made before the deletion began: a roll, counted.
+	add("MachineSet", "md-deleted-ddddd", made("d", deleted.Add(-time.Second)))
+	// Made in the very second the deletion was recorded: surplus.
+	add("MachineSet", "md-deleted-eeeee", made("e", deleted))
+	// Made and still there.
+	add("MachineSet", "md-deleted-fffff", Life{UID: "f", Seen: now, Created: now})
+	// A deployment never deleted: its new MachineSet is a roll, counted.
+	add("MachineDeployment", "md-kept", Life{UID: "md2", Baseline: true, Seen: now})
+	add("MachineSet", "md-kept-ggggg", made("g", now))
+	// The MachineSet of a deployment the ledger never saw: counted.
+	add("MachineSet", "md-unseen-hhhhh", made("h", now))
+	// A baseline MachineSet gone with its deployment: not made in the step.
+	add("MachineSet", "md-deleted-iiiii", Life{UID: "i", Baseline: true, Seen: now, Gone: now.Add(time.Second), Created: deleted.Add(-time.Hour)})
+
+	got := l.SurplusMachineSets("pool")
+	want := []string{"md-deleted-aaaaa", "md-deleted-ccccc", "md-deleted-eeeee"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SurplusMachineSets (-want +got):\n%s", diff)
+	}
+}
