@@ -407,20 +407,15 @@ func checkLedger(t *testing.T, l *harness.Ledger, ns string, want ledgerWant) {
 	if len(again) > 0 {
 		t.Errorf("dropped and made again under a new UID: %s", strings.Join(again, "; "))
 	}
-	surplus := l.SurplusMachines(ns)
-	if len(surplus) > 0 {
-		t.Logf("surplus Machines Cluster API made from a stale cache and removed before they had a disk (not counted): %v", surplus)
-	}
-	surplusSets := l.SurplusMachineSets(ns)
-	if len(surplusSets) > 0 {
-		t.Logf("surplus MachineSets Cluster API made from a stale cache for a MachineDeployment being deleted, removed before any Machine of theirs had a disk (not counted): %v", surplusSets)
+	surplus := l.Surplus(ns)
+	if len(surplus.MachineSets)+len(surplus.Machines) > 0 {
+		t.Logf("Cluster API's surplus from stale caches, removed again by it (not counted): MachineSets %v, Machines %v, their disks %v", surplus.MachineSets, surplus.Machines, surplus.Disks)
 	}
 	created := map[string][]string{}
 	for _, e := range l.Created("", ns) {
-		if (e.Kind == "Machine" && slices.Contains(surplus, e.Name)) || (e.Kind == "MachineSet" && slices.Contains(surplusSets, e.Name)) {
-			continue
+		if surplus.Counts(e.Kind, e.Name) {
+			created[e.Kind] = append(created[e.Kind], e.Name)
 		}
-		created[e.Kind] = append(created[e.Kind], e.Name)
 	}
 	for kind, names := range created {
 		if n, ok := want.Created[kind]; ok && n < 0 {

@@ -249,50 +249,76 @@ func (l *Ledger) String() string {
 	return b.String()
 }
 
-// SurplusMachines names the Machines made in ns while the ledger ran and
-// gone again before any worker disk of theirs (a DataVolume or claim named
-// after the Machine, as CAPK names a VM's disks) appeared. Cluster API's
-// MachineSet controller counts its Machines from the manager's cache and
-// waits only stateConfirmationTimeout (10 s) for those it made to show there
-// (internal/controllers/machineset/machineset_controller.go, syncReplicas and
-// waitForMachineCreation, v1.11.4): when an apiserver restart keeps its
-// watch down longer, the next reconcile makes the replicas again and a later
-// one deletes the surplus. Such a Machine never became a worker (no
-// bootstrap data, no VM, no disk): it is no roll and replaces nothing.
-func (l *Ledger) SurplusMachines(ns string) []string {
-	disks := append(l.Entries("DataVolume", ns), l.Entries("PersistentVolumeClaim", ns)...)
-	var out []string
-	for _, m := range l.Created("Machine", ns) {
-		if m.Gone.IsZero() || len(l.Lives(m.ObjectKey)) != 1 {
-			continue
-		}
-		if !slices.ContainsFunc(disks, func(d Entry) bool { return strings.HasPrefix(d.Name, m.Name+"-") }) {
-			out = append(out, m.Name)
-		}
-	}
-	return out
+// Surplus is what Cluster API made beyond what its owner asked for and
+// removed again itself, after an apiserver restart left its manager's
+// caches behind: it rolls nothing the owner kept and replaces no worker, so
+// a chaos run does not count it as made (Ledger.Surplus says which).
+type Surplus struct {
+	// MachineSets made for a MachineDeployment whose deletion had already
+	// begun, and gone again.
+	MachineSets []string
+	// Machines of those MachineSets, Machines a MachineSet made beyond its
+	// replicas and deleted again, and Machines made and gone before any
+	// disk of theirs appeared.
+	Machines []string
+	// Disks (DataVolumes and claims, named after their Machine as CAPK
+	// names a VM's disks) of the surplus Machines.
+	Disks []string
 }
 
-// SurplusMachineSets names the MachineSets made in ns while the ledger ran
-// for a MachineDeployment whose deletion had already begun, gone again, and
-// whose every Machine is one of SurplusMachines. Cluster API's
-// MachineDeployment controller decides between reconcileDelete and a
-// rollout on the deletionTimestamp of its cached MachineDeployment
-// (internal/controllers/machinedeployment/machinedeployment_controller.go,
-// Reconcile, v1.11.4), and its caches list again one by one after an
-// apiserver restart: when the MachineSet watch is back before the
-// MachineDeployment one, it sees its MachineSets gone but not its
-// deployment's deletion, makes a MachineSet again ("no MachineSets exist
-// for the MachineDeployment", machinedeployment_sync.go), and deletes it
-// once its cache shows the deletion. CAPI names a MachineSet after its
-// deployment and a random suffix (computeNewMachineSetName) and a Machine
-// after its MachineSet. Such a MachineSet rolls nothing its owner kept: the
-// owner asked for the deployment's deletion, and no Machine of it became a
-// worker.
-func (l *Ledger) SurplusMachineSets(ns string) []string {
-	surplus := l.SurplusMachines(ns)
+// Counts reports whether the object of kind named name is counted as made.
+func (s Surplus) Counts(kind, name string) bool {
+	switch kind {
+	case "MachineSet":
+		return !slices.Contains(s.MachineSets, name)
+	case "Machine":
+		return !slices.Contains(s.Machines, name)
+	case "DataVolume", "PersistentVolumeClaim":
+		return !slices.Contains(s.Disks, name)
+	}
+	return true
+}
+
+// Surplus names, in ns, what Cluster API made from stale caches while the
+// ledger ran and removed again (Cluster API v1.11.4):
+//   - A MachineSet made at or after (by the apiserver's timestamps) the
+//     deletionTimestamp of the MachineDeployment it is named after
+//     (computeNewMachineSetName: the deployment's name and a random
+//     suffix), and gone again. The MachineDeployment controller chooses
+//     between reconcileDelete and a rollout on the deployment in its cache
+//     (internal/controllers/machinedeployment/machinedeployment_controller.go,
+//     Reconcile); when its MachineSet cache lists again before its
+//     MachineDeployment cache, it sees the MachineSets gone but not the
+//     deletion, makes one ("no MachineSets exist for the MachineDeployment",
+//     machinedeployment_sync.go) and deletes it once its cache catches up.
+//     The owner asked for the deployment's deletion: nothing kept is rolled.
+//     Its Machines (named after it) are surplus too.
+//   - A Machine of a MachineSet that lives on at the step's end, deleted
+//     while more of that MachineSet's Machines lived than live at the end.
+//     The MachineSet controller counts Machines from its cache and waits
+//     only stateConfirmationTimeout (10 s) for those it made to show there
+//     (internal/controllers/machineset/machineset_controller.go,
+//     syncReplicas and waitForMachineCreation); when the watch is down
+//     longer, it makes the replicas again and deletes the surplus later,
+//     by which time a surplus Machine may have its disk. A worker replaced
+//     (deleted, then made again) is deleted at the final count, so it is
+//     still counted; at equal timestamps a deletion is taken first, which
+//     can only count more.
+//   - A Machine made and gone again before any disk of its was seen: it
+//     never became a worker.
+func (l *Ledger) Surplus(ns string) Surplus {
+	var out Surplus
 	machines := l.Entries("Machine", ns)
-	var out []string
+	of := func(ms string) []Entry {
+		var own []Entry
+		for _, m := range machines {
+			if strings.HasPrefix(m.Name, ms+"-") {
+				own = append(own, m)
+			}
+		}
+		return own
+	}
+	surplus := map[string]bool{}
 	for _, ms := range l.Created("MachineSet", ns) {
 		if ms.Gone.IsZero() || len(l.Lives(ms.ObjectKey)) != 1 {
 			continue
@@ -302,18 +328,99 @@ func (l *Ledger) SurplusMachineSets(ns string) []string {
 			continue
 		}
 		md := ObjectKey{Kind: "MachineDeployment", Namespace: ns, Name: ms.Name[:i]}
-		deleting := slices.ContainsFunc(l.Lives(md), func(life Life) bool {
+		if slices.ContainsFunc(l.Lives(md), func(life Life) bool {
 			return !life.Deleting.IsZero() && !life.Deleting.After(ms.Created)
-		})
-		if !deleting {
-			continue
+		}) {
+			out.MachineSets = append(out.MachineSets, ms.Name)
+			for _, m := range of(ms.Name) {
+				surplus[m.Name] = true
+			}
 		}
-		workers := slices.ContainsFunc(machines, func(m Entry) bool {
-			return strings.HasPrefix(m.Name, ms.Name+"-") && !slices.Contains(surplus, m.Name)
-		})
-		if !workers {
-			out = append(out, ms.Name)
+	}
+	for _, ms := range l.Entries("MachineSet", ns) {
+		if ms.Gone.IsZero() {
+			for _, name := range overshoot(of(ms.Name)) {
+				surplus[name] = true
+			}
+		}
+	}
+	disks := append(l.Entries("DataVolume", ns), l.Entries("PersistentVolumeClaim", ns)...)
+	diskOf := func(m string) bool {
+		return slices.ContainsFunc(disks, func(d Entry) bool { return strings.HasPrefix(d.Name, m+"-") })
+	}
+	for _, m := range l.Created("Machine", ns) {
+		if !m.Gone.IsZero() && len(l.Lives(m.ObjectKey)) == 1 && !diskOf(m.Name) {
+			surplus[m.Name] = true
+		}
+	}
+	for _, m := range l.Created("Machine", ns) {
+		if surplus[m.Name] && !slices.Contains(out.Machines, m.Name) {
+			out.Machines = append(out.Machines, m.Name)
+		}
+	}
+	for _, d := range disks {
+		if !d.Baseline && slices.ContainsFunc(out.Machines, func(m string) bool { return strings.HasPrefix(d.Name, m+"-") }) && !slices.Contains(out.Disks, d.Name) {
+			out.Disks = append(out.Disks, d.Name)
 		}
 	}
 	return out
+}
+
+// overshoot returns the Machines, of one MachineSet's, made while the
+// ledger ran and deleted while more of them lived than live at the end.
+func overshoot(machines []Entry) []string {
+	type event struct {
+		at     time.Time
+		delete bool
+		m      Entry
+	}
+	var events []event
+	final := 0
+	for _, m := range machines {
+		if !m.Baseline {
+			events = append(events, event{at: firstNonZero(m.Created, m.Seen), m: m})
+		}
+		if m.Gone.IsZero() {
+			final++
+		} else {
+			events = append(events, event{at: firstNonZero(m.Deleting, m.Gone), delete: true, m: m})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b event) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		switch {
+		case a.delete && !b.delete:
+			return -1
+		case b.delete && !a.delete:
+			return 1
+		}
+		return 0
+	})
+	live := 0
+	for _, m := range machines {
+		if m.Baseline {
+			live++
+		}
+	}
+	var out []string
+	for _, e := range events {
+		if !e.delete {
+			live++
+			continue
+		}
+		if live > final && !e.m.Baseline {
+			out = append(out, e.m.Name)
+		}
+		live--
+	}
+	return out
+}
+
+func firstNonZero(a, b time.Time) time.Time {
+	if !a.IsZero() {
+		return a
+	}
+	return b
 }

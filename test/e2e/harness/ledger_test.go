@@ -8,88 +8,172 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestSurplusMachines(t *testing.T) {
-	now := time.Now()
-	l := &Ledger{lives: map[ObjectKey][]*Life{}}
-	add := func(kind, ns, name string, baseline, gone bool, uids ...types.UID) {
-		k := ObjectKey{Kind: kind, Namespace: ns, Name: name}
-		for _, uid := range uids {
-			life := &Life{UID: uid, Baseline: baseline, Seen: now}
-			if gone {
-				life.Gone = now.Add(time.Second)
-			}
-			l.lives[k] = append(l.lives[k], life)
-		}
-	}
-	const ns = "pool"
-	// Made and gone without a disk: CAPI's surplus.
-	add("Machine", ns, "ms-new-surplus", false, true, "a")
-	// Made and gone after its disk appeared: it was a worker.
-	add("Machine", ns, "ms-new-worker", false, true, "b")
-	add("DataVolume", ns, "ms-new-worker-disk-system", false, false, "c")
-	// A claim alone counts as a disk too.
-	add("Machine", ns, "ms-new-claimed", false, true, "d")
-	add("PersistentVolumeClaim", ns, "ms-new-claimed-disk-system", false, true, "e")
-	// Made and still there.
-	add("Machine", ns, "ms-new-alive", false, false, "f")
-	// There before the step, gone in it (a roll's old Machine).
-	add("Machine", ns, "ms-old", true, true, "g")
-	// Made twice under one name: not a surplus, a replacement.
-	add("Machine", ns, "ms-new-twice", false, true, "h", "i")
-	// Another namespace's surplus.
-	add("Machine", "other", "ms-other", false, true, "j")
-	// A disk whose name only shares a prefix without the dash does not count.
-	add("Machine", ns, "ms-new-x", false, true, "k")
-	add("DataVolume", ns, "ms-new-xy-disk-system", false, false, "l")
+// at is a time in the step, in seconds from its start.
+func at(s int) time.Time { return time.Date(2026, 12, 4, 20, 0, s, 0, time.UTC) }
 
-	got := l.SurplusMachines(ns)
-	want := []string{"ms-new-surplus", "ms-new-x"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("SurplusMachines(%q) (-want +got):\n%s", ns, diff)
+// made is an object made in the step at second from (by the apiserver's
+// creationTimestamp, seen then too) and, when to > 0, deleted at second to.
+func made(uid types.UID, from, to int) Life {
+	l := Life{UID: uid, Seen: at(from), Created: at(from)}
+	if to > 0 {
+		l.Deleting, l.Gone = at(to), at(to)
 	}
+	return l
 }
 
-func TestSurplusMachineSets(t *testing.T) {
-	now := time.Now()
-	deleted := now.Add(-time.Minute)
-	l := &Ledger{lives: map[ObjectKey][]*Life{}}
-	add := func(kind, name string, life Life, more ...Life) {
-		k := ObjectKey{Kind: kind, Namespace: "pool", Name: name}
-		for _, lf := range append([]Life{life}, more...) {
-			l.lives[k] = append(l.lives[k], &lf)
-		}
-	}
-	made := func(uid types.UID, created time.Time) Life {
-		return Life{UID: uid, Seen: now, Gone: now.Add(time.Second), Created: created}
-	}
-	// A deployment being deleted since before its MachineSets below were made.
-	add("MachineDeployment", "md-deleted", Life{UID: "md1", Baseline: true, Seen: now, Gone: now.Add(time.Second), Deleting: deleted})
-	// Made after the deletion began, gone, its only Machine a surplus: CAPI's stale cache.
-	add("MachineSet", "md-deleted-aaaaa", made("a", now))
-	add("Machine", "md-deleted-aaaaa-m1", made("a1", now))
-	// Made after the deletion began, but a Machine of it got a disk: a worker.
-	add("MachineSet", "md-deleted-bbbbb", made("b", now))
-	add("Machine", "md-deleted-bbbbb-m1", made("b1", now))
-	add("DataVolume", "md-deleted-bbbbb-m1-disk-system", Life{UID: "b2", Seen: now})
-	// Made after the deletion began and no Machine at all: surplus too.
-	add("MachineSet", "md-deleted-ccccc", made("c", now))
-	// Made before the deletion began: a roll, counted.
-	add("MachineSet", "md-deleted-ddddd", made("d", deleted.Add(-time.Second)))
-	// Made in the very second the deletion was recorded: surplus.
-	add("MachineSet", "md-deleted-eeeee", made("e", deleted))
-	// Made and still there.
-	add("MachineSet", "md-deleted-fffff", Life{UID: "f", Seen: now, Created: now})
-	// A deployment never deleted: its new MachineSet is a roll, counted.
-	add("MachineDeployment", "md-kept", Life{UID: "md2", Baseline: true, Seen: now})
-	add("MachineSet", "md-kept-ggggg", made("g", now))
-	// The MachineSet of a deployment the ledger never saw: counted.
-	add("MachineSet", "md-unseen-hhhhh", made("h", now))
-	// A baseline MachineSet gone with its deployment: not made in the step.
-	add("MachineSet", "md-deleted-iiiii", Life{UID: "i", Baseline: true, Seen: now, Gone: now.Add(time.Second), Created: deleted.Add(-time.Hour)})
+// before is an object there when the step began and, when to > 0,
+// deleted at second to.
+func before(uid types.UID, to int) Life {
+	l := made(uid, 0, to)
+	l.Baseline = true
+	return l
+}
 
-	got := l.SurplusMachineSets("pool")
-	want := []string{"md-deleted-aaaaa", "md-deleted-ccccc", "md-deleted-eeeee"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("SurplusMachineSets (-want +got):\n%s", diff)
+func TestSurplus(t *testing.T) {
+	type object struct {
+		kind, name string
+		lives      []Life
+	}
+	cases := []struct {
+		name    string
+		objects []object
+		want    Surplus
+	}{{
+		// Chaos run 2, PoolRoll under the apiserver restart: the new
+		// MachineSet made its 2 Machines again and deleted 2 before they
+		// had a disk.
+		name: "made again and deleted before a disk",
+		objects: []object{
+			{"MachineSet", "md-old", []Life{before("s0", 60)}},
+			{"MachineSet", "md-new", []Life{made("s1", 5, 0)}},
+			{"Machine", "md-new-a", []Life{made("a", 10, 0)}},
+			{"Machine", "md-new-b", []Life{made("b", 10, 0)}},
+			{"Machine", "md-new-c", []Life{made("c", 21, 27)}},
+			{"Machine", "md-new-d", []Life{made("d", 21, 27)}},
+			{"DataVolume", "md-new-a-disk-system", []Life{made("da", 30, 0)}},
+			{"DataVolume", "md-new-b-disk-system", []Life{made("db", 30, 0)}},
+		},
+		want: Surplus{Machines: []string{"md-new-c", "md-new-d"}},
+	}, {
+		// Chaos run 5, PoolRoll under the apiserver restart: one surplus
+		// Machine lived long enough for CAPK to make its disk.
+		name: "made beyond the replicas and deleted after its disk",
+		objects: []object{
+			{"MachineSet", "md-new", []Life{made("s1", 0, 0)}},
+			{"Machine", "md-new-a", []Life{made("a", 24, 43)}},
+			{"Machine", "md-new-b", []Life{made("b", 24, 0)}},
+			{"Machine", "md-new-c", []Life{made("c", 26, 0)}},
+			{"Machine", "md-new-d", []Life{made("d", 26, 44)}},
+			{"DataVolume", "md-new-d-disk-system", []Life{made("dd", 41, 42)}},
+			{"PersistentVolumeClaim", "md-new-d-disk-system", []Life{made("pd", 42, 43)}},
+			{"DataVolume", "md-new-b-disk-system", []Life{made("db", 42, 0)}},
+		},
+		want: Surplus{
+			Machines: []string{"md-new-a", "md-new-d"},
+			Disks:    []string{"md-new-d-disk-system"},
+		},
+	}, {
+		// A worker deleted and made again (a remediation) is deleted at
+		// the final count: it is a replaced worker, counted.
+		name: "replaced worker",
+		objects: []object{
+			{"MachineSet", "md-a", []Life{before("s", 0)}},
+			{"Machine", "md-a-x", []Life{before("x", 0)}},
+			{"Machine", "md-a-y", []Life{made("y", 5, 20)}},
+			{"DataVolume", "md-a-y-disk-system", []Life{made("dy", 6, 21)}},
+			{"Machine", "md-a-z", []Life{made("z", 21, 0)}},
+		},
+		want: Surplus{},
+	}, {
+		// A deletion and a creation in the same second: the deletion is
+		// taken first, so the deleted worker is counted.
+		name: "deleted and made in one second",
+		objects: []object{
+			{"MachineSet", "md-a", []Life{made("s", 0, 0)}},
+			{"Machine", "md-a-y", []Life{made("y", 5, 20)}},
+			{"DataVolume", "md-a-y-disk-system", []Life{made("dy", 6, 20)}},
+			{"Machine", "md-a-z", []Life{made("z", 20, 0)}},
+		},
+		want: Surplus{},
+	}, {
+		// A baseline Machine deleted while its MachineSet lives on (a
+		// scale-down asked for, or a remediation) is never surplus.
+		name: "baseline machine deleted",
+		objects: []object{
+			{"MachineSet", "md-a", []Life{before("s", 0)}},
+			{"Machine", "md-a-x", []Life{before("x", 10)}},
+			{"Machine", "md-a-y", []Life{before("y", 0)}},
+		},
+		want: Surplus{},
+	}, {
+		// Chaos run 4, PoolDeletionWaitingOnMachines under the apiserver
+		// restart: a MachineSet made 29 s after its deployment's deletion.
+		name: "made for a deployment being deleted",
+		objects: []object{
+			{"MachineDeployment", "md", []Life{{UID: "d", Baseline: true, Deleting: at(13), Gone: at(45)}}},
+			{"MachineSet", "md-old", []Life{before("s0", 41)}},
+			{"Machine", "md-old-a", []Life{before("a", 41)}},
+			{"MachineSet", "md-new", []Life{made("s1", 42, 45)}},
+			{"Machine", "md-new-b", []Life{made("b", 42, 45)}},
+			// Even with a disk: a MachineSet of a deployment being deleted
+			// is no roll.
+			{"DataVolume", "md-new-b-disk-system", []Life{made("db", 43, 44)}},
+			// Made in the very second of the deletion: surplus too.
+			{"MachineSet", "md-same", []Life{made("s2", 13, 14)}},
+			// Made before the deletion began: a roll, counted.
+			{"MachineSet", "md-roll", []Life{made("s3", 12, 14)}},
+			// Still there at the end: counted.
+			{"MachineSet", "md-kept", []Life{made("s4", 20, 0)}},
+		},
+		want: Surplus{
+			MachineSets: []string{"md-new", "md-same"},
+			Machines:    []string{"md-new-b"},
+			Disks:       []string{"md-new-b-disk-system"},
+		},
+	}, {
+		name: "deployment not being deleted",
+		objects: []object{
+			{"MachineDeployment", "md", []Life{{UID: "d", Baseline: true}}},
+			{"MachineSet", "md-new", []Life{made("s1", 42, 45)}},
+			// The MachineSet of a deployment the ledger never saw.
+			{"MachineSet", "other-new", []Life{made("s2", 42, 45)}},
+		},
+		want: Surplus{},
+	}, {
+		name: "made and gone without a disk, or with one",
+		objects: []object{
+			{"MachineSet", "ms", []Life{before("s", 50)}},
+			{"Machine", "ms-nodisk", []Life{made("a", 1, 2)}},
+			{"Machine", "ms-worker", []Life{made("b", 1, 9)}},
+			{"DataVolume", "ms-worker-disk-system", []Life{made("db", 2, 0)}},
+			// A claim alone counts as a disk too.
+			{"Machine", "ms-claimed", []Life{made("c", 1, 9)}},
+			{"PersistentVolumeClaim", "ms-claimed-disk-system", []Life{made("pc", 2, 9)}},
+			// Made and still there.
+			{"Machine", "ms-alive", []Life{made("d", 1, 0)}},
+			// Made twice under one name: a replacement, counted.
+			{"Machine", "ms-twice", []Life{made("e", 1, 2), made("f", 3, 4)}},
+			// A disk whose name only shares a prefix without the dash does
+			// not count.
+			{"Machine", "ms-x", []Life{made("g", 1, 2)}},
+			{"DataVolume", "ms-xy-disk-system", []Life{made("h", 1, 0)}},
+		},
+		want: Surplus{Machines: []string{"ms-nodisk", "ms-x"}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &Ledger{lives: map[ObjectKey][]*Life{}}
+			for _, o := range tc.objects {
+				k := ObjectKey{Kind: o.kind, Namespace: "pool", Name: o.name}
+				for _, life := range o.lives {
+					l.lives[k] = append(l.lives[k], &life)
+				}
+			}
+			// Another namespace's surplus is not this one's.
+			l.lives[ObjectKey{Kind: "Machine", Namespace: "other", Name: "ms-other"}] = []*Life{new(made("o", 1, 2))}
+			if diff := cmp.Diff(tc.want, l.Surplus("pool")); diff != "" {
+				t.Errorf("Surplus (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
