@@ -39,6 +39,9 @@ type Life struct {
 	// and the first metadata.deletionTimestamp the ledger saw (zero while
 	// none): the server's clock, at one-second resolution.
 	Created, Deleting time.Time
+	// Node is true for a Machine once the ledger saw its status.nodeRef
+	// set: it became a worker.
+	Node bool
 }
 
 // Ledger records every object of some kinds in some namespaces that exists
@@ -140,18 +143,20 @@ func (l *Ledger) seen(kind string, obj any, initial bool) {
 	if d := u.GetDeletionTimestamp(); d != nil {
 		deleting = d.Time
 	}
+	node, _, _ := unstructured.NestedMap(u.Object, "status", "nodeRef")
 	lives := l.lives[k]
 	if n := len(lives); n > 0 && lives[n-1].UID == u.GetUID() {
 		if lives[n-1].Deleting.IsZero() {
 			lives[n-1].Deleting = deleting
 		}
+		lives[n-1].Node = lives[n-1].Node || len(node) > 0
 		return
 	}
 	if n := len(lives); n > 0 && lives[n-1].Gone.IsZero() {
 		// Replaced without a delete event in between (in a watch gap).
 		lives[n-1].Gone = time.Now()
 	}
-	l.lives[k] = append(lives, &Life{UID: u.GetUID(), Baseline: initial, Seen: time.Now(), Created: u.GetCreationTimestamp().Time, Deleting: deleting})
+	l.lives[k] = append(lives, &Life{UID: u.GetUID(), Baseline: initial, Seen: time.Now(), Created: u.GetCreationTimestamp().Time, Deleting: deleting, Node: len(node) > 0})
 }
 
 func (l *Ledger) gone(kind string, obj any) {
@@ -257,9 +262,8 @@ type Surplus struct {
 	// MachineSets made for a MachineDeployment whose deletion had already
 	// begun, and gone again.
 	MachineSets []string
-	// Machines of those MachineSets, Machines a MachineSet made beyond its
-	// replicas and deleted again, and Machines made and gone before any
-	// disk of theirs appeared.
+	// Machines of those MachineSets, and Machines made and gone again
+	// without ever having a Node.
 	Machines []string
 	// Disks (DataVolumes and claims, named after their Machine as CAPK
 	// names a VM's disks) of the surplus Machines.
@@ -284,41 +288,32 @@ func (s Surplus) Counts(kind, name string) bool {
 //   - A MachineSet made at or after (by the apiserver's timestamps) the
 //     deletionTimestamp of the MachineDeployment it is named after
 //     (computeNewMachineSetName: the deployment's name and a random
-//     suffix), and gone again. The MachineDeployment controller chooses
-//     between reconcileDelete and a rollout on the deployment in its cache
+//     suffix), and gone again, and its Machines (named after it). The
+//     MachineDeployment controller chooses between reconcileDelete and a
+//     rollout on the deployment in its cache
 //     (internal/controllers/machinedeployment/machinedeployment_controller.go,
 //     Reconcile); when its MachineSet cache lists again before its
 //     MachineDeployment cache, it sees the MachineSets gone but not the
 //     deletion, makes one ("no MachineSets exist for the MachineDeployment",
 //     machinedeployment_sync.go) and deletes it once its cache catches up.
 //     The owner asked for the deployment's deletion: nothing kept is rolled.
-//     Its Machines (named after it) are surplus too.
-//   - A Machine of a MachineSet that lives on at the step's end, deleted
-//     while more of that MachineSet's Machines lived than live at the end.
-//     The MachineSet controller counts Machines from its cache and waits
-//     only stateConfirmationTimeout (10 s) for those it made to show there
+//   - A Machine made and gone again without ever having a Node
+//     (status.nodeRef), and its disks. The MachineSet controller counts
+//     Machines from its cache and waits only stateConfirmationTimeout (10
+//     s) for those it made to show there
 //     (internal/controllers/machineset/machineset_controller.go,
 //     syncReplicas and waitForMachineCreation); when the watch is down
 //     longer, it makes the replicas again and deletes the surplus later,
-//     by which time a surplus Machine may have its disk. A worker replaced
-//     (deleted, then made again) is deleted at the final count, so it is
-//     still counted; at equal timestamps a deletion is taken first, which
-//     can only count more.
-//   - A Machine made and gone again before any disk of its was seen: it
-//     never became a worker.
+//     by which time CAPK may have made a surplus Machine's VM and disk. A
+//     Machine that never had a Node never was a worker. A worker replaced
+//     had a Node, so it is still counted; the one way Cluster API replaces
+//     a Machine before its Node is the health check's nodeStartupTimeout
+//     (20 minutes by default, internal/defaults), longer than any chaos
+//     step, and a roll makes a MachineSet, which is counted.
 func (l *Ledger) Surplus(ns string) Surplus {
 	var out Surplus
-	machines := l.Entries("Machine", ns)
-	of := func(ms string) []Entry {
-		var own []Entry
-		for _, m := range machines {
-			if strings.HasPrefix(m.Name, ms+"-") {
-				own = append(own, m)
-			}
-		}
-		return own
-	}
 	surplus := map[string]bool{}
+	machines := l.Created("Machine", ns)
 	for _, ms := range l.Created("MachineSet", ns) {
 		if ms.Gone.IsZero() || len(l.Lives(ms.ObjectKey)) != 1 {
 			continue
@@ -332,95 +327,27 @@ func (l *Ledger) Surplus(ns string) Surplus {
 			return !life.Deleting.IsZero() && !life.Deleting.After(ms.Created)
 		}) {
 			out.MachineSets = append(out.MachineSets, ms.Name)
-			for _, m := range of(ms.Name) {
-				surplus[m.Name] = true
+			for _, m := range machines {
+				if strings.HasPrefix(m.Name, ms.Name+"-") {
+					surplus[m.Name] = true
+				}
 			}
 		}
 	}
-	for _, ms := range l.Entries("MachineSet", ns) {
-		if ms.Gone.IsZero() {
-			for _, name := range overshoot(of(ms.Name)) {
-				surplus[name] = true
-			}
-		}
-	}
-	disks := append(l.Entries("DataVolume", ns), l.Entries("PersistentVolumeClaim", ns)...)
-	diskOf := func(m string) bool {
-		return slices.ContainsFunc(disks, func(d Entry) bool { return strings.HasPrefix(d.Name, m+"-") })
-	}
-	for _, m := range l.Created("Machine", ns) {
-		if !m.Gone.IsZero() && len(l.Lives(m.ObjectKey)) == 1 && !diskOf(m.Name) {
+	for _, m := range machines {
+		if !m.Gone.IsZero() && !m.Node && len(l.Lives(m.ObjectKey)) == 1 {
 			surplus[m.Name] = true
 		}
 	}
-	for _, m := range l.Created("Machine", ns) {
+	for _, m := range machines {
 		if surplus[m.Name] && !slices.Contains(out.Machines, m.Name) {
 			out.Machines = append(out.Machines, m.Name)
 		}
 	}
-	for _, d := range disks {
-		if !d.Baseline && slices.ContainsFunc(out.Machines, func(m string) bool { return strings.HasPrefix(d.Name, m+"-") }) && !slices.Contains(out.Disks, d.Name) {
+	for _, d := range append(l.Created("DataVolume", ns), l.Created("PersistentVolumeClaim", ns)...) {
+		if slices.ContainsFunc(out.Machines, func(m string) bool { return strings.HasPrefix(d.Name, m+"-") }) && !slices.Contains(out.Disks, d.Name) {
 			out.Disks = append(out.Disks, d.Name)
 		}
 	}
 	return out
-}
-
-// overshoot returns the Machines, of one MachineSet's, made while the
-// ledger ran and deleted while more of them lived than live at the end.
-func overshoot(machines []Entry) []string {
-	type event struct {
-		at     time.Time
-		delete bool
-		m      Entry
-	}
-	var events []event
-	final := 0
-	for _, m := range machines {
-		if !m.Baseline {
-			events = append(events, event{at: firstNonZero(m.Created, m.Seen), m: m})
-		}
-		if m.Gone.IsZero() {
-			final++
-		} else {
-			events = append(events, event{at: firstNonZero(m.Deleting, m.Gone), delete: true, m: m})
-		}
-	}
-	slices.SortStableFunc(events, func(a, b event) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		switch {
-		case a.delete && !b.delete:
-			return -1
-		case b.delete && !a.delete:
-			return 1
-		}
-		return 0
-	})
-	live := 0
-	for _, m := range machines {
-		if m.Baseline {
-			live++
-		}
-	}
-	var out []string
-	for _, e := range events {
-		if !e.delete {
-			live++
-			continue
-		}
-		if live > final && !e.m.Baseline {
-			out = append(out, e.m.Name)
-		}
-		live--
-	}
-	return out
-}
-
-func firstNonZero(a, b time.Time) time.Time {
-	if !a.IsZero() {
-		return a
-	}
-	return b
 }
