@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -117,6 +119,11 @@ type loadFigures struct {
 	P99, Bucket float64
 	RunCalls    float64
 	XPRSS, API  int64
+	// APICPU and XPCPU are the kube-apiserver's and Crossplane's CPU time
+	// over the step; Requests the apiserver's requests over it, per
+	// "VERB resource" (harness.APIServerRequests).
+	APICPU, XPCPU time.Duration
+	Requests      map[string]float64
 }
 
 // measure runs act, waits (up to timeout) until settled returns nil, and
@@ -154,7 +161,22 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 		}
 		return h
 	}
+	procCPU := func(of func() (time.Duration, error)) time.Duration {
+		c, err := of()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	requests := func() map[string]float64 {
+		r, err := cp.APIServerRequests(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
 	c0, cpu0, h0 := calls(), cpu(), hist()
+	api0, xp0, r0 := procCPU(cp.APIServerCPU), procCPU(cp.CrossplaneCPU), requests()
 	start := time.Now()
 	act()
 	cp.Eventually(t, timeout, what, settled)
@@ -166,6 +188,13 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 		f.Calls += c1[i] - c0[i]
 	}
 	f.CPU = cpu() - cpu0
+	f.APICPU, f.XPCPU = procCPU(cp.APIServerCPU)-api0, procCPU(cp.CrossplaneCPU)-xp0
+	f.Requests = map[string]float64{}
+	for k, v := range requests() {
+		if d := v - r0[k]; d > 0 {
+			f.Requests[k] = d
+		}
+	}
 	f.P99, f.RunCalls = hist().Since(h0).Quantile(0.99)
 	var err error
 	if f.XPRSS, err = cp.CrossplaneRSS(); err != nil {
@@ -177,32 +206,42 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 	t.Logf("LOAD step=%q pools=%d settle=%s calls=%.0f (per replica %v) calls/pool=%.1f cpu=%s cpu/pool=%s run_function p99<=%gs of %.0f (timeout 120s) crossplaneRSS=%dMiB apiserverRSS=%dMiB",
 		what, pools, f.Settle.Round(time.Second), f.Calls, f.PerReplica, f.Calls/float64(max(pools, 1)), f.CPU.Round(10*time.Millisecond),
 		(f.CPU / time.Duration(max(pools, 1))).Round(time.Millisecond), f.P99, f.RunCalls, f.XPRSS>>20, f.API>>20)
+	total, top := topRequests(f.Requests, 5)
+	t.Logf("LOAD step=%q apiserverCPU=%s crossplaneCPU=%s apiserver requests=%.0f (%.0f per pool; most: %s)",
+		what, f.APICPU.Round(time.Second), f.XPCPU.Round(time.Second), total, total/float64(max(pools, 1)), top)
 	return f
 }
 
+// byKey lists every object of kind in all namespaces in one request and
+// indexes it by namespace/name. One list per check keeps a check's cost flat
+// in the number of pools: under load a request takes up to a second on this
+// 2-core machine, so a check of one GET per pool (or one list per
+// namespace) outlived its 10 s deadline and could never see a settled fleet.
+func byKey(ctx context.Context, kind schema.GroupVersionKind) (map[string]*unstructured.Unstructured, error) {
+	items, err := cp.List(ctx, kind, "", "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*unstructured.Unstructured, len(items))
+	for i := range items {
+		out[items[i].GetNamespace()+"/"+items[i].GetName()] = &items[i]
+	}
+	return out, nil
+}
+
 // asAsked returns a check that every pool's MachineDeployment exists, was
-// observed at its generation, asks the pool's replicas and has them ready,
+// observed at its generation, has the pool's replicas ready and updated,
 // and (when templates is not nil) points at another template than the one
 // recorded there.
 func asAsked(pools []loadPool, templates map[string]string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		byNS := map[string]map[string]*unstructured.Unstructured{}
-		for _, p := range pools {
-			if byNS[p.NS] != nil {
-				continue
-			}
-			mds, err := cp.List(ctx, harness.MachineDeployment, p.NS, "")
-			if err != nil {
-				return err
-			}
-			byNS[p.NS] = map[string]*unstructured.Unstructured{}
-			for i := range mds {
-				byNS[p.NS][mds[i].GetName()] = &mds[i]
-			}
+		mds, err := byKey(ctx, harness.MachineDeployment)
+		if err != nil {
+			return err
 		}
 		var pending []string
 		for _, p := range pools {
-			md := byNS[p.NS][p.MD]
+			md := mds[p.NS+"/"+p.MD]
 			if md == nil {
 				pending = append(pending, p.NS+"/"+p.MD+": no MachineDeployment")
 				continue
@@ -229,31 +268,61 @@ func asAsked(pools []loadPool, templates map[string]string) func(context.Context
 // gone returns a check that every pool and its MachineDeployment are gone.
 func gone(pools []loadPool) func(context.Context) error {
 	return func(ctx context.Context) error {
+		xrs, err := byKey(ctx, harness.NodePool)
+		if err != nil {
+			return err
+		}
+		mds, err := byKey(ctx, harness.MachineDeployment)
+		if err != nil {
+			return err
+		}
 		left := 0
 		for _, p := range pools {
-			for _, o := range []struct {
-				kind   string
-				exists func() (bool, error)
-			}{
-				{"XNodePool", func() (bool, error) { u, err := cp.Get(ctx, harness.NodePool, p.NS, p.Name); return u != nil, err }},
-				{"MachineDeployment", func() (bool, error) {
-					u, err := cp.Get(ctx, harness.MachineDeployment, p.NS, p.MD)
-					return u != nil, err
-				}},
-			} {
-				ok, err := o.exists()
-				if err != nil {
-					return err
-				}
-				if ok {
-					left++
-				}
+			if xrs[p.NS+"/"+p.Name] != nil {
+				left++
+			}
+			if mds[p.NS+"/"+p.MD] != nil {
+				left++
 			}
 		}
 		if left > 0 {
 			return fmt.Errorf("%d objects of %d deleted pools left", left, len(pools))
 		}
 		return nil
+	}
+}
+
+// perTenant runs do for every pool, the tenants side by side and each
+// tenant's pools in turn, as tenants acting at once do, and fails the test
+// (on its own goroutine) with the first error. Sequential, the 200 applies
+// alone took minutes under load and were counted as settle time.
+func perTenant(t *testing.T, pools []loadPool, do func(context.Context, loadPool) error) {
+	t.Helper()
+	byNS := map[string][]loadPool{}
+	for _, p := range pools {
+		byNS[p.NS] = append(byNS[p.NS], p)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(byNS))
+	for _, ps := range byNS {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, p := range ps {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				err := do(ctx, p)
+				cancel()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -265,10 +334,14 @@ func (l loadShape) run(t *testing.T, run int) {
 	apply := func(pools []loadPool) func() {
 		return func() {
 			for _, p := range pools {
-				xr := p.xr(l.SID)
-				cp.MustApply(t, xr)
-				deleteOnCleanup(t, xr)
+				deleteOnCleanup(t, p.xr(l.SID))
 			}
+			perTenant(t, pools, func(ctx context.Context, p loadPool) error {
+				if err := cp.Apply(ctx, p.xr(l.SID)); err != nil {
+					return fmt.Errorf("applying XNodePool %s/%s: %w", p.NS, p.Name, err)
+				}
+				return nil
+			})
 		}
 	}
 	all := l.pools(run, "p", l.Pools)
@@ -290,9 +363,12 @@ func (l loadShape) run(t *testing.T, run int) {
 
 	deleted := all[len(all)-min(l.Delete, len(all)):]
 	measure(t, "delete", len(deleted), 20*time.Minute, func() {
-		for _, p := range deleted {
-			deletePool(t, p.NS, p.Name, p.MD)
-		}
+		perTenant(t, deleted, func(ctx context.Context, p loadPool) error {
+			if err := cp.Delete(ctx, harness.NodePool, p.NS, p.Name); !deleteAcceptedOrDeferred(err, p.MD) {
+				return fmt.Errorf("deleting XNodePool %s/%s: %v; %s", p.NS, p.Name, err, wantAcceptedOrDeferred(p.MD))
+			}
+			return nil
+		})
 	}, gone(deleted))
 
 	// Valid tenants' settle time alone, then while hostile tenants rewrite
@@ -346,4 +422,26 @@ func (l loadShape) hostile(t *testing.T, run int) func() int {
 		wg.Wait()
 		return writes
 	}
+}
+
+// topRequests returns the sum of requests and its n largest entries,
+// largest first ("PUT datavolumes 15278, ..."), ties by name.
+func topRequests(requests map[string]float64, n int) (float64, string) {
+	keys := make([]string, 0, len(requests))
+	total := 0.0
+	for k, v := range requests {
+		keys = append(keys, k)
+		total += v
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if requests[keys[i]] != requests[keys[j]] {
+			return requests[keys[i]] > requests[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, n)
+	for _, k := range keys[:min(n, len(keys))] {
+		parts = append(parts, fmt.Sprintf("%s %.0f", k, requests[k]))
+	}
+	return total, strings.Join(parts, ", ")
 }

@@ -149,6 +149,65 @@ func rss(pid int) (int64, error) {
 // APIServerRSS is the resident set of the kube-apiserver in bytes.
 func (cp *ControlPlane) APIServerRSS() (int64, error) { return rss(cp.apiServer.Pid()) }
 
+// APIServerCPU and CrossplaneCPU are the CPU time the kube-apiserver and
+// Crossplane core have used (Process.CPU): with the function's, they say
+// which process a load saturates first.
+func (cp *ControlPlane) APIServerCPU() (time.Duration, error) { return cp.apiServer.CPU() }
+
+// CrossplaneCPU: see APIServerCPU.
+func (cp *ControlPlane) CrossplaneCPU() (time.Duration, error) { return cp.crossplane.CPU() }
+
+// APIServerRequests is the kube-apiserver's apiserver_request_total summed
+// per "VERB resource[/subresource]" (every client, every response code;
+// WATCH and other long-running requests left out, since they count
+// connections, not work): which requests a load turns into.
+func (cp *ControlPlane) APIServerRequests(ctx context.Context) (map[string]float64, error) {
+	b, err := cp.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kube-apiserver /metrics: %w", err)
+	}
+	return requestTotals(string(b))
+}
+
+// requestTotals is APIServerRequests' reading of the metrics text.
+func requestTotals(text string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for line := range strings.Lines(text) {
+		series, value, ok := strings.Cut(strings.TrimSpace(line), " ")
+		labels, ok2 := strings.CutPrefix(series, "apiserver_request_total{")
+		if !ok || !ok2 {
+			continue
+		}
+		l := promLabels(strings.TrimSuffix(labels, "}"))
+		if l["verb"] == "WATCH" || l["verb"] == "CONNECT" || l["resource"] == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", line, err)
+		}
+		key := l["verb"] + " " + l["resource"]
+		if l["subresource"] != "" {
+			key += "/" + l["subresource"]
+		}
+		out[key] += f
+	}
+	return out, nil
+}
+
+// promLabels parses a Prometheus series' labels, `a="x",b="y"`; the
+// apiserver's label values hold no quotes or commas.
+func promLabels(s string) map[string]string {
+	out := map[string]string{}
+	for kv := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok {
+			out[k] = strings.Trim(v, `"`)
+		}
+	}
+	return out
+}
+
 // CPU is the CPU time (user and system) the process's current incarnation
 // has used, from /proc/<pid>/stat (utime and stime, in clock ticks of
 // 1/100 s: USER_HZ on Linux).
