@@ -164,7 +164,10 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 		"--disable-admission-plugins=ServiceAccount",
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
-		"--profiling=false",
+		// /debug/pprof, for the suite's admin only (RBAC) on loopback:
+		// where a load run spends the apiserver's CPU and heap
+		// (docs/performance.md).
+		"--profiling=true",
 	}, audit...), nil)
 	if err != nil {
 		return err
