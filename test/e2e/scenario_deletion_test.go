@@ -67,9 +67,18 @@ func deletePool(t *testing.T, ns, name, deployment string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := cp.Delete(ctx, harness.NodePool, ns, name); !deleteAcceptedOrDeferred(err, deployment) {
-		t.Fatalf("deleting XNodePool %s/%s: %v; %s", ns, name, err, wantAcceptedOrDeferred(deployment))
+	if err := tryDeletePool(ctx, ns, name, deployment); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// tryDeletePool is deletePool for callers off the test's goroutine: an
+// error unless the delete was accepted or deferred by the deletion guard.
+func tryDeletePool(ctx context.Context, ns, name, deployment string) error {
+	if err := cp.Delete(ctx, harness.NodePool, ns, name); !deleteAcceptedOrDeferred(err, deployment) {
+		return fmt.Errorf("deleting XNodePool %s/%s: %v; %s", ns, name, err, wantAcceptedOrDeferred(deployment))
+	}
+	return nil
 }
 
 // deletePoolAgainIfCut is deletePool for a step whose fault may cut the

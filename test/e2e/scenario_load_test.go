@@ -364,10 +364,7 @@ func (l loadShape) run(t *testing.T, run int) {
 	deleted := all[len(all)-min(l.Delete, len(all)):]
 	measure(t, "delete", len(deleted), 20*time.Minute, func() {
 		perTenant(t, deleted, func(ctx context.Context, p loadPool) error {
-			if err := cp.Delete(ctx, harness.NodePool, p.NS, p.Name); !deleteAcceptedOrDeferred(err, p.MD) {
-				return fmt.Errorf("deleting XNodePool %s/%s: %v; %s", p.NS, p.Name, err, wantAcceptedOrDeferred(p.MD))
-			}
-			return nil
+			return tryDeletePool(ctx, p.NS, p.Name, p.MD)
 		})
 	}, gone(deleted))
 
