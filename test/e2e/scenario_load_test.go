@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -10,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/function-worker-image/test/e2e/harness"
 )
@@ -373,33 +377,47 @@ func (l loadShape) run(t *testing.T, run int) {
 	// every call) as fast as the API server takes them.
 	alone := l.pools(run, "a", l.Delete)
 	quiet := measure(t, "create beside nobody", len(alone), 20*time.Minute, apply(alone), asAsked(alone, nil))
+	fc0 := readFlowControl(t)
 	stop := l.hostile(t, run)
 	loud := l.pools(run, "b", l.Delete)
 	noisy := measure(t, fmt.Sprintf("create beside %d hostile tenants", l.Hostile), len(loud), 20*time.Minute, apply(loud), asAsked(loud, nil))
 	writes := stop()
+	fc1 := readFlowControl(t)
+	waited := fc1.Waited - fc0.Waited
+	t.Logf("LOAD hostile flow control (FlowSchema global-default, E2E_LOAD_HOSTILE_AS=%q): %.0f seats, %.0f dispatched, %.0f rejected, mean queue wait %s",
+		os.Getenv("E2E_LOAD_HOSTILE_AS"), fc1.Seats, fc1.Dispatched-fc0.Dispatched, fc1.Rejected-fc0.Rejected,
+		time.Duration(float64(time.Second)*(fc1.WaitSeconds-fc0.WaitSeconds)/max(waited, 1)).Round(time.Microsecond))
 	t.Logf("LOAD hostile tenants=%d writes=%d: valid settle %s alone, %s beside them (%+.0f%%)",
 		l.Hostile, writes, quiet.Settle.Round(time.Second), noisy.Settle.Round(time.Second), 100*(noisy.Settle.Seconds()/quiet.Settle.Seconds()-1))
 }
 
 // hostile starts l.Hostile tenants, each rewriting an invalid pool in its
 // own namespace in a loop (10 writes a second each), and returns a func that stops them and returns
-// how many writes they made.
+// how many writes they made. Unless E2E_LOAD_HOSTILE_AS=admin, each tenant
+// writes as a user of its own (tenantWriter), so API Priority and Fairness
+// classifies and queues its requests as a platform's would; as the suite's
+// admin (system:masters) they are exempt from it.
 func (l loadShape) hostile(t *testing.T, run int) func() int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	writes := 0
+	asAdmin := os.Getenv("E2E_LOAD_HOSTILE_AS") == "admin"
 	ctx, cancel := context.WithCancel(context.Background())
 	for i := range l.Hostile {
 		ns := fmt.Sprintf("e2e-load-%d-h%02d", run, i)
 		inNamespace(t, ns)
 		xr := poolXR(ns, loadCluster, "gpu/nvidia-open", "{builtin: {}}")
 		deleteOnCleanup(t, xr)
+		write := func(ctx context.Context) error { return cp.Apply(ctx, xr) }
+		if !asAdmin {
+			write = tenantWriter(t, ns, xr)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := 0; ctx.Err() == nil; n++ {
 				_ = unstructured.SetNestedField(xr.Object, int64(n%1000), "spec", "replicas")
-				if err := cp.Apply(ctx, xr); err == nil {
+				if err := write(ctx); err == nil {
 					mu.Lock()
 					writes++
 					mu.Unlock()
@@ -418,6 +436,91 @@ func (l loadShape) hostile(t *testing.T, run int) func() int {
 		cancel()
 		wg.Wait()
 		return writes
+	}
+}
+
+// tenantWriter returns a func that server-side applies xr as the user
+// e2e-tenant-<ns> (group system:authenticated, impersonated by the suite's
+// admin), allowed by a Role to write XNodePools in ns and nothing else.
+// The apiserver authorizes and classifies an impersonated request as the
+// user it names (the impersonation filter runs before priority and
+// fairness in k8s.io/apiserver's DefaultBuildHandlerChain), so such a
+// user's requests fall to the FlowSchema global-default and its priority
+// level, as a platform's tenant writing through kubectl would.
+func tenantWriter(t *testing.T, ns string, xr *unstructured.Unstructured) func(context.Context) error {
+	t.Helper()
+	user := "e2e-tenant-" + ns
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cp.Apply(ctx, harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: e2e-tenant-writes-pools
+  namespace: %[1]s
+rules:
+- apiGroups: [%[2]s]
+  resources: [xnodepools]
+  verbs: [get, create, update, patch]
+`, ns, xr.GroupVersionKind().Group)), harness.MustObject(fmt.Sprintf(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: e2e-tenant-writes-pools
+  namespace: %[1]s
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: e2e-tenant-writes-pools
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: %[2]s
+`, ns, user))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri := dc.Resource(harness.NodePool.GroupVersion().WithResource("xnodepools")).Namespace(ns)
+	return func(ctx context.Context) error {
+		_, err := ri.Apply(ctx, xr.GetName(), xr, metav1.ApplyOptions{FieldManager: harness.FieldManager, Force: true})
+		return err
+	}
+}
+
+// flowControl is what API Priority and Fairness did with the requests of
+// the FlowSchema global-default (the tenants' users): the seats its
+// priority level may use, and the requests it dispatched and rejected and
+// their time in its queues, counted since the process started.
+type flowControl struct {
+	Seats, Dispatched, Rejected, Waited, WaitSeconds float64
+}
+
+func readFlowControl(t *testing.T) flowControl {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	read := func(name string, labels ...string) float64 {
+		v, err := cp.APIServerMetric(ctx, name, labels...)
+		if errors.Is(err, harness.ErrNoSeries) {
+			return 0 // a counter not yet counted is absent
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	const pl, fs = `priority_level="global-default"`, `flow_schema="global-default"`
+	return flowControl{
+		Seats:       read("apiserver_flowcontrol_nominal_limit_seats", pl),
+		Dispatched:  read("apiserver_flowcontrol_dispatched_requests_total", fs),
+		Rejected:    read("apiserver_flowcontrol_rejected_requests_total", fs),
+		Waited:      read("apiserver_flowcontrol_request_wait_duration_seconds_count", fs),
+		WaitSeconds: read("apiserver_flowcontrol_request_wait_duration_seconds_sum", fs),
 	}
 }
 

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sort"
@@ -102,7 +105,28 @@ func scrape(ctx context.Context, url, name string, labels ...string) (float64, e
 		return 0, err
 	}
 	defer func() { _ = rsp.Body.Close() }()
-	sc := bufio.NewScanner(rsp.Body)
+	return sumSeries(rsp.Body, url, name, labels...)
+}
+
+// APIServerMetric is CrossplaneMetric for the kube-apiserver's /metrics,
+// read as the suite's admin.
+func (cp *ControlPlane) APIServerMetric(ctx context.Context, name string, labels ...string) (float64, error) {
+	b, err := cp.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("kube-apiserver /metrics: %w", err)
+	}
+	return sumSeries(bytes.NewReader(b), "kube-apiserver /metrics", name, labels...)
+}
+
+// ErrNoSeries is what sumSeries returns when no series matches: a counter
+// that has not counted yet (apiserver_flowcontrol_rejected_requests_total
+// before the first rejection) is absent, not zero.
+var ErrNoSeries = errors.New("no such series")
+
+// sumSeries sums the samples of series name in the Prometheus text r
+// (from src) whose labels include all of labels.
+func sumSeries(r io.Reader, src, name string, labels ...string) (float64, error) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
 	sum, found := 0.0, false
 sample:
@@ -127,7 +151,7 @@ sample:
 		return 0, err
 	}
 	if !found {
-		return 0, fmt.Errorf("%s serves no %s %v", url, name, labels)
+		return 0, fmt.Errorf("%s serves %s %v: %w", src, name, labels, ErrNoSeries)
 	}
 	return sum, nil
 }
