@@ -71,12 +71,7 @@ func completeGolden(t *testing.T, name string) {
 // importTimeout bounds CDI taking a DataVolume from creation to a phase:
 // its PVC, the PV binder and the provisioner stand-in binding it, the
 // populator's PVC' and importer pod, the kubelet stand-in, the rebind.
-// It is a bound, not a figure: a quiet run takes seconds. It is 3 minutes
-// because on a machine loaded for an hour CDI v1.65.0's import controller
-// and the PV controller can race on a Pending prime claim, the PV
-// controller backing off to 32 s between tries (docs/reliability.md,
-// "Found (run 8)"); at 90 s chaos run 8 gave up on imports that were late.
-const importTimeout = 3 * time.Minute
+const importTimeout = 90 * time.Second
 
 // waitDataVolumePhase waits until CDI reports DataVolume ns/name in phase
 // and returns it.
