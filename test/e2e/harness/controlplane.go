@@ -300,20 +300,30 @@ func (cp *ControlPlane) StartCrossplane(ctx context.Context) error {
 }
 
 // StartControllerManager starts kube-controller-manager with only the
-// garbage collector, namespace, PVC protection and PersistentVolume binder
-// controllers, serving nothing. The PV binder binds a claim to the volume
-// the provisioner stand-in creates for it, and rebinds the volumes CDI's
-// populators move from PVC' to the target claim (standins.go). PVC
-// protection is needed because the apiserver puts the
-// kubernetes.io/pvc-protection finalizer on every PVC and only that
-// controller removes it; without it a golden
-// deleted in the foreground would wait for its PVC forever. Start it
+// garbage collector, namespace, PVC and PV protection and PersistentVolume
+// binder controllers, serving nothing. The PV binder binds a claim to the
+// volume the provisioner stand-in creates for it, and rebinds the volumes
+// CDI's populators move from PVC' to the target claim (standins.go). The
+// protection controllers are needed because the apiserver's
+// StorageObjectInUseProtection admission puts kubernetes.io/pvc-protection
+// on every PVC and kubernetes.io/pv-protection on every PV, and only they
+// remove them: without PVC protection a golden deleted in the foreground
+// would wait for its PVC forever; without PV protection every PV the
+// provisioner stand-in deletes once Released stays Terminating, and the PV
+// binder, which syncs every PV it knows each resync period and GETs each
+// released one again before it reclaims it (its log: a GET of the PV, then
+// pv_controller.go isVolumeReleased), spends its client's rate limit
+// (--kube-api-qps, 20 a second) on them: after an
+// hour of chaos scenarios, 312 such PVs delayed its claim writes so long
+// that every one lost to CDI's newer write of the same claim, and no new
+// claim was given to the provisioner (docs/reliability.md, "Found (runs 8
+// and 10)"). Start it
 // after every CRD and XRD is established: its discovery resyncs only every
 // 30 seconds, and until then it cannot collect objects of newer kinds.
 func (cp *ControlPlane) StartControllerManager(_ context.Context) error {
 	kcm, err := StartProcess(cp.LogDir, "kube-controller-manager", cp.Bin.ControllerManager, []string{
 		"--kubeconfig=" + cp.Kubeconfig,
-		"--controllers=garbage-collector-controller,namespace-controller,persistentvolumeclaim-protection-controller,persistentvolume-binder-controller",
+		"--controllers=garbage-collector-controller,namespace-controller,persistentvolumeclaim-protection-controller,persistentvolume-protection-controller,persistentvolume-binder-controller",
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--concurrent-gc-syncs=5",
