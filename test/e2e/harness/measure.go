@@ -111,9 +111,9 @@ func scrape(ctx context.Context, url, name string, labels ...string) (float64, e
 // APIServerMetric is CrossplaneMetric for the kube-apiserver's /metrics,
 // read as the suite's admin.
 func (cp *ControlPlane) APIServerMetric(ctx context.Context, name string, labels ...string) (float64, error) {
-	b, err := cp.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	b, err := cp.apiServerMetrics(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("kube-apiserver /metrics: %w", err)
+		return 0, err
 	}
 	return sumSeries(bytes.NewReader(b), "kube-apiserver /metrics", name, labels...)
 }
@@ -186,11 +186,20 @@ func (cp *ControlPlane) CrossplaneCPU() (time.Duration, error) { return cp.cross
 // WATCH and other long-running requests left out, since they count
 // connections, not work): which requests a load turns into.
 func (cp *ControlPlane) APIServerRequests(ctx context.Context) (map[string]float64, error) {
+	b, err := cp.apiServerMetrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return requestTotals(string(b))
+}
+
+// apiServerMetrics reads the kube-apiserver's /metrics as the suite's admin.
+func (cp *ControlPlane) apiServerMetrics(ctx context.Context) ([]byte, error) {
 	b, err := cp.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}
-	return requestTotals(string(b))
+	return b, nil
 }
 
 // requestTotals is APIServerRequests' reading of the metrics text.
