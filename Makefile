@@ -161,7 +161,8 @@ e2e-measure:
 ## E2E_LOAD_TENANTS=20 namespaces, two function replicas behind one name (a line in /etc/hosts: needs root), then
 ## E2E_LOAD_ROLL=50 rolled and E2E_LOAD_DELETE=50 deleted, then that many created alone and beside E2E_LOAD_HOSTILE=10
 ## tenants rewriting invalid pools, each as its own user (E2E_LOAD_HOSTILE_AS=admin: as the suite's admin, exempt from
-## API Priority and Fairness); E2E_LOAD_RUNS=3 runs. Prints LOAD lines; docs/performance.md records them.
+## API Priority and Fairness; E2E_LOAD_TENANT_SHARES=N: in a priority level of N shares of their own, not global-default);
+## E2E_LOAD_RUNS=3 runs. Prints LOAD lines; docs/performance.md records them.
 .PHONY: e2e-load
 e2e-load:
 	test/e2e/hack/build-binaries.sh > /dev/null

@@ -28,7 +28,10 @@ import (
 // (harness.StartFunctionReplica: one name, two loopback addresses, gRPC's
 // round_robin); then E2E_LOAD_ROLL (50) of them rolled and E2E_LOAD_DELETE
 // (50) deleted; then the same number of pools created twice, once alone and
-// once while E2E_LOAD_HOSTILE (10) tenants rewrite invalid pools in a loop.
+// once while E2E_LOAD_HOSTILE (10) tenants rewrite invalid pools in a loop,
+// as their own users (E2E_LOAD_HOSTILE_AS=admin: as the suite's admin),
+// in API Priority and Fairness's global-default or, with
+// E2E_LOAD_TENANT_SHARES=N, a priority level of N shares of their own.
 // Each step reports its settle time, the function calls and CPU per pool
 // (both replicas, and each replica's share of the calls), the p99 of
 // Crossplane's RunFunction latency (crossplane_function_run_function_seconds,
@@ -49,6 +52,8 @@ func TestMeasureControlPlaneLoad(t *testing.T) {
 		Roll:    envInt(t, "E2E_LOAD_ROLL", 50),
 		Delete:  envInt(t, "E2E_LOAD_DELETE", 50),
 		Hostile: envInt(t, "E2E_LOAD_HOSTILE", 10),
+		// 0: the tenants' writes fall to global-default (tenantFlow).
+		TenantShares: envInt(t, "E2E_LOAD_TENANT_SHARES", 0),
 		// One pool in ten has a worker: with one in two, the first 200-pool
 		// run spent over 17 minutes on the 100 workers' chain (Cluster
 		// API, CABPT, CAPK, the VM and kubelet stand-ins, CDI's clones: 22
@@ -74,8 +79,8 @@ func TestMeasureControlPlaneLoad(t *testing.T) {
 
 // loadShape is what one load run creates.
 type loadShape struct {
-	Pools, Tenants, Roll, Delete, Hostile, WorkerEvery int
-	SID                                                string
+	Pools, Tenants, Roll, Delete, Hostile, WorkerEvery, TenantShares int
+	SID                                                              string
 }
 
 // loadPool is one pool of a load run.
@@ -377,15 +382,16 @@ func (l loadShape) run(t *testing.T, run int) {
 	// every call) as fast as the API server takes them.
 	alone := l.pools(run, "a", l.Delete)
 	quiet := measure(t, "create beside nobody", len(alone), 20*time.Minute, apply(alone), asAsked(alone, nil))
-	fc0 := readFlowControl(t)
+	flow := l.tenantFlow(t)
+	fc0 := readFlowControl(t, flow)
 	stop := l.hostile(t, run)
 	loud := l.pools(run, "b", l.Delete)
 	noisy := measure(t, fmt.Sprintf("create beside %d hostile tenants", l.Hostile), len(loud), 20*time.Minute, apply(loud), asAsked(loud, nil))
 	writes := stop()
-	fc1 := readFlowControl(t)
+	fc1 := readFlowControl(t, flow)
 	waited := fc1.Waited - fc0.Waited
-	t.Logf("LOAD hostile flow control (FlowSchema global-default, E2E_LOAD_HOSTILE_AS=%q): %.0f seats, %.0f dispatched, %.0f rejected, mean queue wait %s",
-		os.Getenv("E2E_LOAD_HOSTILE_AS"), fc1.Seats, fc1.Dispatched-fc0.Dispatched, fc1.Rejected-fc0.Rejected,
+	t.Logf("LOAD hostile flow control (FlowSchema %s, E2E_LOAD_HOSTILE_AS=%q): %.0f seats, %.0f dispatched, %.0f rejected, mean queue wait %s",
+		flow, os.Getenv("E2E_LOAD_HOSTILE_AS"), fc1.Seats, fc1.Dispatched-fc0.Dispatched, fc1.Rejected-fc0.Rejected,
 		time.Duration(float64(time.Second)*(fc1.WaitSeconds-fc0.WaitSeconds)/max(waited, 1)).Round(time.Microsecond))
 	t.Logf("LOAD hostile tenants=%d writes=%d: valid settle %s alone, %s beside them (%+.0f%%)",
 		l.Hostile, writes, quiet.Settle.Round(time.Second), noisy.Settle.Round(time.Second), 100*(noisy.Settle.Seconds()/quiet.Settle.Seconds()-1))
@@ -410,7 +416,7 @@ func (l loadShape) hostile(t *testing.T, run int) func() int {
 		deleteOnCleanup(t, xr)
 		write := func(ctx context.Context) error { return cp.Apply(ctx, xr) }
 		if !asAdmin {
-			write = tenantWriter(t, ns, xr)
+			write = tenantWriter(t, ns, xr, l.TenantShares > 0)
 		}
 		wg.Add(1)
 		go func() {
@@ -440,14 +446,15 @@ func (l loadShape) hostile(t *testing.T, run int) func() int {
 }
 
 // tenantWriter returns a func that server-side applies xr as the user
-// e2e-tenant-<ns> (group system:authenticated, impersonated by the suite's
-// admin), allowed by a Role to write XNodePools in ns and nothing else.
+// e2e-tenant-<ns> (group system:authenticated, and tenantGroup if grouped;
+// impersonated by the suite's admin), allowed by a Role to write XNodePools
+// in ns and nothing else.
 // The apiserver authorizes and classifies an impersonated request as the
 // user it names (the impersonation filter runs before priority and
 // fairness in k8s.io/apiserver's DefaultBuildHandlerChain), so such a
 // user's requests fall to the FlowSchema global-default and its priority
 // level, as a platform's tenant writing through kubectl would.
-func tenantWriter(t *testing.T, ns string, xr *unstructured.Unstructured) func(context.Context) error {
+func tenantWriter(t *testing.T, ns string, xr *unstructured.Unstructured, grouped bool) func(context.Context) error {
 	t.Helper()
 	user := "e2e-tenant-" + ns
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -480,7 +487,11 @@ subjects:
 		t.Fatal(err)
 	}
 	cfg := rest.CopyConfig(cp.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+	groups := []string{"system:authenticated"}
+	if grouped {
+		groups = append(groups, tenantGroup)
+	}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -492,15 +503,79 @@ subjects:
 	}
 }
 
+// tenantGroup is the group of the hostile tenants' users when
+// E2E_LOAD_TENANT_SHARES gives them a priority level of their own.
+const tenantGroup = "e2e-tenants"
+
+// tenantFlow returns the FlowSchema, named as its priority level, that API
+// Priority and Fairness classifies the hostile tenants' writes by. By
+// default that is global-default, where a platform's users fall unless it
+// says otherwise. With E2E_LOAD_TENANT_SHARES=N it is e2e-tenants: a
+// FlowSchema matching tenantGroup, one flow per user, and a priority level
+// of N nominal concurrency shares that neither lends nor borrows seats, so
+// the tenants together hold at most ceil(600*N/(245+N)) of the apiserver's
+// 600 seats (245 being the bootstrap levels' shares) and queue, each
+// tenant fairly, beyond that: what a platform would configure to bound what
+// its tenants' writes may take of the apiserver.
+func (l loadShape) tenantFlow(t *testing.T) string {
+	t.Helper()
+	if l.TenantShares == 0 || os.Getenv("E2E_LOAD_HOSTILE_AS") == "admin" {
+		return "global-default"
+	}
+	level := harness.MustObject(fmt.Sprintf(`
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata:
+  name: %[1]s
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: %[2]d
+    lendablePercent: 0
+    borrowingLimitPercent: 0
+    limitResponse:
+      type: Queue
+      queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}
+`, tenantGroup, l.TenantShares))
+	schema := harness.MustObject(fmt.Sprintf(`
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata:
+  name: %[1]s
+spec:
+  priorityLevelConfiguration: {name: %[1]s}
+  matchingPrecedence: 5000
+  distinguisherMethod: {type: ByUser}
+  rules:
+  - subjects:
+    - kind: Group
+      group: {name: %[1]s}
+    resourceRules:
+    - verbs: ["*"]
+      apiGroups: ["*"]
+      resources: ["*"]
+      namespaces: ["*"]
+      clusterScope: true
+`, tenantGroup))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cp.Apply(ctx, level, schema); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnCleanup(t, schema)
+	deleteOnCleanup(t, level)
+	return tenantGroup
+}
+
 // flowControl is what API Priority and Fairness did with the requests of
-// the FlowSchema global-default (the tenants' users): the seats its
-// priority level may use, and the requests it dispatched and rejected and
-// their time in its queues, counted since the process started.
+// a FlowSchema (the tenants' users): the seats of its priority level (named
+// as the schema), and the requests it dispatched and rejected and their
+// time in its queues, counted since the process started.
 type flowControl struct {
 	Seats, Dispatched, Rejected, Waited, WaitSeconds float64
 }
 
-func readFlowControl(t *testing.T) flowControl {
+func readFlowControl(t *testing.T, flow string) flowControl {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -514,7 +589,7 @@ func readFlowControl(t *testing.T) flowControl {
 		}
 		return v
 	}
-	const pl, fs = `priority_level="global-default"`, `flow_schema="global-default"`
+	pl, fs := fmt.Sprintf("priority_level=%q", flow), fmt.Sprintf("flow_schema=%q", flow)
 	return flowControl{
 		Seats:       read("apiserver_flowcontrol_nominal_limit_seats", pl),
 		Dispatched:  read("apiserver_flowcontrol_dispatched_requests_total", fs),
