@@ -121,9 +121,12 @@ func (l loadShape) pools(run int, prefix string, n int) []loadPool {
 
 // loadFigures are one step's measurements.
 type loadFigures struct {
-	Settle      time.Duration
-	Calls       float64
-	PerReplica  []float64
+	Settle     time.Duration
+	Calls      float64
+	PerReplica []float64
+	// Fatal is the calls (both replicas) that ended in a fatal result: in
+	// the hostile step, the invalid pools' share of the calls.
+	Fatal       float64
 	CPU         time.Duration
 	P99, Bucket float64
 	RunCalls    float64
@@ -141,10 +144,13 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 	t.Helper()
 	ctx := context.Background()
 	replicas := cp.FunctionReplicas()
-	calls := func() []float64 {
+	calls := func(labels ...string) []float64 {
 		out := make([]float64, len(replicas))
 		for i, p := range replicas {
-			v, err := p.Metric(ctx, "function_worker_image_calls_total")
+			v, err := p.Metric(ctx, "function_worker_image_calls_total", labels...)
+			if errors.Is(err, harness.ErrNoSeries) && len(labels) > 0 {
+				continue // no call of that outcome yet
+			}
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
 			}
@@ -152,6 +158,7 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 		}
 		return out
 	}
+	const fatal = `outcome="fatal"`
 	cpu := func() time.Duration {
 		var sum time.Duration
 		for _, p := range replicas {
@@ -184,17 +191,18 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 		}
 		return r
 	}
-	c0, cpu0, h0 := calls(), cpu(), hist()
+	c0, fatal0, cpu0, h0 := calls(), calls(fatal), cpu(), hist()
 	api0, xp0, r0 := procCPU(cp.APIServerCPU), procCPU(cp.CrossplaneCPU), requests()
 	start := time.Now()
 	act()
 	cp.Eventually(t, timeout, what, settled)
 	var f loadFigures
 	f.Settle = time.Since(start)
-	c1 := calls()
+	c1, fatal1 := calls(), calls(fatal)
 	for i := range c1 {
 		f.PerReplica = append(f.PerReplica, c1[i]-c0[i])
 		f.Calls += c1[i] - c0[i]
+		f.Fatal += fatal1[i] - fatal0[i]
 	}
 	f.CPU = cpu() - cpu0
 	f.APICPU, f.XPCPU = procCPU(cp.APIServerCPU)-api0, procCPU(cp.CrossplaneCPU)-xp0
@@ -212,8 +220,8 @@ func measure(t *testing.T, what string, pools int, timeout time.Duration, act fu
 	if f.API, err = cp.APIServerRSS(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("LOAD step=%q pools=%d settle=%s calls=%.0f (per replica %v) calls/pool=%.1f cpu=%s cpu/pool=%s run_function p99<=%gs of %.0f (timeout 120s) crossplaneRSS=%dMiB apiserverRSS=%dMiB",
-		what, pools, f.Settle.Round(time.Second), f.Calls, f.PerReplica, f.Calls/float64(max(pools, 1)), f.CPU.Round(10*time.Millisecond),
+	t.Logf("LOAD step=%q pools=%d settle=%s calls=%.0f (per replica %v; fatal %.0f) calls/pool=%.1f cpu=%s cpu/pool=%s run_function p99<=%gs of %.0f (timeout 120s) crossplaneRSS=%dMiB apiserverRSS=%dMiB",
+		what, pools, f.Settle.Round(time.Second), f.Calls, f.PerReplica, f.Fatal, f.Calls/float64(max(pools, 1)), f.CPU.Round(10*time.Millisecond),
 		(f.CPU / time.Duration(max(pools, 1))).Round(time.Millisecond), f.P99, f.RunCalls, f.XPRSS>>20, f.API>>20)
 	total, top := topRequests(f.Requests, 5)
 	t.Logf("LOAD step=%q apiserverCPU=%s crossplaneCPU=%s apiserver requests=%.0f (%.0f per pool; most: %s)",
