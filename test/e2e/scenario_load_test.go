@@ -54,6 +54,9 @@ func TestMeasureControlPlaneLoad(t *testing.T) {
 		Hostile: envInt(t, "E2E_LOAD_HOSTILE", 10),
 		// 0: the tenants' writes fall to global-default (tenantFlow).
 		TenantShares: envInt(t, "E2E_LOAD_TENANT_SHARES", 0),
+		// The hostile tenants write as the suite's admin, exempt from API
+		// Priority and Fairness, rather than as users of their own.
+		HostileAsAdmin: os.Getenv("E2E_LOAD_HOSTILE_AS") == "admin",
 		// One pool in ten has a worker: with one in two, the first 200-pool
 		// run spent over 17 minutes on the 100 workers' chain (Cluster
 		// API, CABPT, CAPK, the VM and kubelet stand-ins, CDI's clones: 22
@@ -81,6 +84,7 @@ func TestMeasureControlPlaneLoad(t *testing.T) {
 type loadShape struct {
 	Pools, Tenants, Roll, Delete, Hostile, WorkerEvery, TenantShares int
 	SID                                                              string
+	HostileAsAdmin                                                   bool
 }
 
 // loadPool is one pool of a load run.
@@ -392,7 +396,7 @@ func (l loadShape) run(t *testing.T, run int) {
 	quiet := measure(t, "create beside nobody", len(alone), 20*time.Minute, apply(alone), asAsked(alone, nil))
 	flow := l.tenantFlow(t)
 	fc0 := readFlowControl(t, flow)
-	stop := l.hostile(t, run)
+	stop := l.hostile(t, run, flow == tenantGroup)
 	loud := l.pools(run, "b", l.Delete)
 	noisy := measure(t, fmt.Sprintf("create beside %d hostile tenants", l.Hostile), len(loud), 20*time.Minute, apply(loud), asAsked(loud, nil))
 	writes := stop()
@@ -411,11 +415,11 @@ func (l loadShape) run(t *testing.T, run int) {
 // writes as a user of its own (tenantWriter), so API Priority and Fairness
 // classifies and queues its requests as a platform's would; as the suite's
 // admin (system:masters) they are exempt from it.
-func (l loadShape) hostile(t *testing.T, run int) func() int {
+// grouped puts its users in tenantGroup (tenantFlow's priority level).
+func (l loadShape) hostile(t *testing.T, run int, grouped bool) func() int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	writes := 0
-	asAdmin := os.Getenv("E2E_LOAD_HOSTILE_AS") == "admin"
 	ctx, cancel := context.WithCancel(context.Background())
 	for i := range l.Hostile {
 		ns := fmt.Sprintf("e2e-load-%d-h%02d", run, i)
@@ -423,8 +427,8 @@ func (l loadShape) hostile(t *testing.T, run int) func() int {
 		xr := poolXR(ns, loadCluster, "gpu/nvidia-open", "{builtin: {}}")
 		deleteOnCleanup(t, xr)
 		write := func(ctx context.Context) error { return cp.Apply(ctx, xr) }
-		if !asAdmin {
-			write = tenantWriter(t, ns, xr, l.TenantShares > 0)
+		if !l.HostileAsAdmin {
+			write = tenantWriter(t, ns, xr, grouped)
 		}
 		wg.Add(1)
 		go func() {
@@ -527,7 +531,7 @@ const tenantGroup = "e2e-tenants"
 // its tenants' writes may take of the apiserver.
 func (l loadShape) tenantFlow(t *testing.T) string {
 	t.Helper()
-	if l.TenantShares == 0 || os.Getenv("E2E_LOAD_HOSTILE_AS") == "admin" {
+	if l.TenantShares == 0 || l.HostileAsAdmin {
 		return "global-default"
 	}
 	level := harness.MustObject(fmt.Sprintf(`
